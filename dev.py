@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Set-up and everyday commands, needing nothing but Python 3.11+.
+
+    python3 dev.py serve [server flags]   start a solrace server (embedded Redis if no URL)
+    python3 dev.py test [pytest args]     install into .venv, lint, run the whole test suite
+
+The virtual environment lives in ``.venv``. Debian splits ``ensurepip`` out of Python into the
+``python3.X-venv`` package: when it is missing and we run as root, it is installed with apt-get;
+otherwise the command says exactly what to install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("SOLRACE_VENV", ROOT / ".venv"))
+BIN = VENV / "bin"
+PY = BIN / "python"
+STAMP = VENV / ".solrace-installed"
+
+
+def _run(*cmd: object, **kw: object) -> None:
+    subprocess.run([str(c) for c in cmd], check=True, **kw)  # type: ignore[arg-type]
+
+
+def _install_venv_support() -> None:
+    """Debian's ``python3.X-venv`` carries ensurepip; install it when we may."""
+    pkg = f"python{sys.version_info.major}.{sys.version_info.minor}-venv"
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        raise SystemExit(f"dev.py: Python lacks ensurepip; install it first: apt-get install {pkg}")
+    print(f"dev.py: installing {pkg} (ensurepip) with apt-get", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    _run("apt-get", "update", "-q", env=env)
+    _run("apt-get", "install", "-y", "-q", pkg, env=env)
+
+
+def ensure_env() -> None:
+    if not PY.exists():
+        print(f"dev.py: creating {VENV}", flush=True)
+        try:
+            import ensurepip  # noqa: F401
+        except ImportError:
+            _install_venv_support()
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not STAMP.exists() or STAMP.read_text() != want:
+        print("dev.py: installing solrace and its test tools", flush=True)
+        _run(PY, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-e", f"{ROOT}[test]")
+        STAMP.write_text(want)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("serve", "test"):
+        print(__doc__)
+        return 2
+    ensure_env()
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "serve":
+        os.execv(str(PY), [str(PY), "-m", "solrace.server", *rest])
+    _run(PY, "-m", "ruff", "check", ROOT, cwd=ROOT)
+    return subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,436 @@
+"""The generic engine: one Game class that plays every variant from its :class:`Rules`.
+
+In the spirit of python-chess's ``Board``: ``legal_moves()``, ``push(move)`` (illegal moves
+raise :class:`IllegalMove` and leave the game untouched), ``pop()`` to undo, ``status``, and
+text forms of moves and positions. Automatic effects — turning up an exposed face-down card,
+filling a space from the waste or stock — happen inside the move that causes them, so that a
+move log replays to exactly the same position.
+
+Internally a move is a triple of pile indexes ``(src, dst, n)`` and an applied move leaves a
+list of primitive operations that undo it exactly; the solver uses that fast path.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+
+from solrace.shared.cards import RANK_OF, RED_OF, SUIT_OF
+from solrace.shared.deal import Position, deal_position
+from solrace.shared.errors import IllegalMove, NotationError
+from solrace.shared.layout import Layout, PileKind, layout_of
+from solrace.shared.notation import Move, parse_position, position_text
+from solrace.shared.rules import AutoFill, Build, EmptyTableau, Variant, options_text
+from solrace.shared.variants import resolve
+
+# Primitive operations recorded for undo.
+_TRANSFER = 0  # (0, src, dst, count, one_by_one)  cards moved src -> dst
+_TURN_UP = 1  # (1, pile)                          down[pile] decreased by one
+_REDEAL = 2  # (2,)                                redeals increased by one
+
+Op = tuple[int, ...]
+Triple = tuple[int, int, int]
+
+
+class Status(enum.Enum):
+    PLAYING = "playing"
+    WON = "won"
+    LOST = "lost"
+    RESIGNED = "resigned"
+
+
+class Game:
+    """One player's game of one deal."""
+
+    def __init__(
+        self,
+        variant: str | Variant,
+        options: Mapping[str, object] | None = None,
+        seed: int = 0,
+        *,
+        position: Position | None = None,
+    ) -> None:
+        self.variant, self.options, self.rules = resolve(variant, options)
+        self.layout: Layout = layout_of(self.rules)
+        self.seed = seed
+        self.pos: Position = (
+            deal_position(self.variant, self.options, self.rules, seed)
+            if position is None
+            else position
+        )
+        self.moves: list[Move] = []
+        self.resigned = False
+        self._undo: list[list[Op]] = []
+        self._status: Status | None = None
+        self._prepare()
+
+    @classmethod
+    def from_position(
+        cls, variant: str | Variant, options: Mapping[str, object] | None, text: str
+    ) -> Game:
+        """A game set up from position text (tests, puzzles, the solver)."""
+        _, _, rules = resolve(variant, options)
+        pos = parse_position(layout_of(rules), text)
+        counts = [0] * 52
+        for pile in pos.piles:
+            for c in pile:
+                counts[c] += 1
+        if any(n != rules.decks for n in counts):
+            raise NotationError(f"a position must hold each card exactly {rules.decks} times")
+        return cls(variant, options, 0, position=pos)
+
+    def _prepare(self) -> None:
+        lay, r = self.layout, self.rules
+        self._F = tuple(lay.foundations)
+        self._T = tuple(lay.tableau)
+        self._R = tuple(lay.reserve)
+        self._C = tuple(lay.cells)
+        self._S = lay.stock
+        self._W = lay.waste
+        self._kinds = lay.kinds
+        self._start = lay.f_start
+        self._step = lay.f_step
+        self._same = lay.f_same_suit
+        self._build = r.tableau.build
+        self._alt = r.tableau.build is Build.DOWN_ALTERNATE_COLOUR
+        self._groups = r.tableau.move_groups
+        self._king_only = r.tableau.empty is EmptyTableau.KING
+        self._auto = r.tableau.auto_fill
+        waste = (self._W,) if self._W >= 0 else ()
+        back = self._F if r.foundation_to_foundation else ()
+        self._to_f_sources = self._T + self._R + self._C + waste + back
+        self._to_t_single = waste + self._C + (self._F if r.foundation_to_tableau else ())
+        self.total_cards = r.total_cards
+
+    # ----------------------------------------------------------------- public API
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, in a fixed order: to foundations, to the tableau, to cells,
+        then draw or redeal."""
+        ids = self.layout.ids
+        return [Move(ids[s], ids[d], n) for s, d, n in self._legal()]
+
+    def is_legal(self, move: Move | str) -> bool:
+        try:
+            self._check(*self._resolve(move))
+        except (IllegalMove, NotationError):
+            return False
+        return True
+
+    def push(self, move: Move | str) -> Move:
+        """Apply a move (object or text). Raises :class:`IllegalMove` or
+        :class:`NotationError` and changes nothing when the move is not allowed."""
+        s, d, n = self._resolve(move)
+        self._check(s, d, n)
+        self._undo.append(self._do(s, d, n))
+        m = Move(self.layout.ids[s], self.layout.ids[d], n)
+        self.moves.append(m)
+        self._status = None
+        return m
+
+    def pop(self) -> Move:
+        """Undo the last move (for the solver and analysis; races never offer it)."""
+        if not self._undo:
+            raise IndexError("no move to undo")
+        self._revert(self._undo.pop())
+        self._status = None
+        return self.moves.pop()
+
+    def resign(self) -> None:
+        self.resigned = True
+
+    @property
+    def cards_home(self) -> int:
+        piles = self.pos.piles
+        return sum(len(piles[f]) for f in self._F)
+
+    @property
+    def status(self) -> Status:
+        if self.resigned:
+            return Status.RESIGNED
+        if self._status is None:
+            from solrace.shared.status import compute_status
+
+            self._status = compute_status(self)
+        return self._status
+
+    def is_over(self) -> bool:
+        return self.status is not Status.PLAYING
+
+    def position_text(self) -> str:
+        return position_text(self.layout, self.pos)
+
+    def replay(self, moves: Iterable[Move | str]) -> None:
+        for m in moves:
+            self.push(m)
+
+    def copy(self) -> Game:
+        g = Game(self.variant, self.options, self.seed, position=self.pos.copy())
+        g.moves = self.moves[:]
+        g._undo = [ops[:] for ops in self._undo]
+        g.resigned = self.resigned
+        return g
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.variant.name} {options_text(self.options) or '-'} seed={self.seed} "
+            f"moves={len(self.moves)} home={self.cards_home}/{self.total_cards}>"
+        )
+
+    # ----------------------------------------------------------------- checking
+
+    def _resolve(self, move: Move | str) -> Triple:
+        if isinstance(move, str):
+            move = Move.from_text(move)
+        index = self.layout.index
+        s = index.get(move.src)
+        d = index.get(move.dst)
+        if s is None or d is None:
+            bad = move.src if s is None else move.dst
+            raise IllegalMove("no_such_pile", f"{self.variant.title} has no pile {bad}")
+        return s, d, move.n
+
+    def _check(self, s: int, d: int, n: int) -> None:
+        if self.resigned or self.cards_home == self.total_cards:
+            raise IllegalMove("game_over", "the game is over")
+        piles, down, kinds = self.pos.piles, self.pos.down, self._kinds
+        ks, kd = kinds[s], kinds[d]
+        if ks is PileKind.STOCK or kd is PileKind.STOCK:
+            self._check_stock(s, d, n)
+            return
+        src = piles[s]
+        if not src:
+            raise IllegalMove("empty_source", f"{self.layout.ids[s]} is empty")
+        if n < 1 or n > len(src):
+            raise IllegalMove("bad_count", f"{self.layout.ids[s]} has no {n} cards to move")
+        if ks is PileKind.TABLEAU and len(src) - n < down[s]:
+            raise IllegalMove("not_available", "face-down cards cannot move")
+        if n > 1:
+            if not (ks is PileKind.TABLEAU and kd is PileKind.TABLEAU and self._groups):
+                raise IllegalMove("bad_count", "only one card moves at a time here")
+            if self._run_length(s) < n:
+                raise IllegalMove("bad_count", f"the top {n} cards of {self.layout.ids[s]} "
+                                  "are not a built sequence")
+        card = src[-n]
+        if kd is PileKind.FOUNDATION:
+            if ks is PileKind.FOUNDATION and not self.rules.foundation_to_foundation:
+                raise IllegalMove("does_not_fit", "cards do not move between foundations here")
+            if not self._fits_foundation(card, d):
+                raise IllegalMove("does_not_fit", f"that card does not go on {self.layout.ids[d]}")
+        elif kd is PileKind.TABLEAU:
+            if ks is PileKind.RESERVE and not (self.rules.reserve_to_space and not piles[d]):
+                raise IllegalMove("does_not_fit", "reserve cards play only to the foundations")
+            if ks is PileKind.FOUNDATION and not self.rules.foundation_to_tableau:
+                raise IllegalMove("does_not_fit", "foundation cards stay home in this game")
+            if not self._fits_tableau(card, d, n):
+                raise IllegalMove("does_not_fit", self._tableau_reason(d))
+        elif kd is PileKind.CELL:
+            if piles[d]:
+                raise IllegalMove("does_not_fit", f"cell {self.layout.ids[d]} is taken")
+            if ks not in (PileKind.TABLEAU, PileKind.WASTE):
+                raise IllegalMove("does_not_fit", "only tableau or waste cards go to a cell")
+        else:
+            raise IllegalMove("does_not_fit", f"no card may be put on {self.layout.ids[d]}")
+
+    def _check_stock(self, s: int, d: int, n: int) -> None:
+        piles, S, W = self.pos.piles, self._S, self._W
+        if n != 1:
+            raise IllegalMove("bad_count", "draws and redeals take no count")
+        if s == S and d == W:
+            if not piles[S]:
+                hint = " (redeal: ws)" if self._redeal_allowed() and piles[W] else ""
+                raise IllegalMove("no_stock", "the stock is empty" + hint)
+            return
+        if s == W and d == S:
+            if piles[S]:
+                raise IllegalMove("no_redeal", "the stock is not empty yet")
+            if not piles[W]:
+                raise IllegalMove("no_redeal", "the waste is empty")
+            if not self._redeal_allowed():
+                raise IllegalMove("no_redeal", "no redeals left")
+            return
+        raise IllegalMove("does_not_fit", "the stock only deals to the waste")
+
+    def _redeal_allowed(self) -> bool:
+        limit = self.rules.redeals
+        return limit is None or self.pos.redeals < limit
+
+    def _tableau_reason(self, d: int) -> str:
+        if not self.pos.piles[d]:
+            return "only a King may go into an empty pile" if self._king_only else \
+                "only a single card may go into an empty pile"
+        if self._build is Build.NONE:
+            return "tableau piles hold one card; no building"
+        if self._alt:
+            return "tableau builds down in alternating colours"
+        return "tableau builds down by suit"
+
+    def _fits_foundation(self, c: int, f: int) -> bool:
+        fp = self.pos.piles[f]
+        if not fp:
+            return RANK_OF[c] == self._start[f]
+        top = fp[-1]
+        return RANK_OF[c] == RANK_OF[top] + self._step[f] and (
+            not self._same[f] or SUIT_OF[c] == SUIT_OF[top]
+        )
+
+    def _fits_tableau(self, c: int, t: int, n: int) -> bool:
+        tp = self.pos.piles[t]
+        if not tp:
+            return RANK_OF[c] == 13 if self._king_only else n == 1
+        if self._build is Build.NONE or len(tp) <= self.pos.down[t]:
+            return False
+        top = tp[-1]
+        if RANK_OF[c] != RANK_OF[top] - 1:
+            return False
+        return RED_OF[c] != RED_OF[top] if self._alt else SUIT_OF[c] == SUIT_OF[top]
+
+    def _run_length(self, t: int) -> int:
+        """How many cards on top of tableau pile ``t`` form a movable built sequence."""
+        p = self.pos.piles[t]
+        if not p:
+            return 0
+        if not self._groups:
+            return 1
+        lo = self.pos.down[t]
+        i = len(p) - 1
+        alt = self._alt
+        while i > lo:
+            upper, lower = p[i - 1], p[i]
+            if RANK_OF[lower] != RANK_OF[upper] - 1:
+                break
+            if (RED_OF[lower] == RED_OF[upper]) if alt else (SUIT_OF[lower] != SUIT_OF[upper]):
+                break
+            i -= 1
+        return len(p) - i
+
+    # ----------------------------------------------------------------- generation
+
+    def _legal(self) -> list[Triple]:
+        if self.resigned or self.cards_home == self.total_cards:
+            return []
+        out: list[Triple] = []
+        piles, down = self.pos.piles, self.pos.down
+        F, T = self._F, self._T
+        start, step, same = self._start, self._step, self._same
+        for s in self._to_f_sources:
+            p = piles[s]
+            if not p or len(p) <= down[s]:
+                continue
+            c = p[-1]
+            r = RANK_OF[c]
+            for f in F:
+                if f == s:
+                    continue
+                fp = piles[f]
+                if fp:
+                    top = fp[-1]
+                    if r == RANK_OF[top] + step[f] and (not same[f] or SUIT_OF[c] == SUIT_OF[top]):
+                        out.append((s, f, 1))
+                elif r == start[f]:
+                    out.append((s, f, 1))
+        fits = self._fits_tableau
+        for s in T:
+            p = piles[s]
+            if not p:
+                continue
+            for n in range(1, self._run_length(s) + 1):
+                head = p[-n]
+                for d in T:
+                    if d != s and fits(head, d, n):
+                        out.append((s, d, n))
+        for s in self._to_t_single:
+            p = piles[s]
+            if p:
+                for d in T:
+                    if fits(p[-1], d, 1):
+                        out.append((s, d, 1))
+        if self.rules.reserve_to_space:
+            empties = [d for d in T if not piles[d]]
+            if empties:
+                for s in self._R:
+                    if piles[s]:
+                        out.extend((s, d, 1) for d in empties)
+        if self._C:
+            free = [c for c in self._C if not piles[c]]
+            if free:
+                for s in T + ((self._W,) if self._W >= 0 else ()):
+                    if piles[s]:
+                        out.extend((s, c, 1) for c in free)
+        S = self._S
+        if S >= 0:
+            if piles[S]:
+                out.append((S, self._W, 1))
+            elif piles[self._W] and self._redeal_allowed():
+                out.append((self._W, S, 1))
+        return out
+
+    # ----------------------------------------------------------------- applying
+
+    def _do(self, s: int, d: int, n: int) -> list[Op]:
+        """Apply a checked move; return the operations that undo it."""
+        pos = self.pos
+        piles = pos.piles
+        S, W = self._S, self._W
+        if s == S:
+            stock, waste = piles[S], piles[W]
+            k = min(self.rules.draw, len(stock))
+            for _ in range(k):
+                waste.append(stock.pop())
+            return [(_TRANSFER, S, W, k, 1)]
+        if d == S:
+            stock, waste = piles[S], piles[W]
+            k = len(waste)
+            stock.extend(reversed(waste))
+            waste.clear()
+            pos.redeals += 1
+            return [(_TRANSFER, W, S, k, 1), (_REDEAL,)]
+        src, dst = piles[s], piles[d]
+        if n == 1:
+            dst.append(src.pop())
+        else:
+            dst.extend(src[-n:])
+            del src[-n:]
+        ops: list[Op] = [(_TRANSFER, s, d, n, 0)]
+        if self._kinds[s] is PileKind.TABLEAU:
+            down = pos.down
+            if down[s] and len(src) == down[s]:
+                down[s] -= 1
+                ops.append((_TURN_UP, s))
+            if not src and self._auto is not AutoFill.NONE:
+                self._auto_fill(ops)
+        return ops
+
+    def _auto_fill(self, ops: list[Op]) -> None:
+        piles, S, W = self.pos.piles, self._S, self._W
+        for t in self._T:
+            if piles[t]:
+                continue
+            if self._auto is AutoFill.WASTE_THEN_STOCK and piles[W]:
+                source = W
+            elif piles[S]:
+                source = S
+            else:
+                return
+            piles[t].append(piles[source].pop())
+            ops.append((_TRANSFER, source, t, 1, 0))
+
+    def _revert(self, ops: list[Op]) -> None:
+        pos = self.pos
+        piles = pos.piles
+        for op in reversed(ops):
+            if op[0] == _TRANSFER:
+                _, a, b, k, one_by_one = op
+                src, dst = piles[b], piles[a]
+                if one_by_one:
+                    for _ in range(k):
+                        dst.append(src.pop())
+                elif k == 1:
+                    dst.append(src.pop())
+                else:
+                    dst.extend(src[-k:])
+                    del src[-k:]
+            elif op[0] == _TURN_UP:
+                pos.down[op[1]] += 1
+            else:
+                pos.redeals -= 1

@@ -1,0 +1,127 @@
+"""What a seat may see: the only path by which game state leaves the engine.
+
+A view lists every pile as ``(hidden, visible cards)``: face-down tableau cards and the whole
+stock are a count, nothing more; the waste, foundations, reserves and cells are face up. Player
+and spectator views carry the same information. Deltas between two views are what a move's
+acknowledgement carries.
+
+Wire form (plain data for msgpack/JSON, documented in ``docs/protocol.md``)::
+
+    {"variant": "unlimited", "options": {"draw": "1", ...}, "moves": 12, "home": 5,
+     "total": 52, "status": "playing", "redeals": 0, "redeals_left": null,
+     "piles": {"t2": [1, ["QS"]], "s": [23, []], ...}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from solrace.shared.cards import card_text, parse_card
+from solrace.shared.engine import Game
+from solrace.shared.layout import PileKind
+
+WirePile = list[Any]  # [hidden: int, cards: list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class PileView:
+    id: str
+    hidden: int
+    cards: tuple[str, ...]  # the visible cards, bottom to top
+
+    def wire(self) -> WirePile:
+        return [self.hidden, list(self.cards)]
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    variant: str
+    options: Mapping[str, str]
+    piles: tuple[PileView, ...]
+    moves: int
+    home: int
+    total: int
+    status: str
+    redeals: int
+    redeals_left: int | None
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "options": dict(self.options),
+            "moves": self.moves,
+            "home": self.home,
+            "total": self.total,
+            "status": self.status,
+            "redeals": self.redeals,
+            "redeals_left": self.redeals_left,
+            "piles": {p.id: p.wire() for p in self.piles},
+        }
+
+    def text(self) -> str:
+        """Position text with hidden cards as a count: ``t:3#QS`` (see ``docs/variants.md``)."""
+        return view_text(self.wire())
+
+
+def view_of(game: Game) -> View:
+    piles, down = game.pos.piles, game.pos.down
+    out = []
+    for i, (pid, kind) in enumerate(zip(game.layout.ids, game.layout.kinds)):
+        pile = piles[i]
+        hidden = len(pile) if kind is PileKind.STOCK else down[i]
+        out.append(PileView(pid, hidden, tuple(card_text(c) for c in pile[hidden:])))
+    limit = game.rules.redeals
+    return View(
+        variant=game.variant.name,
+        options=dict(game.options),
+        piles=tuple(out),
+        moves=len(game.moves),
+        home=game.cards_home,
+        total=game.total_cards,
+        status=game.status.value,
+        redeals=game.pos.redeals,
+        redeals_left=None if limit is None else limit - game.pos.redeals,
+    )
+
+
+_SCALARS = ("moves", "home", "status", "redeals", "redeals_left")
+
+
+def delta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes from wire view ``old`` to ``new``: changed scalars and changed piles only."""
+    out: dict[str, Any] = {k: new[k] for k in _SCALARS if old.get(k) != new[k]}
+    piles = {pid: p for pid, p in new["piles"].items() if old["piles"].get(pid) != p}
+    if piles:
+        out["piles"] = piles
+    return out
+
+
+def apply_delta(view: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
+    """``view`` with ``change`` applied (what a client does with an ack)."""
+    out = dict(view)
+    for k in _SCALARS:
+        if k in change:
+            out[k] = change[k]
+    if "piles" in change:
+        out["piles"] = {**view["piles"], **change["piles"]}
+    return out
+
+
+_GROUPS = "ftrcsw"
+
+
+def view_text(view: Mapping[str, Any]) -> str:
+    groups: dict[str, list[str]] = {}
+    for pid, (hidden, cards) in view["piles"].items():
+        body = (f"{hidden}#" if hidden else "") + "".join(cards)
+        groups.setdefault(pid[0], []).append(body or "-")
+    parts = [f"{g}:{'/'.join(groups[g])}" for g in _GROUPS if g in groups]
+    parts.append(f"n:{view['redeals']}")
+    return " ".join(parts)
+
+
+def visible_cards(view: Mapping[str, Any]) -> list[int]:
+    """Every card a view shows (for tests and clients that count what they can see)."""
+    return [parse_card(c) for _, cards in view["piles"].values() for c in cards]
