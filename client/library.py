@@ -1,0 +1,223 @@
+"""The thin async client: talks the protocol, keeps what the server sent, computes nothing hidden.
+
+    async with Client("ws://127.0.0.1:8765", name="alice") as c:
+        race = await c.create_race("unlimited", {"draw": "3"})
+        ...
+        ack = await c.move(race_id, "t3t5")
+        async for event in c.events():
+            ...
+
+The client keeps, per race, the last event version it saw and its own board (the view the
+server sent, updated with each ack's delta). After a dropped connection :meth:`reconnect`
+resumes the session with its token and asks for every event it missed (``sync``), so nothing is
+lost and nothing is applied twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator
+from typing import Any
+
+import websockets
+from solrace.shared import protocol as P
+from solrace.shared.views import apply_delta
+from websockets.asyncio.client import ClientConnection, connect
+
+
+class ClientError(Exception):
+    """An error reply: ``code`` from ``docs/protocol.md``, ``reason`` for people."""
+
+    def __init__(self, code: str, reason: str, extra: dict[str, Any]) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code, self.reason, self.extra = code, reason, extra
+
+
+class Client:
+    def __init__(self, url: str, *, name: str | None = None, token: str | None = None,
+                 timeout: float = 10.0) -> None:
+        self.url = url
+        self.name = name
+        self.token = token
+        self.timeout = timeout
+        self.player: str | None = None
+        self.ws: ClientConnection | None = None
+        self.versions: dict[str, int] = {}  # race -> last event version seen
+        self.boards: dict[str, dict[str, Any]] = {}  # race -> {"seq", "view"}
+        self.welcome: dict[str, Any] = {}
+        self._ids = itertools.count(1)
+        self._pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self._events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ connection
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def connect(self) -> dict[str, Any]:
+        self.ws = await connect(self.url, max_size=P.MAX_FRAME * 16, open_timeout=self.timeout,
+                                compression=None)
+        self._reader = asyncio.create_task(self._read())
+        hello: dict[str, Any] = {"v": P.PROTOCOL_VERSION}
+        if self.token:
+            hello["token"] = self.token
+        else:
+            hello["name"] = self.name
+        self.welcome = await self.request("hello", **hello)
+        self.player = self.welcome["player"]
+        self.token = self.welcome.get("token", self.token)
+        return self.welcome
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader
+
+    async def reconnect(self) -> dict[str, Any]:
+        """Resume the session on a new connection and catch up every known race."""
+        await self.close()
+        welcome = await self.connect()
+        for race in list(self.versions):
+            await self.sync(race)
+        return welcome
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for frame in self.ws:
+                msg = P.decode(frame) if isinstance(frame, bytes) else {}
+                re = msg.get("re")
+                fut = self._pending.pop(re, None) if re is not None else None
+                if fut is not None and not fut.done():
+                    fut.set_result(msg)
+                elif msg.get("t") == "event":
+                    self._on_event(msg)
+                else:
+                    if msg.get("t") == "matched":
+                        self.versions.setdefault(msg["race"]["race"], 0)
+                    await self._events.put(msg)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionError("connection closed"))
+            self._pending.clear()
+            await self._events.put({"t": "closed"})
+
+    def _on_event(self, msg: dict[str, Any]) -> None:
+        race, v = msg["race"], msg["v"]
+        if v <= self.versions.get(race, 0):
+            return  # already seen (a resync overlapped the live stream)
+        self.versions[race] = v
+        if msg.get("k") == "start":
+            self.boards[race] = {"seq": 0, "view": msg["view"]}
+        self._events.put_nowait(msg)
+
+    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+        if self.ws is None:
+            raise ConnectionError("not connected")
+        rid = next(self._ids)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        await self.ws.send(P.encode({"t": kind, "id": rid, **fields}))
+        msg = await asyncio.wait_for(fut, self.timeout)
+        if msg.get("t") == "error":
+            extra = {k: v for k, v in msg.items() if k not in ("t", "re", "code", "reason")}
+            raise ClientError(msg["code"], msg["reason"], extra)
+        return msg
+
+    async def send_raw(self, data: bytes | str) -> None:
+        """Send a frame as is (tests of malformed input)."""
+        assert self.ws is not None
+        await self.ws.send(data)
+
+    async def events(self, timeout: float | None = None) -> AsyncIterator[dict[str, Any]]:
+        """Unsolicited messages (race events, matches) in arrival order."""
+        while True:
+            msg = await asyncio.wait_for(self._events.get(), timeout)
+            yield msg
+            if msg.get("t") == "closed":
+                return
+
+    async def next_event(self, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
+        """The next event whose fields equal ``match`` (others are skipped)."""
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await self._events.get()
+                if msg.get("t") == "closed" and match.get("t") != "closed":
+                    raise ConnectionError("connection closed")
+                if all(msg.get(k) == v for k, v in match.items()):
+                    return msg
+
+    # ------------------------------------------------------------------ races
+
+    def _track(self, summary: dict[str, Any]) -> dict[str, Any]:
+        self.versions.setdefault(summary["race"], 0)
+        return summary
+
+    async def create_race(self, variant: str, options: dict[str, str] | None = None, *,
+                          seats: int = 2, time_limit: int = 600, rated: bool = False
+                          ) -> dict[str, Any]:
+        r = await self.request("race.create", variant=variant, options=options or {},
+                               seats=seats, time_limit=time_limit, rated=rated)
+        return self._track(r["race"])
+
+    async def join(self, code: str | None = None, race: str | None = None) -> dict[str, Any]:
+        fields = {"code": code} if code is not None else {"race": race}
+        return self._track((await self.request("race.join", **fields))["race"])
+
+    async def leave(self, race: str) -> dict[str, Any]:
+        return (await self.request("race.leave", race=race))["race"]
+
+    async def ready(self, race: str) -> dict[str, Any]:
+        return (await self.request("race.ready", race=race))["race"]
+
+    async def quick(self, variant: str, options: dict[str, str] | None = None) -> dict[str, Any]:
+        r = await self.request("quick", variant=variant, options=options or {})
+        if r["t"] == "race":
+            self._track(r["race"])
+        return r
+
+    async def move(self, race: str, move: str, seq: int | None = None) -> dict[str, Any]:
+        """Send a move; on success the local board advances by the ack's delta."""
+        board = self.boards.get(race)
+        if seq is None:
+            seq = board["seq"] if board else 0
+        ack = await self.request("move", race=race, seq=seq, move=move)
+        if ack.get("duplicate") or board is None:
+            self.boards[race] = {"seq": ack["seq"], "view": ack["view"] if "view" in ack
+                                 else (board or {}).get("view")}
+        else:
+            board["view"] = apply_delta(board["view"], ack["delta"])
+            board["seq"] = ack["seq"]
+        return ack
+
+    async def resign(self, race: str) -> dict[str, Any]:
+        return await self.request("resign", race=race)
+
+    async def sync(self, race: str) -> dict[str, Any]:
+        """Events missed since the last version seen, and the own board afresh."""
+        r = await self.request("sync", race=race, since=self.versions.get(race, 0))
+        for ev in r["events"]:
+            self._on_event({"t": "event", "race": race, **ev})
+        if r.get("board"):
+            self.boards[race] = r["board"]
+        return r
+
+    async def wait_running(self, race: str, timeout: float = 15.0) -> dict[str, Any]:
+        """Wait for the race's start event (or return it at once when the board exists)."""
+        if race in self.boards:
+            return self.boards[race]
+        await self.next_event(timeout, t="event", race=race, k="start")
+        return self.boards[race]

@@ -1,0 +1,150 @@
+"""The server process: configuration, the store connection, the websocket listener.
+
+``python -m solrace.server`` (or ``solrace-server``) reads :class:`Config`, starts an embedded
+Redis when no URL is given, and serves websockets plus ``/healthz`` and ``/metrics`` on one
+port. SIGTERM/SIGINT stop it cleanly; SIGKILL loses nothing acknowledged, because every
+acknowledged move is already in Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from redis.asyncio import Redis
+from solrace.server import metrics
+from solrace.server.config import Config
+from solrace.server.connection import Connection
+from solrace.server.hub import Hub
+from solrace.server.races import RaceService
+from solrace.server.redisproc import RedisProcess
+from solrace.server.store import Store
+from websockets.asyncio.server import Server as WsServer
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
+
+log = logging.getLogger("solrace.server")
+
+
+@dataclass(slots=True)
+class Context:
+    """What every connection of this process shares."""
+
+    config: Config
+    store: Store
+    hub: Hub
+    races: RaceService
+    send_queue: int
+    quick_time_limit: int
+
+
+class Server:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.redis_proc: RedisProcess | None = None
+        self.redis: Redis | None = None
+        self.ctx: Context | None = None
+        self.ws: WsServer | None = None
+
+    @property
+    def port(self) -> int:
+        assert self.ws is not None
+        return int(self.ws.sockets[0].getsockname()[1])
+
+    async def start(self) -> None:
+        cfg = self.config
+        url = cfg.redis_url
+        if url is None:
+            self.redis_proc = RedisProcess(data_dir=cfg.data_dir / "redis", appendonly=True)
+            await asyncio.to_thread(self.redis_proc.start)
+            url = self.redis_proc.url
+            log.info("embedded Redis-protocol server started at %s (AOF in %s)",
+                     url, cfg.data_dir / "redis")
+        self.redis = Redis.from_url(url, decode_responses=False, health_check_interval=10)
+        store = Store(self.redis)
+        await store.ping()
+        hub = Hub(self.redis, cfg.process_id)
+        await hub.start()
+        races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
+        self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit)
+        self.ws = await serve(
+            self._handle,
+            cfg.host,
+            cfg.port,
+            max_size=cfg.max_frame,
+            max_queue=16,
+            ping_interval=cfg.ping_interval,
+            ping_timeout=cfg.ping_interval,
+            close_timeout=2,
+            process_request=self._http,
+            compression=None,
+        )
+        log.info("solrace server %s listening on ws://%s:%d", cfg.process_id, cfg.host, self.port)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        assert self.ctx is not None
+        await Connection(ws, self.ctx).run()
+
+    async def _http(self, conn: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            try:
+                assert self.ctx is not None
+                await asyncio.wait_for(self.ctx.store.ping(), 2)
+            except Exception as exc:
+                return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, f"redis: {exc}\n")
+            return conn.respond(HTTPStatus.OK, "ok\n")
+        if path == "/metrics":
+            resp = conn.respond(HTTPStatus.OK, metrics.REGISTRY.render())
+            resp.headers["Content-Type"] = metrics.CONTENT_TYPE
+            return resp
+        return None
+
+    async def stop(self) -> None:
+        if self.ws is not None:
+            self.ws.close()
+            with contextlib.suppress(Exception):
+                await self.ws.wait_closed()
+        if self.ctx is not None:
+            await self.ctx.races.close()
+            await self.ctx.hub.close()
+        if self.redis is not None:
+            await self.redis.aclose()
+        if self.redis_proc is not None:
+            await asyncio.to_thread(self.redis_proc.stop)
+            log.info("embedded Redis stopped")
+
+
+async def serve_forever(config: Config) -> None:
+    server = Server(config)
+    await server.start()
+    print(f"solrace: listening on ws://{config.host}:{server.port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    config = Config.from_args(argv)
+    logging.basicConfig(
+        level=config.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    print(config.describe(), flush=True)
+    if config.redis_url is None:
+        print("solrace: no Redis URL given: starting an embedded Redis-protocol server "
+              f"with append-only persistence in {config.data_dir / 'redis'}", flush=True)
+    asyncio.run(serve_forever(config))
+    return 0

@@ -1,0 +1,376 @@
+"""One websocket connection: authentication, limits, dispatch and ordered event delivery.
+
+A connection reads frames, checks them (size, msgpack limits, schema — all in
+:mod:`solrace.shared.protocol`), applies the per-connection rate limit and hands each request to
+the race service. Replies and events leave through one bounded send queue, so a client that
+stops reading cannot make the server buffer without limit: when its queue is full it is
+disconnected (it can resume and ``sync``).
+
+Race events reach a connection from the process's hub (pub/sub) and from catch-up reads of the
+durable event stream; :meth:`Connection.advance` merges both so that the client sees every
+version exactly once, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+from solrace.server import metrics
+from solrace.server.races import Player
+from solrace.shared import protocol as P
+from solrace.shared.protocol import ProtocolError
+
+if TYPE_CHECKING:
+    from solrace.server.app import Context
+    from websockets.asyncio.server import ServerConnection
+
+log = logging.getLogger("solrace.connection")
+
+HELLO_TIMEOUT = 10.0
+
+
+class TokenBucket:
+    """``rate`` messages per second on average, bursts up to ``burst``."""
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    def __init__(self, ws: ServerConnection, ctx: Context) -> None:
+        self.ws = ws
+        self.ctx = ctx
+        self.player: Player | None = None
+        self.races: dict[str, int | None] = {}  # attached race -> last version delivered
+        self._race_locks: dict[str, asyncio.Lock] = {}
+        self.quick_queue: str | None = None
+        self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=ctx.send_queue)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def run(self) -> None:
+        metrics.CONNECTIONS.inc()
+        writer = asyncio.create_task(self._writer(), name="writer")
+        try:
+            await self._reader()
+        finally:
+            metrics.CONNECTIONS.dec()
+            self._closing = True
+            await self._detach_all()
+            writer.cancel()
+            for t in list(self._tasks):
+                t.cancel()
+            await asyncio.gather(writer, *self._tasks, return_exceptions=True)
+
+    async def _reader(self) -> None:
+        ws = self.ws
+        while True:
+            try:
+                timeout = HELLO_TIMEOUT if self.player is None else None
+                data = await asyncio.wait_for(ws.recv(), timeout)
+            except TimeoutError:
+                self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
+                await asyncio.sleep(0.05)
+                await ws.close(1008, "no hello")
+                return
+            except Exception:  # closed (normally or not)
+                return
+            await self.handle(data)
+
+    async def _writer(self) -> None:
+        while True:
+            frame = await self.outbox.get()
+            if frame is None:
+                return
+            try:
+                await self.ws.send(frame)
+            except Exception:
+                return
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self._closing:
+            return
+        try:
+            self.outbox.put_nowait(P.encode(message))
+        except asyncio.QueueFull:
+            log.info("closing a connection whose send queue is full")
+            self._closing = True
+            self._spawn(self.ws.close(1013, "too slow: send queue full; resume and sync"))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ dispatch
+
+    async def handle(self, data: bytes | str) -> None:
+        req_id: Any = None
+        kind = "unknown"
+        try:
+            if not self.bucket.take():
+                raise ProtocolError("rate_limited", "too many messages; slow down")
+            msg = P.decode(data)
+            req_id = msg.get("id") if isinstance(msg.get("id"), int | str) else None
+            req = P.parse_request(msg)
+            kind = req.TYPE
+            metrics.MESSAGES.labels(kind).inc()
+            if self.player is None and not isinstance(req, P.Hello):
+                raise ProtocolError("not_authenticated", "say hello first")
+            handler = getattr(self, "on_" + kind.replace(".", "_"))
+            started = time.perf_counter()
+            reply = await handler(req)
+            if isinstance(req, P.MakeMove):
+                metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
+            if reply is not None:
+                self.send(reply)
+        except ProtocolError as exc:
+            metrics.ERRORS.labels(exc.code).inc()
+            self.send(P.error(req_id, exc.code, exc.reason, **exc.extra))
+        except (RedisError, OSError) as exc:
+            metrics.ERRORS.labels("unavailable").inc()
+            log.warning("store unavailable during %s: %s", kind, exc)
+            self.send(P.error(req_id, "unavailable", "the store is unreachable; retry"))
+        except Exception:
+            metrics.ERRORS.labels("internal").inc()
+            log.exception("internal error handling %s", kind)
+            self.send(P.error(req_id, "internal", "internal error; the game is unchanged"))
+
+    # ------------------------------------------------------------------ session
+
+    async def on_hello(self, req: P.Hello) -> dict[str, Any]:
+        if self.player is not None:
+            raise ProtocolError("already_authenticated", "this connection already said hello")
+        store, ttl = self.ctx.store, int(self.ctx.config.session_ttl)
+        token: str | None = None
+        if req.token is not None:
+            found = await store.load_session(req.token, ttl)
+            if found is None:
+                raise ProtocolError("bad_token", "unknown or expired session; hello with a name")
+            self.player = Player(*found)
+        else:
+            assert req.name is not None
+            pid = secrets.token_hex(8)
+            if not await store.claim_name(req.name, pid, ttl):
+                raise ProtocolError("name_taken", f"the name {req.name} is in use")
+            token = secrets.token_urlsafe(24)
+            await store.create_session(token, pid, req.name, ttl)
+            self.player = Player(pid, req.name)
+        await self.ctx.hub.watch_player(self.player.pid, self)
+        races = []
+        for rid in await store.player_races(self.player.pid):
+            rec = await store.read_race(rid)
+            if rec is None:
+                continue
+            await self.ctx.races.record(rid)
+            races.append(self.ctx.races.summary(rec))
+            self.ctx.races.arm(rec)
+        out = P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=self.player.pid,
+                      name=self.player.name, races=races,
+                      server_time=await store.server_time_ms())
+        if token is not None:
+            out["token"] = token
+        return out
+
+    async def on_ping(self, req: P.Ping) -> dict[str, Any]:
+        return P.reply(req.id, "pong", server_time=int(time.time() * 1000))
+
+    # ------------------------------------------------------------------ lobby
+
+    @property
+    def me(self) -> Player:
+        assert self.player is not None
+        return self.player
+
+    async def _race_reply(self, req_id: Any, rid: str, kind: str = "race") -> dict[str, Any]:
+        rec = await self.ctx.races.record(rid)
+        self.ctx.races.arm(rec)
+        return P.reply(req_id, kind, race=self.ctx.races.summary(rec))
+
+    async def on_race_create(self, req: P.CreateRace) -> dict[str, Any]:
+        races = self.ctx.races
+        rid, _ = await races.create(self.me, req.variant, req.options, req.seats,
+                                    req.time_limit, req.rated)
+        v = await races.join(self.me, rid)
+        reply = await self._race_reply(req.id, rid)
+        await self.attach(rid, v)
+        return reply
+
+    async def on_race_join(self, req: P.JoinRace) -> dict[str, Any]:
+        races = self.ctx.races
+        rid = req.race if req.race is not None else await races.code_to_race(req.code or "")
+        v = await races.join(self.me, rid)
+        if v == 0:  # already a racer: no new event
+            v = (await races.record(rid)).num("version")
+        reply = await self._race_reply(req.id, rid)
+        await self.attach(rid, v)
+        return reply
+
+    async def on_race_leave(self, req: P.LeaveRace) -> dict[str, Any]:
+        await self.ctx.races.leave(self.me, req.race)
+        await self.detach(req.race)
+        return await self._race_reply(req.id, req.race)
+
+    async def on_race_ready(self, req: P.Ready) -> dict[str, Any]:
+        await self.ctx.races.ready(self.me, req.race)
+        return await self._race_reply(req.id, req.race)
+
+    async def on_races_mine(self, req: P.MyRaces) -> dict[str, Any]:
+        out = []
+        for rid in await self.ctx.store.player_races(self.me.pid):
+            rec = await self.ctx.store.read_race(rid)
+            if rec is not None:
+                await self.ctx.races.record(rid)
+                out.append(self.ctx.races.summary(rec))
+        return P.reply(req.id, "races", races=out)
+
+    # ------------------------------------------------------------------ play
+
+    async def on_move(self, req: P.MakeMove) -> dict[str, Any]:
+        ack = await self.ctx.races.move(self.me, req.race, req.seq, req.move)
+        return P.reply(req.id, "ack", race=req.race, **ack)
+
+    async def on_resign(self, req: P.Resign) -> dict[str, Any]:
+        out = await self.ctx.races.resign(self.me, req.race)
+        return P.reply(req.id, "resigned", race=req.race, **out)
+
+    async def on_sync(self, req: P.Sync) -> None:
+        races = self.ctx.races
+        rec = await races.record(req.race)
+        if self.me.pid not in rec.names:
+            raise ProtocolError("not_in_race", "you are not a racer in this race")
+        events = await self.ctx.store.events_since(req.race, req.since)
+        last = events[-1]["v"] if events else min(req.since, rec.num("version"))
+        board = None
+        if rec.state in ("running", "finished"):
+            board = await races.board(req.race, self.me.pid)
+        races.arm(rec)
+        reply = P.reply(req.id, "synced", race=races.summary(rec), events=events, board=board)
+        self.send(reply)
+        await self.attach(req.race, last)  # after the reply: events follow it, in order
+
+    # ------------------------------------------------------------------ quick pairing
+
+    async def on_quick(self, req: P.QuickPair) -> dict[str, Any]:
+        races = self.ctx.races
+        if self.quick_queue is not None:
+            raise ProtocolError("already_queued", "you are already waiting for a quick race")
+        queue, opts = races.queue_name(req.variant, req.options)
+        entry = f"{self.me.pid}:{self.me.name}"
+        res = await self.ctx.store.quick_enqueue(queue, entry)
+        if res.status == "already":
+            raise ProtocolError("already_queued", "you are already waiting for a quick race")
+        if res.status == "wait":
+            self.quick_queue = queue
+            return P.reply(req.id, "queued", queue=queue)
+        other_pid, _, other_name = str(res.values[0]).partition(":")
+        variant = queue.split("|", 1)[0]
+        rid, _ = await races.create(Player(other_pid, other_name), variant, opts, 2,
+                                    self.ctx.quick_time_limit, False)
+        await races.join(Player(other_pid, other_name), rid, auto_ready=True)
+        v = await races.join(self.me, rid, auto_ready=True)
+        await self.ctx.store.notify_player(other_pid, {"k": "matched", "race": rid})
+        reply = await self._race_reply(req.id, rid)
+        await self.attach(rid, v)
+        return reply
+
+    async def on_quick_cancel(self, req: P.QuickCancel) -> dict[str, Any]:
+        removed = 0
+        if self.quick_queue is not None:
+            removed = await self.ctx.store.quick_cancel(
+                self.quick_queue, f"{self.me.pid}:{self.me.name}")
+            self.quick_queue = None
+        return P.reply(req.id, "unqueued", removed=bool(removed))
+
+    # ------------------------------------------------------------------ events
+
+    async def attach(self, rid: str, last: int) -> None:
+        """Start delivering race ``rid``'s events after version ``last`` (catching up from the
+        durable stream first)."""
+        self.races[rid] = last
+        await self.ctx.hub.watch_race(rid, self)
+        await self.advance(rid, None)
+
+    async def detach(self, rid: str) -> None:
+        self.races.pop(rid, None)
+        await self.ctx.hub.unwatch_race(rid, self)
+
+    async def _detach_all(self) -> None:
+        hub = self.ctx.hub
+        try:
+            for rid in list(self.races):
+                await hub.unwatch_race(rid, self)
+            if self.player is not None:
+                await hub.unwatch_player(self.player.pid, self)
+                if self.quick_queue is not None:
+                    await self.ctx.store.quick_cancel(
+                        self.quick_queue, f"{self.player.pid}:{self.player.name}")
+        except Exception as exc:  # the store may be down; nothing is lost by skipping this
+            log.info("cleanup after disconnect failed: %s", exc)
+
+    def on_race_event(self, rid: str, version: int, event: dict[str, Any]) -> None:
+        last = self.races.get(rid)
+        if last is None:
+            return
+        lock = self._race_locks.get(rid)
+        if version == last + 1 and (lock is None or not lock.locked()):
+            self._deliver(rid, event)
+        elif version > last + 1 or (lock is not None and lock.locked()):
+            self._spawn(self.advance(rid, event))
+
+    def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
+        if notice.get("k") == "matched":
+            self._spawn(self._matched(str(notice["race"])))
+
+    async def _matched(self, rid: str) -> None:
+        self.quick_queue = None
+        rec = await self.ctx.races.record(rid)
+        self.ctx.races.arm(rec)
+        self.send({"t": "matched", "race": self.ctx.races.summary(rec)})
+        await self.attach(rid, 0)
+
+    def _deliver(self, rid: str, event: dict[str, Any]) -> None:
+        self.races[rid] = event["v"]
+        self.send({"t": "event", "race": rid, **event})
+        if event.get("k") == "end":
+            self._spawn(self.detach(rid))
+
+    async def advance(self, rid: str, event: dict[str, Any] | None) -> None:
+        """Deliver ``event`` in order; on a gap (or with no event) read the missing versions
+        from the durable stream."""
+        lock = self._race_locks.setdefault(rid, asyncio.Lock())
+        async with lock:
+            last = self.races.get(rid)
+            if last is None:
+                return
+            if event is not None and event["v"] <= last:
+                return
+            if event is not None and event["v"] == last + 1:
+                self._deliver(rid, event)
+                return
+            for ev in await self.ctx.store.events_since(rid, last):
+                if rid not in self.races:
+                    return
+                if ev["v"] > (self.races[rid] or 0):
+                    self._deliver(rid, ev)

@@ -1,0 +1,119 @@
+"""Cross-process fan-out: one Redis pub/sub connection per server process.
+
+Every process subscribes to the channels of the races and players that its own connections
+care about — one subscription per race per process, however many local subscribers — and hands
+each message to those subscribers. Pub/sub may drop messages (a reconnect, a slow consumer);
+subscribers never rely on it alone: race events carry versions and a subscriber that sees a gap
+reads the missing events from the durable stream (see ``Connection.advance``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import msgpack
+from redis.asyncio import Redis
+from solrace.server.store import Keys
+
+log = logging.getLogger("solrace.hub")
+
+
+class Subscriber(Protocol):
+    def on_race_event(self, rid: str, version: int, event: dict[str, Any]) -> None: ...
+
+    def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None: ...
+
+
+class Hub:
+    def __init__(self, redis: Redis, process: str) -> None:
+        self._redis = redis
+        self._pubsub = redis.pubsub()
+        self._process_channel = f"sr:proc:{{{process}}}"
+        self._races: dict[str, set[Subscriber]] = {}
+        self._players: dict[str, set[Subscriber]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self.on_reconnect: Callable[[], Awaitable[None]] | None = None
+
+    async def start(self) -> None:
+        await self._pubsub.subscribe(self._process_channel)
+        self._task = asyncio.create_task(self._run(), name="hub")
+
+    async def close(self) -> None:
+        if self._task:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self._pubsub.aclose()
+
+    def race_watchers(self, rid: str) -> int:
+        return len(self._races.get(rid, ()))
+
+    async def watch_race(self, rid: str, sub: Subscriber) -> None:
+        async with self._lock:
+            subs = self._races.setdefault(rid, set())
+            if not subs:
+                await self._pubsub.subscribe(Keys.race_channel(rid))
+            subs.add(sub)
+
+    async def unwatch_race(self, rid: str, sub: Subscriber) -> None:
+        async with self._lock:
+            subs = self._races.get(rid)
+            if subs is None:
+                return
+            subs.discard(sub)
+            if not subs:
+                del self._races[rid]
+                await self._pubsub.unsubscribe(Keys.race_channel(rid))
+
+    async def watch_player(self, pid: str, sub: Subscriber) -> None:
+        async with self._lock:
+            subs = self._players.setdefault(pid, set())
+            if not subs:
+                await self._pubsub.subscribe(Keys.player_channel(pid))
+            subs.add(sub)
+
+    async def unwatch_player(self, pid: str, sub: Subscriber) -> None:
+        async with self._lock:
+            subs = self._players.get(pid)
+            if subs is None:
+                return
+            subs.discard(sub)
+            if not subs:
+                del self._players[pid]
+                await self._pubsub.unsubscribe(Keys.player_channel(pid))
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # connection lost: redis-py resubscribes on reconnect
+                log.warning("pub/sub read failed: %s; retrying", exc)
+                await asyncio.sleep(0.2)
+                if self.on_reconnect:
+                    await self.on_reconnect()
+                continue
+            if msg is None or msg.get("type") != "message":
+                continue
+            try:
+                self._dispatch(msg["channel"].decode(), msg["data"])
+            except Exception:
+                log.exception("bad pub/sub message on %r", msg.get("channel"))
+
+    def _dispatch(self, channel: str, data: bytes) -> None:
+        tag = channel[channel.index("{") + 1 : channel.index("}")]
+        if channel.startswith("sr:race:"):
+            head, _, payload = data.partition(b":")
+            version = int(head)
+            event = msgpack.unpackb(payload, raw=False)
+            event["v"] = version
+            for sub in list(self._races.get(tag, ())):
+                sub.on_race_event(tag, version, event)
+        elif channel.startswith("sr:player:"):
+            notice = msgpack.unpackb(data, raw=False)
+            for sub in list(self._players.get(tag, ())):
+                sub.on_player_notice(tag, notice)

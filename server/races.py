@@ -1,0 +1,442 @@
+"""Races: create, join, ready, moves, resign, finish — the game logic of the server.
+
+Composes the sans-I/O engine with the store. A player's game lives in Redis as (variant,
+options, seed) + move log; the :class:`GameEntry` here is a cache rebuilt by replaying that log,
+so any process can serve any player. Every state change goes through one store script, which
+checks the race state and the move sequence atomically; a move is acknowledged only after its
+script returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+from solrace.server import metrics
+from solrace.server.store import RaceRecord, ScriptResult, Store
+from solrace.shared.engine import Game, Status
+from solrace.shared.errors import IllegalMove, NotationError, OptionError
+from solrace.shared.notation import Move
+from solrace.shared.prng import commitment
+from solrace.shared.protocol import ProtocolError
+from solrace.shared.rules import options_text
+from solrace.shared.variants import resolve
+from solrace.shared.views import delta, view_of
+
+log = logging.getLogger("solrace.races")
+
+RACES_CREATED = metrics.REGISTRY.counter("solrace_races_created_total", "Races created.")
+RACES_FINISHED = metrics.REGISTRY.counter("solrace_races_finished_total", "Races finished.")
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+
+
+def new_race_id() -> str:
+    return secrets.token_hex(8)
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
+
+
+@dataclass(slots=True)
+class Player:
+    pid: str
+    name: str
+
+
+@dataclass(slots=True)
+class RaceInfo:
+    """The parts of a race that never change once it exists (cached per process)."""
+
+    rid: str
+    variant: str
+    options: dict[str, str]
+    seed: int
+    seats: int
+    time_limit: int
+    rated: bool
+    code: str
+    host: str
+
+    @classmethod
+    def of(cls, rec: RaceRecord) -> RaceInfo:
+        m = rec.meta
+        return cls(
+            rid=rec.rid,
+            variant=m["variant"],
+            options=dict(kv.split("=", 1) for kv in m["options"].split(",") if kv),
+            seed=int(m["seed"]),
+            seats=int(m["seats"]),
+            time_limit=int(m["time_limit"]),
+            rated=m["rated"] == "1",
+            code=m["code"],
+            host=m["host"],
+        )
+
+
+@dataclass(slots=True)
+class GameEntry:
+    game: Game
+    view: dict[str, Any]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def standings(rec: RaceRecord) -> list[dict[str, Any]]:
+    """Winners by finish time; then by cards home (more first), fewer moves, earlier last
+    progress; then seat order. ``docs/protocol.md`` states the same rule for players."""
+    ended = rec.num("ends_at") - rec.num("started_at")
+    rows = []
+    for seat, pid in enumerate(rec.order):
+        p = rec.players.get(pid, {})
+        result = p.get("result") or "timeout"
+        rows.append(
+            {
+                "player": pid,
+                "name": rec.names.get(pid, "?"),
+                "result": result,
+                "home": int(p.get("home", 0) or 0),
+                "moves": int(p.get("moves", 0) or 0),
+                "elapsed": int(p["finished_at"]) if p.get("finished_at") else ended,
+                "progress_at": int(p["progress_at"]) if p.get("progress_at") else None,
+                "seat": seat,
+            }
+        )
+
+    def key(r: dict[str, Any]) -> tuple[Any, ...]:
+        if r["result"] == "won":
+            return (0, r["elapsed"], r["seat"])
+        progress = r["progress_at"] if r["progress_at"] is not None else 1 << 62
+        return (1, -r["home"], r["moves"], progress, r["seat"])
+
+    rows.sort(key=key)
+    for rank, r in enumerate(rows, 1):
+        r["rank"] = rank
+    return rows
+
+
+class RaceService:
+    def __init__(self, store: Store, *, countdown_ms: int = 3000) -> None:
+        self.store = store
+        self.countdown_ms = countdown_ms
+        self.infos: dict[str, RaceInfo] = {}
+        self.games: dict[tuple[str, str], GameEntry] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # ------------------------------------------------------------------ reading
+
+    async def record(self, rid: str) -> RaceRecord:
+        rec = await self.store.read_race(rid)
+        if rec is None:
+            raise ProtocolError("race_not_found", f"no race {rid}")
+        if rid not in self.infos:
+            self.infos[rid] = RaceInfo.of(rec)
+        return rec
+
+    async def info(self, rid: str) -> RaceInfo:
+        info = self.infos.get(rid)
+        if info is None:
+            await self.record(rid)
+            info = self.infos[rid]
+        return info
+
+    def summary(self, rec: RaceRecord) -> dict[str, Any]:
+        info = self.infos[rec.rid]
+        m = rec.meta
+        out: dict[str, Any] = {
+            "race": rec.rid,
+            "code": info.code,
+            "variant": info.variant,
+            "options": info.options,
+            "seats": info.seats,
+            "time_limit": info.time_limit,
+            "rated": info.rated,
+            "state": rec.state,
+            "host": info.host,
+            "commitment": m["commitment"],
+            "v": rec.num("version"),
+            "racers": [
+                {"player": pid, "name": rec.names.get(pid, "?"), "ready": pid in rec.ready}
+                for pid in rec.order
+            ],
+        }
+        for k in ("starts_at", "started_at", "ends_at", "ended_at"):
+            if m.get(k):
+                out[k] = int(m[k])
+        return out
+
+    # ------------------------------------------------------------------ lobby
+
+    async def create(
+        self, player: Player, variant: str, options: dict[str, Any], seats: int,
+        time_limit: int, rated: bool,
+    ) -> tuple[str, int]:
+        try:
+            v, opts, _ = resolve(variant, {k: str(x) for k, x in options.items()})
+        except OptionError as exc:
+            raise ProtocolError("bad_option", exc.reason) from None
+        seed = secrets.randbits(64)
+        rid = new_race_id()
+        meta = {
+            "variant": v.name, "options": options_text(opts), "seed": seed, "seats": seats,
+            "time_limit": time_limit, "rated": "1" if rated else "0", "host": player.pid,
+            "commitment": commitment(seed), "created_at": int(time.time() * 1000),
+        }
+        for _ in range(10):
+            code = new_code()
+            if await self.store.create_race(rid, code, {**meta, "code": code}):
+                break
+        else:  # pragma: no cover - 32**6 codes
+            raise ProtocolError("internal", "could not allocate an invite code")
+        RACES_CREATED.inc()
+        return rid, 0
+
+    async def join(self, player: Player, rid: str, *, auto_ready: bool = False) -> int:
+        res = await self.store.join(
+            rid, player.pid, player.name, auto_ready=auto_ready, countdown_ms=self.countdown_ms
+        )
+        self._raise(res, rid)
+        return int(res.values[0])
+
+    async def leave(self, player: Player, rid: str) -> int:
+        res = await self.store.leave(rid, player.pid, self.countdown_ms)
+        self._raise(res, rid)
+        return int(res.values[0])
+
+    async def ready(self, player: Player, rid: str) -> int:
+        res = await self.store.ready(rid, player.pid, self.countdown_ms)
+        self._raise(res, rid)
+        return int(res.values[0])
+
+    async def code_to_race(self, code: str) -> str:
+        rid = await self.store.race_by_code(code.upper())
+        if rid is None:
+            raise ProtocolError("race_not_found", f"no race with code {code.upper()}")
+        return rid
+
+    @staticmethod
+    def _raise(res: ScriptResult, rid: str) -> None:
+        if res.status != "err":
+            return
+        code = res.values[0]
+        reasons = {
+            "race_not_found": f"no race {rid}",
+            "race_full": "every seat is taken",
+            "race_started": "the race has left the lobby",
+            "not_in_race": "you are not a racer in this race",
+            "not_running": "the race is not running",
+            "already_finished": "your game is over",
+        }
+        raise ProtocolError(code, reasons.get(code, code))
+
+    # ------------------------------------------------------------------ clock
+
+    def arm(self, rec: RaceRecord) -> None:
+        """Schedule this process's attempt at the race's next timed transition (start or
+        time limit). Any process may do it; the store scripts make it happen once."""
+        rid = rec.rid
+        old = self._timers.pop(rid, None)
+        if old:
+            old.cancel()
+        now = time.time() * 1000
+        if rec.state == "countdown":
+            delay, action = rec.num("starts_at") - now, self.start
+        elif rec.state == "running":
+            delay, action = rec.num("ends_at") - now, self.try_finish
+        else:
+            return
+        loop = asyncio.get_running_loop()
+        self._timers[rid] = loop.call_later(
+            max(0.0, delay / 1000) + 0.005, lambda: self._spawn(action(rid))
+        )
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def start(self, rid: str) -> None:
+        info = await self.info(rid)
+        game = Game(info.variant, info.options, info.seed)
+        rec = await self.record(rid)
+        if rec.state != "countdown":
+            self.arm(rec)
+            return
+        started = rec.num("starts_at")
+        event = {
+            "k": "start", "started_at": started, "ends_at": started + 1000 * info.time_limit,
+            "view": view_of(game).wire(),
+        }
+        res = await self.store.start(rid, msgpack.packb(event))
+        if res.status == "wait":
+            loop = asyncio.get_running_loop()
+            self._timers[rid] = loop.call_later(
+                int(res.values[0]) / 1000 + 0.005, lambda: self._spawn(self.start(rid))
+            )
+            return
+        self.arm(await self.record(rid))
+
+    async def try_finish(self, rid: str) -> bool:
+        """End the race if everyone is done or time is up; True when it is finished."""
+        for _ in range(5):
+            rec = await self.record(rid)
+            if rec.state == "finished":
+                return True
+            if rec.state != "running":
+                return False
+            info = self.infos[rid]
+            reason = "done" if rec.num("unfinished") <= 0 else "time"
+            event = {
+                "k": "end", "reason": reason, "seed": info.seed,
+                "commitment": rec.meta["commitment"], "standings": standings(rec),
+            }
+            res = await self.store.finish(rid, msgpack.packb(event), rec.num("version"))
+            if res.status == "ok":
+                await self.store.retire(rid, rec.order, info.code)
+                self._forget(rid, rec.order)
+                RACES_FINISHED.inc()
+                return True
+            if res.status == "early":
+                self.arm(rec)
+                return False
+            if res.status == "state":
+                return res.values[0] == "finished"
+        return False
+
+    def _forget(self, rid: str, players: list[str]) -> None:
+        for pid in players:
+            self.games.pop((rid, pid), None)
+        t = self._timers.pop(rid, None)
+        if t:
+            t.cancel()
+
+    # ------------------------------------------------------------------ games
+
+    async def entry(self, rid: str, pid: str, *, reload: bool = False) -> GameEntry:
+        key = (rid, pid)
+        e = self.games.get(key)
+        if e is not None and not reload:
+            return e
+        info = await self.info(rid)
+        game = Game(info.variant, info.options, info.seed)
+        for text in await self.store.read_log(rid, pid):
+            game.push(text)
+        if e is None:
+            e = GameEntry(game, view_of(game).wire())
+            self.games[key] = e
+        else:
+            e.game, e.view = game, view_of(game).wire()
+        return e
+
+    async def board(self, rid: str, pid: str) -> dict[str, Any]:
+        e = await self.entry(rid, pid, reload=True)
+        return {"seq": len(e.game.moves), "view": e.view}
+
+    async def move(self, player: Player, rid: str, seq: int, text: str) -> dict[str, Any]:
+        """Validate, append durably, then answer with the ack fields."""
+        info = await self.info(rid)
+        if (rid, player.pid) not in self.games:
+            rec = await self.record(rid)
+            if player.pid not in rec.names:
+                raise ProtocolError("not_your_game", "this race has no game of yours")
+            if rec.state == "countdown":
+                await self.start(rid)
+        e = await self.entry(rid, player.pid)
+        async with e.lock:
+            return await self._move_locked(info, e, player, rid, seq, text, retried=False)
+
+    async def _move_locked(
+        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str,
+        retried: bool,
+    ) -> dict[str, Any]:
+        game = e.game
+        if seq > len(game.moves):  # another process moved this game: refresh from the log
+            e = await self.entry(rid, player.pid, reload=True)
+            game = e.game
+        if seq != len(game.moves):
+            if seq < len(game.moves) and game.moves[seq] == _parse(text):
+                return {"seq": len(game.moves), "duplicate": True, "view": e.view}
+            raise ProtocolError("stale_seq", f"your game has {len(game.moves)} moves, not {seq}",
+                                seq=len(game.moves))
+        before_home = game.cards_home
+        try:
+            move = game.push(text)
+        except IllegalMove as exc:
+            raise ProtocolError("illegal_move", exc.reason, detail=exc.detail) from None
+        except NotationError as exc:
+            raise ProtocolError("bad_notation", exc.reason) from None
+        status = game.status
+        result = status.value if status in (Status.WON, Status.LOST) else ""
+        res = await self.store.append_move(
+            rid, player.pid, seq, move.text(), game.cards_home, game.cards_home > before_home,
+            result,
+        )
+        if res.status != "ok":
+            game.pop()
+            if res.status in ("stale", "dup"):
+                e = await self.entry(rid, player.pid, reload=True)
+                if res.status == "dup":
+                    return {"seq": len(e.game.moves), "duplicate": True, "view": e.view}
+                raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
+                                    seq=int(res.values[0]))
+            code = res.values[0]
+            if code == "time_up":
+                self._spawn(self.try_finish(rid))
+                raise ProtocolError("not_running", "time is up")
+            if code == "not_running" and not retried:
+                rec = await self.record(rid)
+                if rec.state == "countdown":
+                    await self.start(rid)
+                    return await self._move_locked(info, e, player, rid, seq, text, True)
+            self._raise(res, rid)
+        version, elapsed, unfinished = (int(x) for x in res.values)
+        after = view_of(game).wire()
+        change = delta(e.view, after)
+        e.view = after
+        metrics.MOVES.labels(info.variant).inc()
+        if unfinished == 0:
+            self._spawn(self.try_finish(rid))
+        return {"seq": len(game.moves), "delta": change, "v": version, "elapsed": elapsed,
+                "status": status.value}
+
+    async def resign(self, player: Player, rid: str) -> dict[str, Any]:
+        res = await self.store.resign(rid, player.pid)
+        if res.status == "err" and res.values[0] == "time_up":
+            self._spawn(self.try_finish(rid))
+            raise ProtocolError("not_running", "time is up")
+        self._raise(res, rid)
+        version, elapsed, unfinished = (int(x) for x in res.values)
+        if unfinished == 0:
+            self._spawn(self.try_finish(rid))
+        return {"v": version, "elapsed": elapsed}
+
+    # ------------------------------------------------------------------ quick pairing
+
+    @staticmethod
+    def queue_name(variant: str, options: dict[str, Any]) -> tuple[str, dict[str, str]]:
+        try:
+            v, opts, _ = resolve(variant, {k: str(x) for k, x in options.items()})
+        except OptionError as exc:
+            raise ProtocolError("bad_option", exc.reason) from None
+        return f"{v.name}|{options_text(opts)}", opts
+
+    async def close(self) -> None:
+        for t in self._timers.values():
+            t.cancel()
+        self._timers.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _parse(text: str) -> Move | None:
+    try:
+        return Move.from_text(text)
+    except NotationError:
+        return None

@@ -1,0 +1,551 @@
+"""All Redis access: the key schema, the Lua scripts and the calls that use them.
+
+Nothing else in solrace speaks Redis. Keys (``{…}`` is the Redis Cluster hash tag, so one
+race's keys share one slot and every script touches a single slot):
+
+key (type) — holds — TTL
+
+* ``sr:session:{<sha256 token>}`` (hash) — player, name — session TTL, refreshed on use
+* ``sr:name:{<lower name>}`` (string) — player id holding the name — as its session
+* ``sr:player:{<pid>}:races`` (set) — race ids the player is in, not finished — session TTL
+* ``sr:race:{<rid>}`` (hash) — race meta: variant, options, seats, time_limit, rated, state,
+  code, host, seed, commitment, created_at, starts_at, started_at, ends_at, ended_at,
+  unfinished, version — none while live, RETENTION after the end
+* ``sr:race:{<rid>}:racers`` (hash) — player id -> display name — as the race
+* ``sr:race:{<rid>}:order`` (list) — player ids in seat (join) order — as the race
+* ``sr:race:{<rid>}:ready`` (set) — player ids that are ready — as the race
+* ``sr:race:{<rid>}:p:<pid>`` (hash) — home, moves, last, progress_at, result, finished_at
+  (times in ms since the start) — as the race
+* ``sr:race:{<rid>}:log:<pid>`` (list) — the player's moves in notation: the game — as the race
+* ``sr:race:{<rid>}:ev`` (stream) — race events, entry id ``<version>-0``, field ``e`` =
+  msgpack event — as the race
+* ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
+* ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
+* ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing — QUICK_TTL
+
+The race, session and player keys are owned by this module alone.
+
+Pub/sub channels: ``sr:race:{<rid>}`` carries ``<version>:<msgpack event>`` for every race
+event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches).
+
+All times are Redis ``TIME`` in milliseconds, read inside the scripts: one clock for every
+server process, so a race's clock does not depend on which process serves it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from redis.asyncio import Redis
+from solrace.server import metrics
+
+RETENTION = 30 * 24 * 3600  # seconds finished races (and their replays) are kept
+CODE_TTL = 24 * 3600
+QUICK_TTL = 300
+
+
+def _b(x: str) -> bytes:
+    return x.encode()
+
+
+class Keys:
+    """Every key and channel name, built in one place."""
+
+    @staticmethod
+    def session(token: str) -> str:
+        return f"sr:session:{{{hashlib.sha256(token.encode()).hexdigest()}}}"
+
+    @staticmethod
+    def name(name: str) -> str:
+        return f"sr:name:{{{name.lower()}}}"
+
+    @staticmethod
+    def player_races(pid: str) -> str:
+        return f"sr:player:{{{pid}}}:races"
+
+    @staticmethod
+    def player_channel(pid: str) -> str:
+        return f"sr:player:{{{pid}}}"
+
+    @staticmethod
+    def race(rid: str) -> str:
+        return f"sr:race:{{{rid}}}"
+
+    @staticmethod
+    def race_channel(rid: str) -> str:
+        return f"sr:race:{{{rid}}}"
+
+    @staticmethod
+    def racers(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:racers"
+
+    @staticmethod
+    def order(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:order"
+
+    @staticmethod
+    def ready(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:ready"
+
+    @staticmethod
+    def pstate(rid: str, pid: str) -> str:
+        return f"sr:race:{{{rid}}}:p:{pid}"
+
+    @staticmethod
+    def log(rid: str, pid: str) -> str:
+        return f"sr:race:{{{rid}}}:log:{pid}"
+
+    @staticmethod
+    def events(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:ev"
+
+    @staticmethod
+    def result(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:result"
+
+    @staticmethod
+    def code(code: str) -> str:
+        return f"sr:code:{{{code}}}"
+
+    @staticmethod
+    def quick(queue: str) -> str:
+        return f"sr:quick:{{{queue}}}"
+
+
+# ----------------------------------------------------------------------------- Lua
+
+_PRELUDE = """
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function emit(meta, ev, channel, payload)
+  local v = redis.call('HINCRBY', meta, 'version', 1)
+  redis.call('XADD', ev, v .. '-0', 'e', payload)
+  redis.call('PUBLISH', channel, v .. ':' .. payload)
+  return v
+end
+local function maybe_countdown(meta, racers, ready, ev, channel, countdown_ms)
+  local n = redis.call('HLEN', racers)
+  if n >= 2 and redis.call('SCARD', ready) == n then
+    local starts = now_ms() + tonumber(countdown_ms)
+    redis.call('HSET', meta, 'state', 'countdown', 'starts_at', starts)
+    emit(meta, ev, channel, cmsgpack.pack({k='countdown', starts_at=starts,
+      commitment=redis.call('HGET', meta, 'commitment'), racers=n}))
+  end
+end
+"""
+
+# KEYS meta racers order ev ready | ARGV pid name channel auto_ready countdown_ms
+_JOIN = _PRELUDE + """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {'ok', 0} end
+if state ~= 'lobby' then return {'err', 'race_started'} end
+if redis.call('HLEN', KEYS[2]) >= tonumber(redis.call('HGET', KEYS[1], 'seats')) then
+  return {'err', 'race_full'}
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[3], ARGV[1])
+local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='join', player=ARGV[1], name=ARGV[2]}))
+if ARGV[4] == '1' then
+  redis.call('SADD', KEYS[5], ARGV[1])
+  maybe_countdown(KEYS[1], KEYS[2], KEYS[5], KEYS[4], ARGV[3], ARGV[5])
+end
+return {'ok', v}
+"""
+
+# KEYS meta racers order ready ev | ARGV pid channel countdown_ms
+_LEAVE = _PRELUDE + """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
+if state ~= 'lobby' then return {'err', 'race_started'} end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('LREM', KEYS[3], 0, ARGV[1])
+redis.call('SREM', KEYS[4], ARGV[1])
+local v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='leave', player=ARGV[1]}))
+if redis.call('HLEN', KEYS[2]) == 0 then
+  redis.call('HSET', KEYS[1], 'state', 'closed')
+  v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='closed'}))
+else
+  maybe_countdown(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[2], ARGV[3])
+end
+return {'ok', v}
+"""
+
+# KEYS meta racers ready ev | ARGV pid channel countdown_ms
+_READY = _PRELUDE + """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
+if state ~= 'lobby' then return {'err', 'race_started'} end
+if redis.call('SADD', KEYS[3], ARGV[1]) == 1 then
+  emit(KEYS[1], KEYS[4], ARGV[2], cmsgpack.pack({k='ready', player=ARGV[1]}))
+  maybe_countdown(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3])
+end
+return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
+"""
+
+# KEYS meta racers ev | ARGV channel start_event_bytes
+_START = _PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'starts_at', 'time_limit')
+if not m[1] then return {'err', 'race_not_found'} end
+if m[1] ~= 'countdown' then return {'state', m[1]} end
+local now = now_ms()
+local starts = tonumber(m[2])
+if now < starts then return {'wait', starts - now} end
+redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', starts,
+  'ends_at', starts + 1000 * tonumber(m[3]), 'unfinished', redis.call('HLEN', KEYS[2]))
+return {'ok', emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])}
+"""
+
+# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel
+_MOVE = _PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
+if m[1] ~= 'running' then return {'err', 'not_running'} end
+local now = now_ms()
+if now >= tonumber(m[3]) then return {'err', 'time_up'} end
+local res = redis.call('HGET', KEYS[3], 'result')
+if res and res ~= '' then return {'err', 'already_finished'} end
+local n = redis.call('LLEN', KEYS[2])
+local seq = tonumber(ARGV[2])
+if n ~= seq then
+  if seq < n and redis.call('LINDEX', KEYS[2], seq) == ARGV[3] then return {'dup', n} end
+  return {'stale', n}
+end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+local elapsed = now - tonumber(m[2])
+local home = tonumber(ARGV[4])
+redis.call('HSET', KEYS[3], 'home', home, 'moves', n + 1, 'last', elapsed)
+if ARGV[5] == '1' then redis.call('HSET', KEYS[3], 'progress_at', elapsed) end
+local ev = {k='progress', player=ARGV[1], home=home, moves=n + 1, elapsed=elapsed}
+local unfinished = -1
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[3], 'result', ARGV[6], 'finished_at', elapsed)
+  ev['result'] = ARGV[6]
+  unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
+end
+return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], cmsgpack.pack(ev)), elapsed, unfinished}
+"""
+
+# KEYS meta pstate ev racers | ARGV pid channel
+_RESIGN = _PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
+if not m[1] then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
+if m[1] ~= 'running' then return {'err', 'not_running'} end
+local now = now_ms()
+if now >= tonumber(m[3]) then return {'err', 'time_up'} end
+local p = redis.call('HMGET', KEYS[2], 'result', 'home', 'moves')
+if p[1] and p[1] ~= '' then return {'err', 'already_finished'} end
+local elapsed = now - tonumber(m[2])
+redis.call('HSET', KEYS[2], 'result', 'resigned', 'finished_at', elapsed)
+local unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
+local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or '-1'),
+  moves=tonumber(p[3] or '0'), elapsed=elapsed, result='resigned'}
+return {'ok', emit(KEYS[1], KEYS[3], ARGV[2], cmsgpack.pack(ev)), elapsed, unfinished}
+"""
+
+# KEYS meta ev result | ARGV channel end_event_bytes version_read
+_FINISH = _PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'ends_at', 'unfinished', 'version')
+if m[1] ~= 'running' then return {'state', m[1] or 'none'} end
+local now = now_ms()
+if tonumber(m[3]) > 0 and now < tonumber(m[2]) then return {'early', tonumber(m[2]) - now} end
+if m[4] ~= ARGV[3] then return {'retry', 0} end
+redis.call('HSET', KEYS[1], 'state', 'finished', 'ended_at', now)
+redis.call('SET', KEYS[3], ARGV[2])
+return {'ok', emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
+"""
+
+# KEYS queue | ARGV pid ttl
+_QUICK = """
+for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  if m == ARGV[1] then return {'already'} end
+end
+local other = redis.call('LPOP', KEYS[1])
+if other then return {'match', other} end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return {'wait'}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptResult:
+    """A script's answer: ``status`` (ok, err, stale, dup, wait, …) and its values."""
+
+    status: str
+    values: tuple[Any, ...]
+
+    @classmethod
+    def of(cls, raw: Sequence[Any]) -> ScriptResult:
+        status = raw[0].decode() if isinstance(raw[0], bytes) else str(raw[0])
+        vals = tuple(v.decode() if isinstance(v, bytes) else v for v in raw[1:])
+        return cls(status, vals)
+
+
+def _s(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def decode_map(raw: dict[Any, Any]) -> dict[str, str]:
+    return {_s(k): _s(v) for k, v in raw.items()}
+
+
+class Store:
+    """The one door to Redis. ``redis`` must use ``decode_responses=False``."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._join = redis.register_script(_JOIN)
+        self._leave = redis.register_script(_LEAVE)
+        self._ready = redis.register_script(_READY)
+        self._start = redis.register_script(_START)
+        self._move = redis.register_script(_MOVE)
+        self._resign = redis.register_script(_RESIGN)
+        self._finish = redis.register_script(_FINISH)
+        self._quick = redis.register_script(_QUICK)
+        self.commands = 0  # Redis round trips issued, for metrics and benchmarks
+
+    def _count(self) -> None:
+        self.commands += 1
+        metrics.REDIS_COMMANDS.inc()
+
+    async def ping(self) -> bool:
+        self._count()
+        return bool(await self.redis.ping())
+
+    # ------------------------------------------------------------------ sessions
+
+    async def claim_name(self, name: str, pid: str, ttl: int) -> bool:
+        self._count()
+        return bool(await self.redis.set(Keys.name(name), pid, nx=True, ex=ttl))
+
+    async def create_session(self, token: str, pid: str, name: str, ttl: int) -> None:
+        key = Keys.session(token)
+        async with self.redis.pipeline(transaction=True) as p:
+            p.hset(key, mapping={"player": pid, "name": name})
+            p.expire(key, ttl)
+            await p.execute()
+        self._count()
+
+    async def load_session(self, token: str, ttl: int) -> tuple[str, str] | None:
+        """(player id, name) for a live token, refreshing its TTL; None when unknown."""
+        key = Keys.session(token)
+        raw = await self.redis.hgetall(key)
+        self._count()
+        if not raw:
+            return None
+        data = decode_map(raw)
+        pid, name = data["player"], data["name"]
+        async with self.redis.pipeline(transaction=False) as p:
+            p.expire(key, ttl)
+            p.set(Keys.name(name), pid, ex=ttl)
+            p.expire(Keys.player_races(pid), ttl)
+            await p.execute()
+        self._count()
+        return pid, name
+
+    # ------------------------------------------------------------------ races
+
+    async def create_race(self, rid: str, code: str, meta: dict[str, Any]) -> bool:
+        """Store a new race under an invite code; False when the code is taken."""
+        self._count()
+        if not await self.redis.set(Keys.code(code), rid, nx=True, ex=CODE_TTL):
+            return False
+        await self.redis.hset(Keys.race(rid), mapping={**meta, "state": "lobby", "version": 0})
+        self._count()
+        return True
+
+    async def race_by_code(self, code: str) -> str | None:
+        self._count()
+        raw = await self.redis.get(Keys.code(code))
+        return _s(raw) if raw is not None else None
+
+    async def join(
+        self, rid: str, pid: str, name: str, *, auto_ready: bool = False, countdown_ms: int = 0
+    ) -> ScriptResult:
+        self._count()
+        res = ScriptResult.of(
+            await self._join(
+                keys=[Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.events(rid),
+                      Keys.ready(rid)],
+                args=[pid, name, Keys.race_channel(rid), "1" if auto_ready else "0", countdown_ms],
+            )
+        )
+        if res.status == "ok":
+            self._count()
+            await self.redis.sadd(Keys.player_races(pid), rid)
+        return res
+
+    async def leave(self, rid: str, pid: str, countdown_ms: int) -> ScriptResult:
+        self._count()
+        res = ScriptResult.of(
+            await self._leave(
+                keys=[Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.ready(rid),
+                      Keys.events(rid)],
+                args=[pid, Keys.race_channel(rid), countdown_ms],
+            )
+        )
+        if res.status == "ok":
+            self._count()
+            await self.redis.srem(Keys.player_races(pid), rid)
+        return res
+
+    async def ready(self, rid: str, pid: str, countdown_ms: int) -> ScriptResult:
+        self._count()
+        return ScriptResult.of(
+            await self._ready(
+                keys=[Keys.race(rid), Keys.racers(rid), Keys.ready(rid), Keys.events(rid)],
+                args=[pid, Keys.race_channel(rid), countdown_ms],
+            )
+        )
+
+    async def start(self, rid: str, start_event: bytes) -> ScriptResult:
+        self._count()
+        return ScriptResult.of(
+            await self._start(
+                keys=[Keys.race(rid), Keys.racers(rid), Keys.events(rid)],
+                args=[Keys.race_channel(rid), start_event],
+            )
+        )
+
+    async def append_move(
+        self, rid: str, pid: str, seq: int, move: str, home: int, progressed: bool, result: str
+    ) -> ScriptResult:
+        """The conditional append: only when the log holds exactly ``seq`` moves."""
+        self._count()
+        return ScriptResult.of(
+            await self._move(
+                keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
+                args=[pid, seq, move, home, "1" if progressed else "0", result,
+                      Keys.race_channel(rid)],
+            )
+        )
+
+    async def resign(self, rid: str, pid: str) -> ScriptResult:
+        self._count()
+        return ScriptResult.of(
+            await self._resign(
+                keys=[Keys.race(rid), Keys.pstate(rid, pid), Keys.events(rid), Keys.racers(rid)],
+                args=[pid, Keys.race_channel(rid)],
+            )
+        )
+
+    async def finish(self, rid: str, end_event: bytes, version_read: int) -> ScriptResult:
+        self._count()
+        return ScriptResult.of(
+            await self._finish(
+                keys=[Keys.race(rid), Keys.events(rid), Keys.result(rid)],
+                args=[Keys.race_channel(rid), end_event, version_read],
+            )
+        )
+
+    async def retire(self, rid: str, players: Sequence[str], code: str | None) -> None:
+        """After the end: give every key of the race its retention TTL, drop it from the
+        players' active sets and free the invite code."""
+        async with self.redis.pipeline(transaction=False) as p:
+            for key in (Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.ready(rid),
+                        Keys.events(rid), Keys.result(rid)):
+                p.expire(key, RETENTION)
+            for pid in players:
+                p.expire(Keys.pstate(rid, pid), RETENTION)
+                p.expire(Keys.log(rid, pid), RETENTION)
+                p.srem(Keys.player_races(pid), rid)
+            if code:
+                p.delete(Keys.code(code))
+            await p.execute()
+        self._count()
+
+    async def read_race(self, rid: str) -> RaceRecord | None:
+        """Everything about a race but the move logs, in two round trips."""
+        async with self.redis.pipeline(transaction=False) as p:
+            p.hgetall(Keys.race(rid))
+            p.lrange(Keys.order(rid), 0, -1)
+            p.hgetall(Keys.racers(rid))
+            p.smembers(Keys.ready(rid))
+            meta, order, racers, ready = await p.execute()
+        self._count()
+        if not meta:
+            return None
+        ids = [_s(x) for x in order]
+        async with self.redis.pipeline(transaction=False) as p:
+            for pid in ids:
+                p.hgetall(Keys.pstate(rid, pid))
+            states = await p.execute() if ids else []
+        self._count()
+        return RaceRecord(
+            rid=rid,
+            meta=decode_map(meta),
+            order=ids,
+            names=decode_map(racers),
+            ready={_s(x) for x in ready},
+            players={pid: decode_map(st) for pid, st in zip(ids, states)},
+        )
+
+    async def read_log(self, rid: str, pid: str) -> list[str]:
+        self._count()
+        return [_s(x) for x in await self.redis.lrange(Keys.log(rid, pid), 0, -1)]
+
+    async def events_since(self, rid: str, since: int, limit: int = 10_000) -> list[dict[str, Any]]:
+        """Race events with version > ``since``, oldest first, each with ``v`` set."""
+        self._count()
+        raw = await self.redis.xrange(Keys.events(rid), min=f"{since + 1}-0", max="+", count=limit)
+        out = []
+        for entry_id, fields in raw:
+            ev = msgpack.unpackb(fields[b"e"], raw=False)
+            ev["v"] = int(_s(entry_id).split("-")[0])
+            out.append(ev)
+        return out
+
+    async def end_event(self, rid: str) -> dict[str, Any] | None:
+        self._count()
+        raw = await self.redis.get(Keys.result(rid))
+        return msgpack.unpackb(raw, raw=False) if raw else None
+
+    async def player_races(self, pid: str) -> list[str]:
+        self._count()
+        return sorted(_s(x) for x in await self.redis.smembers(Keys.player_races(pid)))
+
+    # ------------------------------------------------------------------ quick pairing
+
+    async def quick_enqueue(self, queue: str, pid: str) -> ScriptResult:
+        self._count()
+        return ScriptResult.of(await self._quick(keys=[Keys.quick(queue)], args=[pid, QUICK_TTL]))
+
+    async def quick_cancel(self, queue: str, pid: str) -> int:
+        self._count()
+        return int(await self.redis.lrem(Keys.quick(queue), 0, pid))
+
+    async def notify_player(self, pid: str, notice: dict[str, Any]) -> None:
+        self._count()
+        await self.redis.publish(Keys.player_channel(pid), msgpack.packb(notice))
+
+    async def server_time_ms(self) -> int:
+        self._count()
+        sec, usec = await self.redis.time()
+        return int(sec) * 1000 + int(usec) // 1000
+
+
+@dataclass(slots=True)
+class RaceRecord:
+    rid: str
+    meta: dict[str, str]
+    order: list[str]
+    names: dict[str, str]
+    ready: set[str]
+    players: dict[str, dict[str, str]]
+
+    @property
+    def state(self) -> str:
+        return self.meta["state"]
+
+    def num(self, field: str, default: int = 0) -> int:
+        v = self.meta.get(field)
+        return int(v) if v not in (None, "") else default

@@ -1,0 +1,362 @@
+"""The wire protocol: message types, validation and the msgpack codec (sans-I/O).
+
+Every frame is one binary websocket message holding one msgpack map. Client requests carry
+``t`` (type) and ``id`` (a client-chosen request id, echoed as ``re`` in the reply); server
+frames carry ``t`` and, for replies, ``re``; race events carry ``race`` and ``v`` (version).
+``docs/protocol.md`` is the contract; this module is its executable form.
+
+Requests are small frozen dataclasses validated on construction (h11's events are the model):
+:func:`decode_request` turns bytes into one of them or raises :class:`ProtocolError` with a
+wire error code, so the server never touches an unchecked field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import msgpack
+
+PROTOCOL_VERSION = 1
+SUPPORTED_VERSIONS = frozenset({1})
+
+MAX_FRAME = 64 * 1024  # bytes; the server's websocket max_size as well
+
+# Stable error codes (docs/protocol.md lists each with its meaning).
+ERROR_CODES = (
+    "bad_message",  # not msgpack, not a map, a field missing or of the wrong type
+    "unknown_type",  # the type field names no request
+    "too_large",  # frame above the size limit
+    "unsupported_version",  # hello with a protocol version this server does not speak
+    "not_authenticated",  # a request before hello
+    "already_authenticated",  # a second hello on one connection
+    "bad_name",  # display name fails the rules
+    "name_taken",  # another live session holds that name
+    "bad_token",  # unknown or expired session token
+    "bad_option",  # unknown variant, option or value; bad seats or time limit
+    "race_not_found",  # no such race id or invite code
+    "race_full",  # every seat is taken
+    "race_started",  # join/leave/ready after the lobby closed
+    "not_in_race",  # the race exists but the caller is not a racer in it
+    "not_your_game",  # acting on a game that belongs to someone else
+    "not_running",  # a move or resign when the race is not running
+    "already_finished",  # the caller's game is over
+    "illegal_move",  # the rules forbid the move (detail says why)
+    "bad_notation",  # the move text does not parse
+    "stale_seq",  # seq is not the number of moves applied; reply carries the current seq
+    "already_queued",  # quick pairing twice
+    "rate_limited",  # too many messages; slow down
+    "unavailable",  # the server cannot reach its store right now; retry
+    "internal",  # a bug: reported, the connection survives
+)
+
+
+class ProtocolError(Exception):
+    """A request the server refuses; ``code`` is one of :data:`ERROR_CODES`."""
+
+    def __init__(self, code: str, reason: str, **extra: Any) -> None:
+        assert code in ERROR_CODES, code
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.extra = extra
+
+
+# ----------------------------------------------------------------------------- codec
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def decode(data: bytes | str) -> dict[str, Any]:
+    """Bytes to a map, with size limits; :class:`ProtocolError` on anything else."""
+    if isinstance(data, str):
+        raise ProtocolError("bad_message", "frames must be binary msgpack, not text")
+    if len(data) > MAX_FRAME:
+        raise ProtocolError("too_large", f"frame of {len(data)} bytes exceeds {MAX_FRAME}")
+    try:
+        obj = msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            max_str_len=4096,
+            max_bin_len=4096,
+            max_array_len=1024,
+            max_map_len=64,
+            max_ext_len=0,
+        )
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise ProtocolError("bad_message", f"not a msgpack frame ({type(exc).__name__})") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError("bad_message", "a frame must be a msgpack map")
+    return obj
+
+
+# ----------------------------------------------------------------------------- requests
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,19}$")
+RACE_ID_RE = re.compile(r"^[a-z0-9]{8,32}$")
+CODE_RE = re.compile(r"^[A-Z2-9]{6}$")
+
+RequestId = int | str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request:
+    """Base of all client requests: ``id`` is echoed in the reply."""
+
+    TYPE: ClassVar[str] = ""
+    id: RequestId | None = None
+
+    def __post_init__(self) -> None:
+        if self.id is not None and (
+            isinstance(self.id, bool)
+            or not isinstance(self.id, int | str)
+            or (isinstance(self.id, str) and len(self.id) > 64)
+        ):
+            raise ProtocolError("bad_message", "id must be an integer or a short string")
+
+
+def _check_race(race: str) -> None:
+    if not RACE_ID_RE.match(race):
+        raise ProtocolError("race_not_found", f"no race {race!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Request):
+    """First message: protocol version, then a name (new session) or a token (resume)."""
+
+    TYPE: ClassVar[str] = "hello"
+    v: int
+    name: str | None = None
+    token: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if self.v not in SUPPORTED_VERSIONS:
+            raise ProtocolError(
+                "unsupported_version",
+                f"protocol version {self.v} is not supported (server speaks "
+                f"{', '.join(map(str, sorted(SUPPORTED_VERSIONS)))})",
+                supported=sorted(SUPPORTED_VERSIONS),
+            )
+        if self.token is None and self.name is None:
+            raise ProtocolError("bad_message", "hello needs a name or a token")
+        if self.token is None and self.name is not None and not NAME_RE.match(self.name):
+            raise ProtocolError(
+                "bad_name",
+                "names are 2-20 characters: letters, digits, '_', '.', '-', "
+                "starting with a letter or digit",
+            )
+        if self.token is not None and not 16 <= len(self.token) <= 128:
+            raise ProtocolError("bad_token", "malformed session token")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateRace(Request):
+    TYPE: ClassVar[str] = "race.create"
+    variant: str
+    options: dict[str, str] = field(default_factory=dict)
+    seats: int = 2
+    time_limit: int = 600  # seconds
+    rated: bool = False
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if not 2 <= self.seats <= 8:
+            raise ProtocolError("bad_option", "seats must be 2..8")
+        if not 30 <= self.time_limit <= 7200:
+            raise ProtocolError("bad_option", "time_limit must be 30..7200 seconds")
+        _check_options(self.options)
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    if len(options) > 16 or not all(
+        isinstance(k, str) and isinstance(v, str | int) and not isinstance(v, bool)
+        for k, v in options.items()
+    ):
+        raise ProtocolError("bad_option", "options map option names to string values")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinRace(Request):
+    """Join by invite ``code`` or by ``race`` id."""
+
+    TYPE: ClassVar[str] = "race.join"
+    code: str | None = None
+    race: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if (self.code is None) == (self.race is None):
+            raise ProtocolError("bad_message", "race.join needs exactly one of code, race")
+        if self.code is not None and not CODE_RE.match(self.code.upper()):
+            raise ProtocolError("race_not_found", f"no race with code {self.code!r}")
+        if self.race is not None:
+            _check_race(self.race)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceRequest(Request):
+    """A request about one race."""
+
+    race: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_race(self.race)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaveRace(RaceRequest):
+    TYPE: ClassVar[str] = "race.leave"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ready(RaceRequest):
+    TYPE: ClassVar[str] = "race.ready"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resign(RaceRequest):
+    TYPE: ClassVar[str] = "resign"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sync(RaceRequest):
+    """Events after version ``since`` (0: all) plus, for a racer, their own board."""
+
+    TYPE: ClassVar[str] = "sync"
+    since: int = 0
+
+    def __post_init__(self) -> None:
+        RaceRequest.__post_init__(self)
+        if self.since < 0:
+            raise ProtocolError("bad_message", "since must be >= 0")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MakeMove(RaceRequest):
+    """``seq`` is the number of moves already applied to the sender's game."""
+
+    TYPE: ClassVar[str] = "move"
+    seq: int
+    move: str
+
+    def __post_init__(self) -> None:
+        RaceRequest.__post_init__(self)
+        if self.seq < 0:
+            raise ProtocolError("bad_message", "seq must be >= 0")
+        if len(self.move) > 16:
+            raise ProtocolError("bad_notation", "move text too long")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuickPair(Request):
+    TYPE: ClassVar[str] = "quick"
+    variant: str
+    options: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_options(self.options)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuickCancel(Request):
+    TYPE: ClassVar[str] = "quick.cancel"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Request):
+    TYPE: ClassVar[str] = "ping"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MyRaces(Request):
+    """The caller's races that are not finished (after a resume)."""
+
+    TYPE: ClassVar[str] = "races.mine"
+
+
+_REQUESTS: dict[str, type[Request]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
+        QuickCancel, Ping, MyRaces,
+    )
+}
+
+
+def _type_ok(value: Any, annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(_type_ok(value, a) for a in typing.get_args(annotation))
+    if annotation is type(None):
+        return value is None
+    if annotation is bool:
+        return isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin is dict or annotation is dict:
+        return isinstance(value, dict)
+    if isinstance(annotation, type):
+        return isinstance(value, annotation)
+    return False
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def parse_request(msg: dict[str, Any]) -> Request:
+    """A validated request from a decoded map; :class:`ProtocolError` otherwise."""
+    kind = msg.get("t")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "missing type field 't'")
+    cls = _REQUESTS.get(kind)
+    if cls is None:
+        raise ProtocolError("unknown_type", f"unknown request type {kind!r}")
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in msg:
+            value = msg[f.name]
+            if not _type_ok(value, hints[f.name]):
+                raise ProtocolError("bad_message", f"{kind}: field {f.name!r} has the wrong type")
+            kwargs[f.name] = value
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ProtocolError("bad_message", f"{kind}: missing field {f.name!r}")
+    extra = set(msg) - set(kwargs) - {"t"}
+    if extra:
+        raise ProtocolError("bad_message", f"{kind}: unknown field {sorted(extra)[0]!r}")
+    return cls(**kwargs)
+
+
+def decode_request(data: bytes | str) -> Request:
+    return parse_request(decode(data))
+
+
+def request_types() -> dict[str, type[Request]]:
+    return dict(_REQUESTS)
+
+
+# ----------------------------------------------------------------------------- replies
+
+
+def reply(req_id: RequestId | None, kind: str, **fields: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = {"t": kind, **fields}
+    if req_id is not None:
+        msg["re"] = req_id
+    return msg
+
+
+def error(req_id: RequestId | None, code: str, reason: str, **extra: Any) -> dict[str, Any]:
+    assert code in ERROR_CODES, code
+    return reply(req_id, "error", code=code, reason=reason, **extra)
