@@ -60,6 +60,7 @@ class Connection:
         self.ctx = ctx
         self.player: Player | None = None
         self.races: dict[str, int | None] = {}  # attached race -> last version delivered
+        self.watching: set[str] = set()  # attached races this connection spectates
         self._race_locks: dict[str, asyncio.Lock] = {}
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
@@ -266,7 +267,8 @@ class Connection:
         if rec.state in ("running", "finished"):
             board = await races.board(req.race, self.me.pid)
         races.arm(rec)
-        reply = P.reply(req.id, "synced", race=races.summary(rec), events=events, board=board)
+        reply = P.reply(req.id, "synced", race=races.summary(rec),
+                        events=[P.racer_event(e) for e in events], board=board)
         self.send(reply)
         await self.attach(req.race, last)  # after the reply: events follow it, in order
 
@@ -352,6 +354,8 @@ class Connection:
 
     def _deliver(self, rid: str, event: dict[str, Any]) -> None:
         self.races[rid] = event["v"]
+        if rid not in self.watching:
+            event = P.racer_event(event)
         self.send({"t": "event", "race": rid, **event})
         if event.get("k") == "end":
             self._spawn(self.detach(rid))

@@ -373,9 +373,17 @@ class RaceService:
             raise ProtocolError("bad_notation", exc.reason) from None
         status = game.status
         result = status.value if status in (Status.WON, Status.LOST) else ""
+        after = view_of(game).wire()
+        change = delta(e.view, after)
+        event: dict[str, Any] = {
+            "k": "progress", "player": player.pid, "home": game.cards_home,
+            "moves": len(game.moves), "move": move.text(), "delta": change,
+        }
+        if result:
+            event["result"] = result
         res = await self.store.append_move(
             rid, player.pid, seq, move.text(), game.cards_home, game.cards_home > before_home,
-            result,
+            result, msgpack.packb(event),
         )
         if res.status != "ok":
             game.pop()
@@ -396,8 +404,6 @@ class RaceService:
                     return await self._move_locked(info, e, player, rid, seq, text, True)
             self._raise(res, rid)
         version, elapsed, unfinished = (int(x) for x in res.values)
-        after = view_of(game).wire()
-        change = delta(e.view, after)
         e.view = after
         metrics.MOVES.labels(info.variant).inc()
         if unfinished == 0:

@@ -18,7 +18,7 @@ key (type) — holds — TTL
   (times in ms since the start) — as the race
 * ``sr:race:{<rid>}:log:<pid>`` (list) — the player's moves in notation: the game — as the race
 * ``sr:race:{<rid>}:ev`` (stream) — race events, entry id ``<version>-0``, field ``e`` =
-  msgpack event — as the race
+  msgpack event (each with ``at``, the Redis time in ms) — as the race
 * ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
 * ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
 * ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing — QUICK_TTL
@@ -123,8 +123,18 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+-- Append key/value pairs to a msgpack fixmap (at most 15 entries) without unpacking it.
+local function add_fields(payload, pairs)
+  local head = string.byte(payload, 1)
+  local n = #pairs / 2
+  if head < 0x80 or head + n > 0x8f then error('event is not a small msgpack map') end
+  local out = {string.char(head + n), string.sub(payload, 2)}
+  for i = 1, #pairs do out[#out + 1] = cmsgpack.pack(pairs[i]) end
+  return table.concat(out)
+end
 local function emit(meta, ev, channel, payload)
   local v = redis.call('HINCRBY', meta, 'version', 1)
+  payload = add_fields(payload, {'at', now_ms()})
   redis.call('XADD', ev, v .. '-0', 'e', payload)
   redis.call('PUBLISH', channel, v .. ':' .. payload)
   return v
@@ -204,7 +214,8 @@ redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', starts,
 return {'ok', emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])}
 """
 
-# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel
+# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel event_body
+# event_body: the msgpack ``progress`` event without ``elapsed`` (added here)
 _MOVE = _PRELUDE + """
 local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
 if m[1] ~= 'running' then return {'err', 'not_running'} end
@@ -220,17 +231,15 @@ if n ~= seq then
 end
 redis.call('RPUSH', KEYS[2], ARGV[3])
 local elapsed = now - tonumber(m[2])
-local home = tonumber(ARGV[4])
-redis.call('HSET', KEYS[3], 'home', home, 'moves', n + 1, 'last', elapsed)
+redis.call('HSET', KEYS[3], 'home', ARGV[4], 'moves', n + 1, 'last', elapsed)
 if ARGV[5] == '1' then redis.call('HSET', KEYS[3], 'progress_at', elapsed) end
-local ev = {k='progress', player=ARGV[1], home=home, moves=n + 1, elapsed=elapsed}
 local unfinished = -1
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], 'result', ARGV[6], 'finished_at', elapsed)
-  ev['result'] = ARGV[6]
   unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
 end
-return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], cmsgpack.pack(ev)), elapsed, unfinished}
+local body = add_fields(ARGV[8], {'elapsed', elapsed})
+return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], body), elapsed, unfinished}
 """
 
 # KEYS meta pstate ev racers | ARGV pid channel
@@ -417,15 +426,18 @@ class Store:
         )
 
     async def append_move(
-        self, rid: str, pid: str, seq: int, move: str, home: int, progressed: bool, result: str
+        self, rid: str, pid: str, seq: int, move: str, home: int, progressed: bool, result: str,
+        event: bytes,
     ) -> ScriptResult:
-        """The conditional append: only when the log holds exactly ``seq`` moves."""
+        """The conditional append: only when the log holds exactly ``seq`` moves. ``event`` is
+        the msgpack progress event (a map of at most 14 entries); the script adds ``elapsed``
+        and ``at``."""
         self._count()
         return ScriptResult.of(
             await self._move(
                 keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
                 args=[pid, seq, move, home, "1" if progressed else "0", result,
-                      Keys.race_channel(rid)],
+                      Keys.race_channel(rid), event],
             )
         )
 

@@ -347,6 +347,20 @@ def request_types() -> dict[str, type[Request]]:
     return dict(_REQUESTS)
 
 
+# ----------------------------------------------------------------------------- events
+
+#: Fields of race events that only spectators receive: a racer sees rivals' progress, never
+#: their boards (the moves and the view deltas they produce).
+SPECTATOR_ONLY = frozenset({"move", "delta"})
+
+
+def racer_event(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` as a racer may receive it."""
+    if SPECTATOR_ONLY.isdisjoint(event):
+        return event
+    return {k: v for k, v in event.items() if k not in SPECTATOR_ONLY}
+
+
 # ----------------------------------------------------------------------------- replies
 
 
