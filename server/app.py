@@ -14,7 +14,7 @@ import logging
 import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 
 from redis.asyncio import Redis
@@ -42,6 +42,7 @@ class Context:
     races: RaceService
     send_queue: int
     quick_time_limit: int
+    spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
 
 
 class Server:
@@ -51,6 +52,7 @@ class Server:
         self.redis: Redis | None = None
         self.ctx: Context | None = None
         self.ws: WsServer | None = None
+        self._refresher: asyncio.Task[None] | None = None
 
     @property
     def port(self) -> int:
@@ -85,6 +87,7 @@ class Server:
             process_request=self._http,
             compression=None,
         )
+        self._refresher = asyncio.create_task(self._refresh_spectators())
         log.info("solrace server %s listening on ws://%s:%d", cfg.process_id, cfg.host, self.port)
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -106,7 +109,25 @@ class Server:
             return resp
         return None
 
+    async def _refresh_spectators(self) -> None:
+        """Keep this process's spectator registrations alive (they expire if it dies)."""
+        from solrace.server.connection import SPECTATOR_TTL_MS
+
+        while True:
+            await asyncio.sleep(SPECTATOR_TTL_MS / 3000)
+            assert self.ctx is not None
+            for rid, members in list(self.ctx.spectators.items()):
+                if not members:
+                    self.ctx.spectators.pop(rid, None)
+                    continue
+                try:
+                    await self.ctx.store.refresh_spectators(rid, sorted(members), SPECTATOR_TTL_MS)
+                except Exception as exc:
+                    log.warning("spectator refresh failed: %s", exc)
+
     async def stop(self) -> None:
+        if self._refresher is not None:
+            self._refresher.cancel()
         if self.ws is not None:
             self.ws.close()
             with contextlib.suppress(Exception):

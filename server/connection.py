@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 from solrace.server import metrics
-from solrace.server.races import Player
+from solrace.server.races import Player, parse_options
+from solrace.server.spectate import DelayLine, fold_boards
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("solrace.connection")
 
 HELLO_TIMEOUT = 10.0
+SPECTATOR_TTL_MS = 90_000  # a spectator registration lives this long unless refreshed
+ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces)
 
 
 class TokenBucket:
@@ -61,6 +64,9 @@ class Connection:
         self.player: Player | None = None
         self.races: dict[str, int | None] = {}  # attached race -> last version delivered
         self.watching: set[str] = set()  # attached races this connection spectates
+        self.delays: dict[str, DelayLine] = {}
+        self.greeted = False
+        self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
         self._race_locks: dict[str, asyncio.Lock] = {}
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
@@ -88,7 +94,7 @@ class Connection:
         ws = self.ws
         while True:
             try:
-                timeout = HELLO_TIMEOUT if self.player is None else None
+                timeout = None if self.greeted else HELLO_TIMEOUT
                 data = await asyncio.wait_for(ws.recv(), timeout)
             except TimeoutError:
                 self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
@@ -137,8 +143,10 @@ class Connection:
             req = P.parse_request(msg)
             kind = req.TYPE
             metrics.MESSAGES.labels(kind).inc()
-            if self.player is None and not isinstance(req, P.Hello):
+            if not self.greeted and not isinstance(req, P.Hello):
                 raise ProtocolError("not_authenticated", "say hello first")
+            if self.player is None and not isinstance(req, ANONYMOUS_OK):
+                raise ProtocolError("not_authenticated", "say hello with a name to race")
             handler = getattr(self, "on_" + kind.replace(".", "_"))
             started = time.perf_counter()
             reply = await handler(req)
@@ -161,10 +169,14 @@ class Connection:
     # ------------------------------------------------------------------ session
 
     async def on_hello(self, req: P.Hello) -> dict[str, Any]:
-        if self.player is not None:
+        if self.greeted:
             raise ProtocolError("already_authenticated", "this connection already said hello")
         store, ttl = self.ctx.store, int(self.ctx.config.session_ttl)
         token: str | None = None
+        if req.token is None and req.name is None:
+            self.greeted = True
+            return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=None, name=None,
+                           races=[], server_time=await store.server_time_ms())
         if req.token is not None:
             found = await store.load_session(req.token, ttl)
             if found is None:
@@ -178,6 +190,7 @@ class Connection:
             token = secrets.token_urlsafe(24)
             await store.create_session(token, pid, req.name, ttl)
             self.player = Player(pid, req.name)
+        self.greeted = True
         await self.ctx.hub.watch_player(self.player.pid, self)
         races = []
         for rid in await store.player_races(self.player.pid):
@@ -317,12 +330,19 @@ class Connection:
     async def detach(self, rid: str) -> None:
         self.races.pop(rid, None)
         await self.ctx.hub.unwatch_race(rid, self)
+        if rid in self.watching:
+            self.watching.discard(rid)
+            line = self.delays.pop(rid, None)
+            if line is not None:
+                line.close()
+            self.ctx.spectators.get(rid, set()).discard(self.member)
+            await self.ctx.store.spectate(rid, self.member, False, SPECTATOR_TTL_MS)
 
     async def _detach_all(self) -> None:
         hub = self.ctx.hub
         try:
             for rid in list(self.races):
-                await hub.unwatch_race(rid, self)
+                await self.detach(rid)
             if self.player is not None:
                 await hub.unwatch_player(self.player.pid, self)
                 if self.quick_queue is not None:
@@ -352,11 +372,73 @@ class Connection:
         self.send({"t": "matched", "race": self.ctx.races.summary(rec)})
         await self.attach(rid, 0)
 
+    # ------------------------------------------------------------------ spectating
+
+    async def on_watch(self, req: P.Watch) -> None:
+        ctx = self.ctx
+        rid = req.race if req.race is not None else await ctx.races.code_to_race(req.code or "")
+        rec = await ctx.races.record(rid)
+        if rid in self.races:
+            await self.detach(rid)
+        info = ctx.races.infos[rid]
+        live = rec.state not in ("finished", "closed")
+        delay_ms = int(ctx.config.spectator_delay * 1000) if info.rated and live else 0
+        redis_now = await ctx.store.server_time_ms()
+        offset = redis_now - int(time.time() * 1000)
+        cutoff = redis_now - delay_ms
+        base = req.since if req.since and not req.full else 0
+        events = [e for e in await ctx.store.events_since(rid, base) if e.get("at", 0) <= cutoff]
+        last = events[-1]["v"] if events else base
+        count = await ctx.store.spectate(rid, self.member, True, SPECTATOR_TTL_MS) if live else 0
+        ctx.spectators.setdefault(rid, set()).add(self.member)
+        out = P.reply(req.id, "watching", race=ctx.races.summary(rec), delay=delay_ms / 1000,
+                      v=last, spectators=count)
+        if req.full or req.since:
+            out["events"] = events
+        else:
+            out["boards"] = fold_boards(events)
+            end = next((e for e in events if e.get("k") == "end"), None)
+            if end is not None:
+                out["end"] = end
+        self.send(out)
+        self.watching.add(rid)
+        if delay_ms:
+            self.delays[rid] = DelayLine(delay_ms, offset, self.send)
+        if live:
+            await self.attach(rid, last)
+
+    async def on_unwatch(self, req: P.Unwatch) -> dict[str, Any]:
+        if req.race not in self.watching:
+            raise ProtocolError("not_watching", "this connection does not watch that race")
+        await self.detach(req.race)
+        return P.reply(req.id, "unwatched", race=req.race)
+
+    async def on_races_live(self, req: P.LiveRaces) -> dict[str, Any]:
+        rows = await self.ctx.store.live_races(req.limit, req.before)
+        now = await self.ctx.store.server_time_ms()
+        races = []
+        for rid, meta, racers, watchers in rows:
+            started = int(meta.get("started_at") or 0)
+            races.append({
+                "race": rid, "variant": meta.get("variant"),
+                "options": parse_options(meta.get("options", "")),
+                "rated": meta.get("rated") == "1", "racers": racers, "spectators": watchers,
+                "started_at": started, "elapsed": max(0, now - started),
+                "state": meta.get("state"),
+            })
+        nxt = races[-1]["started_at"] if len(races) == req.limit else None
+        return P.reply(req.id, "live", races=races, next=nxt)
+
     def _deliver(self, rid: str, event: dict[str, Any]) -> None:
         self.races[rid] = event["v"]
         if rid not in self.watching:
             event = P.racer_event(event)
-        self.send({"t": "event", "race": rid, **event})
+        msg = {"t": "event", "race": rid, **event}
+        line = self.delays.get(rid)
+        if line is not None:
+            line.push(msg)
+        else:
+            self.send(msg)
         if event.get("k") == "end":
             self._spawn(self.detach(rid))
 

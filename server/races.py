@@ -36,6 +36,11 @@ RACES_FINISHED = metrics.REGISTRY.counter("solrace_races_finished_total", "Races
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 
 
+def parse_options(text: str) -> dict[str, str]:
+    """Inverse of :func:`~solrace.shared.rules.options_text`."""
+    return dict(kv.split("=", 1) for kv in text.split(",") if kv)
+
+
 def new_race_id() -> str:
     return secrets.token_hex(8)
 
@@ -70,7 +75,7 @@ class RaceInfo:
         return cls(
             rid=rec.rid,
             variant=m["variant"],
-            options=dict(kv.split("=", 1) for kv in m["options"].split(",") if kv),
+            options=parse_options(m["options"]),
             seed=int(m["seed"]),
             seats=int(m["seats"]),
             time_limit=int(m["time_limit"]),
@@ -274,6 +279,8 @@ class RaceService:
             "view": view_of(game).wire(),
         }
         res = await self.store.start(rid, msgpack.packb(event))
+        if res.status == "ok":
+            await self.store.mark_live(rid, started)
         if res.status == "wait":
             loop = asyncio.get_running_loop()
             self._timers[rid] = loop.call_later(

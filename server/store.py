@@ -20,6 +20,9 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}:ev`` (stream) — race events, entry id ``<version>-0``, field ``e`` =
   msgpack event (each with ``at``, the Redis time in ms) — as the race
 * ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
+* ``sr:race:{<rid>}:watchers`` (zset) — spectator connections (``<process>:<conn>``) scored by
+  the Redis time their registration expires (refreshed by their process) — as the race
+* ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
 * ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
 * ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing — QUICK_TTL
 
@@ -106,6 +109,12 @@ class Keys:
     @staticmethod
     def result(rid: str) -> str:
         return f"sr:race:{{{rid}}}:result"
+
+    @staticmethod
+    def watchers(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:watchers"
+
+    LIVE = "sr:live"
 
     @staticmethod
     def code(code: str) -> str:
@@ -272,6 +281,24 @@ redis.call('SET', KEYS[3], ARGV[2])
 return {'ok', emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
 """
 
+# KEYS meta watchers ev | ARGV member add(1/0) ttl_ms channel
+_SPECTATE = _PRELUDE + """
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local changed
+if ARGV[2] == '1' then
+  changed = redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+else
+  changed = redis.call('ZREM', KEYS[2], ARGV[1])
+end
+local count = redis.call('ZCARD', KEYS[2])
+local state = redis.call('HGET', KEYS[1], 'state')
+if changed == 1 and state and state ~= 'finished' and state ~= 'closed' then
+  emit(KEYS[1], KEYS[3], ARGV[4], cmsgpack.pack({k='spectators', count=count}))
+end
+return count
+"""
+
 # KEYS queue | ARGV pid ttl
 _QUICK = """
 for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
@@ -320,6 +347,7 @@ class Store:
         self._resign = redis.register_script(_RESIGN)
         self._finish = redis.register_script(_FINISH)
         self._quick = redis.register_script(_QUICK)
+        self._spectate = redis.register_script(_SPECTATE)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
 
     def _count(self) -> None:
@@ -470,6 +498,8 @@ class Store:
                 p.expire(Keys.pstate(rid, pid), RETENTION)
                 p.expire(Keys.log(rid, pid), RETENTION)
                 p.srem(Keys.player_races(pid), rid)
+            p.expire(Keys.watchers(rid), RETENTION)
+            p.zrem(Keys.LIVE, rid)
             if code:
                 p.delete(Keys.code(code))
             await p.execute()
@@ -524,6 +554,51 @@ class Store:
     async def player_races(self, pid: str) -> list[str]:
         self._count()
         return sorted(_s(x) for x in await self.redis.smembers(Keys.player_races(pid)))
+
+    # ------------------------------------------------------------------ spectators
+
+    async def spectate(self, rid: str, member: str, add: bool, ttl_ms: int) -> int:
+        """Register (or drop) one spectator connection; returns the spectator count."""
+        self._count()
+        return int(await self._spectate(
+            keys=[Keys.race(rid), Keys.watchers(rid), Keys.events(rid)],
+            args=[member, "1" if add else "0", ttl_ms, Keys.race_channel(rid)],
+        ))
+
+    async def refresh_spectators(self, rid: str, members: Sequence[str], ttl_ms: int) -> None:
+        now = await self.server_time_ms()
+        self._count()
+        await self.redis.zadd(Keys.watchers(rid), {m: now + ttl_ms for m in members}, xx=True)
+
+    async def mark_live(self, rid: str, started_at: int) -> None:
+        self._count()
+        await self.redis.zadd(Keys.LIVE, {rid: started_at})
+
+    async def live_races(
+        self, limit: int, before: int | None
+    ) -> list[tuple[str, dict[str, str], int, int]]:
+        """(race id, meta, racers, spectators) of running races started before ``before``,
+        newest first."""
+        self._count()
+        top = f"({before}" if before is not None else "+inf"
+        ids = await self.redis.zrevrangebyscore(Keys.LIVE, top, "-inf", start=0, num=limit)
+        if not ids:
+            return []
+        now = await self.server_time_ms()
+        rids = [_s(x) for x in ids]
+        async with self.redis.pipeline(transaction=False) as p:
+            for rid in rids:
+                p.hgetall(Keys.race(rid))
+                p.hlen(Keys.racers(rid))
+                p.zcount(Keys.watchers(rid), now, "+inf")
+            raw = await p.execute()
+        self._count()
+        out = []
+        for i, rid in enumerate(rids):
+            meta, racers, watchers = raw[3 * i : 3 * i + 3]
+            if meta:
+                out.append((rid, decode_map(meta), int(racers), int(watchers)))
+        return out
 
     # ------------------------------------------------------------------ quick pairing
 

@@ -1,0 +1,322 @@
+"""Server configuration: one table of settings, read from flags, then ``SOLRACE_*``, then defaults.
+
+Why one table (:data:`SETTINGS`): the argparse flags, the environment variable names, the
+defaults, the validation and the start-up printout (:meth:`Config.describe`) are all derived
+from it, so they cannot drift apart. Precedence is flag > environment > default, and the
+printout says which one each value came from.
+
+The secret (the HMAC key for daily seeds) is never printed. When neither ``--secret`` nor
+``SOLRACE_SECRET`` gives one, a random one is generated once and kept in
+``DATA_DIR/secret`` so that restarts agree. That is only right for a single process: every
+process sharing a Redis must use the same secret, so with ``--redis-url`` set the printout warns
+to set ``SOLRACE_SECRET`` instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import secrets
+import socket
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+__all__ = ["SETTINGS", "Config", "Setting", "mask_url", "parse_duration"]
+
+ENV_PREFIX = "SOLRACE_"
+SECRET_FILE = "secret"
+MIN_SECRET_LENGTH = 16
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+MASK = "***"
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhd]?)\s*$")
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``"90"``, ``"1.5"``, ``"45s"``, ``"10m"``, ``"12h"`` or ``"7d"``."""
+    match = _DURATION.match(text)
+    if match is None:
+        raise ValueError(f"not a duration (e.g. 30, 45s, 10m, 12h, 7d): {text!r}")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def _log_level(text: str) -> str:
+    level = text.strip().upper()
+    if level not in LOG_LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}, not {text!r}")
+    return level
+
+
+def _optional_str(text: str) -> str | None:
+    return text or None
+
+
+def mask_url(url: str) -> str:
+    """``url`` with any password (in the userinfo or a ``password=`` query) shown as ``***``."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        userinfo, _, hostinfo = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{MASK}@{hostinfo}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(key.lower() == "password" for key, _ in pairs):
+            pairs = [(k, MASK if k.lower() == "password" else v) for k, v in pairs]
+            query = urlencode(pairs, safe="*")
+    if (netloc, query) == (parts.netloc, parts.query):
+        return url
+    # Rebuilt by hand: urlunsplit would drop the empty authority of unix:///path URLs.
+    rebuilt = f"{parts.scheme}://{netloc}{parts.path}"
+    if query:
+        rebuilt += f"?{query}"
+    if parts.fragment:
+        rebuilt += f"#{parts.fragment}"
+    return rebuilt
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configurable value: the :class:`Config` field it sets (whose default applies when
+    neither flag nor environment gives it) and how to parse its text; flag and env are derived.
+    """
+
+    name: str
+    parse: Callable[[str], Any]
+    help: str
+    secret: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+
+def _default_process_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("host", str, "address to listen on"),
+    Setting("port", int, "TCP port for websockets, /healthz and /metrics (0: any free port)"),
+    Setting("redis_url", _optional_str,
+            "Redis URL (redis://, rediss://, unix://); unset: start an embedded Redis"),
+    Setting("data_dir", Path, "directory for the embedded Redis AOF and the generated secret"),
+    Setting("secret", _optional_str,
+            "server secret (HMAC key for daily seeds); unset: generated into DATA_DIR/secret",
+            secret=True),
+    Setting("max_frame", int, "largest websocket frame accepted, in bytes"),
+    Setting("rate", float, "messages per second allowed per connection (sustained)"),
+    Setting("burst", int, "messages allowed in a burst per connection"),
+    Setting("idle_timeout", parse_duration, "close a connection silent this long (30, 45s, 2m)"),
+    Setting("ping_interval", parse_duration, "websocket ping interval"),
+    Setting("session_ttl", parse_duration, "session token lifetime since last use (e.g. 7d)"),
+    Setting("log_level", _log_level, "logging level"),
+    Setting("process_id", str, "name of this process in logs and Redis"),
+    Setting("countdown", parse_duration, "countdown between all-ready and the start"),
+    Setting("quick_time_limit", int, "time limit in seconds of quick-paired races"),
+    Setting("send_queue", int, "frames queued per connection before it is dropped as too slow"),
+    Setting("spectator_delay", parse_duration, "how far spectators of rated races run behind"),
+)  # fmt: skip
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Config:
+    """The validated settings of one server process (see :data:`SETTINGS` for each field).
+
+    Construct directly in tests (``Config(secret=..., port=0, redis_url=url)``) or from the
+    command line and environment with :meth:`from_args`.
+    """
+
+    secret: str
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None
+    data_dir: Path = Path("data")
+    max_frame: int = 64 * 1024
+    rate: float = 50.0
+    burst: int = 100
+    idle_timeout: float = 60.0
+    ping_interval: float = 20.0
+    session_ttl: float = 7 * 86400.0
+    log_level: str = "INFO"
+    process_id: str = field(default_factory=_default_process_id)
+    countdown: float = 3.0
+    quick_time_limit: int = 600
+    send_queue: int = 256
+    spectator_delay: float = 15.0
+    #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if len(self.secret) < MIN_SECRET_LENGTH:
+            problems.append(f"secret must be at least {MIN_SECRET_LENGTH} characters")
+        if not 0 <= self.port <= 65535:
+            problems.append(f"port must be in 0..65535, not {self.port}")
+        if self.redis_url is not None and urlsplit(self.redis_url).scheme not in (
+            "redis", "rediss", "unix",
+        ):  # fmt: skip
+            problems.append(f"redis_url must be redis://, rediss:// or unix://: "
+                            f"{mask_url(self.redis_url)}")
+        if self.max_frame < 1024:
+            problems.append(f"max_frame must be at least 1024 bytes, not {self.max_frame}")
+        if not self.rate > 0:
+            problems.append(f"rate must be positive, not {self.rate}")
+        if self.burst < 1:
+            problems.append(f"burst must be at least 1, not {self.burst}")
+        for name in ("idle_timeout", "ping_interval", "session_ttl"):
+            if not getattr(self, name) > 0:
+                problems.append(f"{name} must be positive, not {getattr(self, name)}")
+        if not self.countdown >= 0:
+            problems.append(f"countdown must not be negative, not {self.countdown}")
+        if not self.spectator_delay >= 0:
+            problems.append(f"spectator_delay must not be negative, not {self.spectator_delay}")
+        for name in ("quick_time_limit", "send_queue"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.log_level not in LOG_LEVELS:
+            problems.append(f"log_level must be one of {', '.join(LOG_LEVELS)}")
+        if not self.process_id:
+            problems.append("process_id must not be empty")
+        if problems:
+            raise ValueError("invalid configuration: " + "; ".join(problems))
+
+    @property
+    def secret_key(self) -> bytes:
+        """The secret as HMAC key bytes."""
+        return self.secret.encode()
+
+    @property
+    def embedded_redis(self) -> bool:
+        """Whether the server must start its own Redis (no ``redis_url``)."""
+        return self.redis_url is None
+
+    @classmethod
+    def parser(cls) -> argparse.ArgumentParser:
+        """The argparse parser; every flag defaults to None so that env and defaults apply."""
+        parser = argparse.ArgumentParser(
+            prog="solrace-server",
+            description="The solrace race server. Every flag can also be set with the "
+            "environment variable named in its help; flags win.",
+        )
+        defaults = {f.name: f for f in fields(cls)}
+        for s in SETTINGS:
+            default = defaults[s.name].default
+            if s.name == "process_id":
+                shown = "; default HOSTNAME-PID"
+            elif s.secret or default is MISSING or default is None:
+                shown = ""
+            else:
+                shown = f"; default {default}"
+            parser.add_argument(
+                s.flag, dest=s.name, default=None, metavar=s.name.upper(),
+                help=f"{s.help} (env {s.env}{shown})",
+            )  # fmt: skip
+        return parser
+
+    @classmethod
+    def from_args(
+        cls, argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
+    ) -> Config:
+        """Parse ``argv`` (default ``sys.argv[1:]``) over ``environ`` (default ``os.environ``).
+
+        A bad value exits through argparse with a message naming the flag or variable. May
+        create ``DATA_DIR/secret`` (see the module docstring).
+        """
+        env = os.environ if environ is None else environ
+        parser = cls.parser()
+        args = parser.parse_args(argv)
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        for s in SETTINGS:
+            raw: str | None = getattr(args, s.name)
+            if raw is not None:
+                origin = f"flag {s.flag}"
+            elif s.env in env:
+                raw, origin = env[s.env], f"env {s.env}"
+            else:
+                sources[s.name] = "default"
+                continue
+            try:
+                values[s.name] = s.parse(raw)
+            except ValueError as exc:
+                parser.error(f"{origin}: {exc}")
+            sources[s.name] = origin
+        if values.get("secret") is None:
+            data_dir = Path(values.get("data_dir", cls.__dataclass_fields__["data_dir"].default))
+            values["secret"], sources["secret"] = _file_secret(data_dir)
+        try:
+            return cls(**values, sources=sources)
+        except ValueError as exc:
+            parser.error(str(exc))
+        raise AssertionError("unreachable")  # parser.error exits
+
+    def describe(self) -> str:
+        """A multi-line printout of every setting and its source, secrets masked."""
+        lines = ["solrace server configuration:"]
+        for s in SETTINGS:
+            value = getattr(self, s.name)
+            if s.secret:
+                shown = MASK
+            elif s.name == "redis_url":
+                shown = mask_url(value) if value else f"embedded (AOF in {self.data_dir})"
+            else:
+                shown = str(value)
+            lines.append(f"  {s.name:<14} {shown:<32} ({self.sources.get(s.name, 'given')})")
+        if self.redis_url is not None and self.sources.get("secret", "").startswith("file"):
+            lines.append(
+                "  warning: the secret comes from a local file; every process sharing this "
+                f"Redis must use the same one: set {_BY_NAME['secret'].env}"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        shown = []
+        for f in fields(self):
+            if f.name == "sources":
+                continue
+            value = getattr(self, f.name)
+            if f.name == "secret":
+                value = MASK
+            elif f.name == "redis_url" and value:
+                value = mask_url(value)
+            shown.append(f"{f.name}={value!r}")
+        return f"Config({', '.join(shown)})"
+
+
+def _file_secret(data_dir: Path) -> tuple[str, str]:
+    """The secret kept in ``data_dir/secret``, created (atomically, mode 0600) if missing.
+
+    Creation writes a temporary file and hard-links it into place, so two processes starting
+    together on one data directory both end up with the one secret that won.
+    """
+    path = data_dir / SECRET_FILE
+    generated = False
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = data_dir / f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_urlsafe(32) + "\n")
+            try:
+                os.link(tmp, path)
+                generated = True
+            except FileExistsError:
+                pass
+        finally:
+            tmp.unlink(missing_ok=True)
+    secret = path.read_text().strip()
+    return secret, f"file {path}{' (generated)' if generated else ''}"
