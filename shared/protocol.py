@@ -42,6 +42,7 @@ ERROR_CODES = (
     "race_full",  # every seat is taken
     "race_started",  # join/leave/ready after the lobby closed
     "not_in_race",  # the race exists but the caller is not a racer in it
+    "not_watching",  # unwatch of a race this connection does not watch
     "not_your_game",  # acting on a game that belongs to someone else
     "not_running",  # a move or resign when the race is not running
     "already_finished",  # the caller's game is over
@@ -129,7 +130,8 @@ def _check_race(race: str) -> None:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hello(Request):
-    """First message: protocol version, then a name (new session) or a token (resume)."""
+    """First message: protocol version, then a name (new session), a token (resume) or
+    neither (an anonymous spectator: may watch and list races, not race)."""
 
     TYPE: ClassVar[str] = "hello"
     v: int
@@ -145,8 +147,8 @@ class Hello(Request):
                 f"{', '.join(map(str, sorted(SUPPORTED_VERSIONS)))})",
                 supported=sorted(SUPPORTED_VERSIONS),
             )
-        if self.token is None and self.name is None:
-            raise ProtocolError("bad_message", "hello needs a name or a token")
+        if self.token is not None and self.name is not None:
+            raise ProtocolError("bad_message", "hello takes a name or a token, not both")
         if self.token is None and self.name is not None and not NAME_RE.match(self.name):
             raise ProtocolError(
                 "bad_name",
@@ -257,6 +259,49 @@ class MakeMove(RaceRequest):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Watch(Request):
+    """Spectate a race by ``race`` id or invite ``code``: a snapshot of every board, then live
+    events. ``since`` > 0 resumes after that version instead of sending a snapshot; ``full``
+    sends every event from the first (a replay) instead of a snapshot."""
+
+    TYPE: ClassVar[str] = "watch"
+    race: str | None = None
+    code: str | None = None
+    since: int = 0
+    full: bool = False
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if (self.code is None) == (self.race is None):
+            raise ProtocolError("bad_message", "watch needs exactly one of code, race")
+        if self.code is not None and not CODE_RE.match(self.code.upper()):
+            raise ProtocolError("race_not_found", f"no race with code {self.code!r}")
+        if self.race is not None:
+            _check_race(self.race)
+        if self.since < 0:
+            raise ProtocolError("bad_message", "since must be >= 0")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unwatch(RaceRequest):
+    TYPE: ClassVar[str] = "unwatch"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LiveRaces(Request):
+    """Running races, newest first; ``before`` is the ``next`` cursor of the previous page."""
+
+    TYPE: ClassVar[str] = "races.live"
+    limit: int = 20
+    before: int | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if not 1 <= self.limit <= 100:
+            raise ProtocolError("bad_message", "limit must be 1..100")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class QuickPair(Request):
     TYPE: ClassVar[str] = "quick"
     variant: str
@@ -288,7 +333,7 @@ _REQUESTS: dict[str, type[Request]] = {
     cls.TYPE: cls
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
-        QuickCancel, Ping, MyRaces,
+        QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces,
     )
 }
 
