@@ -37,6 +37,7 @@ server process, so a race's clock does not depend on which process serves it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from typing import Any
 
 import msgpack
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 from solrace.server import metrics
 
 RETENTION = 30 * 24 * 3600  # seconds finished races (and their replays) are kept
@@ -312,6 +314,63 @@ return {'wait'}
 """
 
 
+class ScriptBatcher:
+    """Sends the script calls made during one event-loop tick as one pipeline.
+
+    Hundreds of connections each awaiting their own round trip cost hundreds of socket writes,
+    reads and parser passes; one pipeline per tick costs one of each. Results are demultiplexed
+    to each caller's future, so callers still see one call and one answer. Scripts are called by
+    SHA (EVALSHA); a server that lost its script cache (a restart) answers NOSCRIPT, and those
+    calls — which did not run — are retried once after loading the script.
+    """
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.batches = 0
+
+    def call(self, script: Any, keys: list[Any], args: list[Any]) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._pending.append((script, keys, args, fut))
+        return fut
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        if batch:
+            task = asyncio.ensure_future(self._send(batch))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, batch: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]]
+                    ) -> None:
+        self.batches += 1
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for script, keys, args, _ in batch:
+                    pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                results = await pipe.execute(raise_on_error=False)
+            for (script, keys, args, fut), res in zip(batch, results):
+                if isinstance(res, NoScriptError):
+                    await self.redis.script_load(script.script)
+                    try:
+                        res = await self.redis.evalsha(script.sha, len(keys), *keys, *args)
+                    except Exception as exc:
+                        res = exc
+                if fut.done():
+                    continue
+                if isinstance(res, Exception):
+                    fut.set_exception(res)
+                else:
+                    fut.set_result(res)
+        except Exception as exc:
+            for *_, fut in batch:
+                if not fut.done():
+                    fut.set_exception(exc)
+
+
 @dataclass(frozen=True, slots=True)
 class ScriptResult:
     """A script's answer: ``status`` (ok, err, stale, dup, wait, …) and its values."""
@@ -348,6 +407,7 @@ class Store:
         self._finish = redis.register_script(_FINISH)
         self._quick = redis.register_script(_QUICK)
         self._spectate = redis.register_script(_SPECTATE)
+        self.batcher = ScriptBatcher(redis)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
 
     def _count(self) -> None:
@@ -410,7 +470,7 @@ class Store:
     ) -> ScriptResult:
         self._count()
         res = ScriptResult.of(
-            await self._join(
+            await self.batcher.call(self._join,
                 keys=[Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.events(rid),
                       Keys.ready(rid)],
                 args=[pid, name, Keys.race_channel(rid), "1" if auto_ready else "0", countdown_ms],
@@ -424,7 +484,7 @@ class Store:
     async def leave(self, rid: str, pid: str, countdown_ms: int) -> ScriptResult:
         self._count()
         res = ScriptResult.of(
-            await self._leave(
+            await self.batcher.call(self._leave,
                 keys=[Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.ready(rid),
                       Keys.events(rid)],
                 args=[pid, Keys.race_channel(rid), countdown_ms],
@@ -438,7 +498,7 @@ class Store:
     async def ready(self, rid: str, pid: str, countdown_ms: int) -> ScriptResult:
         self._count()
         return ScriptResult.of(
-            await self._ready(
+            await self.batcher.call(self._ready,
                 keys=[Keys.race(rid), Keys.racers(rid), Keys.ready(rid), Keys.events(rid)],
                 args=[pid, Keys.race_channel(rid), countdown_ms],
             )
@@ -447,7 +507,7 @@ class Store:
     async def start(self, rid: str, start_event: bytes) -> ScriptResult:
         self._count()
         return ScriptResult.of(
-            await self._start(
+            await self.batcher.call(self._start,
                 keys=[Keys.race(rid), Keys.racers(rid), Keys.events(rid)],
                 args=[Keys.race_channel(rid), start_event],
             )
@@ -462,7 +522,7 @@ class Store:
         and ``at``."""
         self._count()
         return ScriptResult.of(
-            await self._move(
+            await self.batcher.call(self._move,
                 keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
                 args=[pid, seq, move, home, "1" if progressed else "0", result,
                       Keys.race_channel(rid), event],
@@ -472,7 +532,7 @@ class Store:
     async def resign(self, rid: str, pid: str) -> ScriptResult:
         self._count()
         return ScriptResult.of(
-            await self._resign(
+            await self.batcher.call(self._resign,
                 keys=[Keys.race(rid), Keys.pstate(rid, pid), Keys.events(rid), Keys.racers(rid)],
                 args=[pid, Keys.race_channel(rid)],
             )
@@ -481,7 +541,7 @@ class Store:
     async def finish(self, rid: str, end_event: bytes, version_read: int) -> ScriptResult:
         self._count()
         return ScriptResult.of(
-            await self._finish(
+            await self.batcher.call(self._finish,
                 keys=[Keys.race(rid), Keys.events(rid), Keys.result(rid)],
                 args=[Keys.race_channel(rid), end_event, version_read],
             )
@@ -560,7 +620,7 @@ class Store:
     async def spectate(self, rid: str, member: str, add: bool, ttl_ms: int) -> int:
         """Register (or drop) one spectator connection; returns the spectator count."""
         self._count()
-        return int(await self._spectate(
+        return int(await self.batcher.call(self._spectate,
             keys=[Keys.race(rid), Keys.watchers(rid), Keys.events(rid)],
             args=[member, "1" if add else "0", ttl_ms, Keys.race_channel(rid)],
         ))
@@ -604,7 +664,9 @@ class Store:
 
     async def quick_enqueue(self, queue: str, pid: str) -> ScriptResult:
         self._count()
-        return ScriptResult.of(await self._quick(keys=[Keys.quick(queue)], args=[pid, QUICK_TTL]))
+        return ScriptResult.of(
+            await self.batcher.call(self._quick, keys=[Keys.quick(queue)], args=[pid, QUICK_TTL])
+        )
 
     async def quick_cancel(self, queue: str, pid: str) -> int:
         self._count()
