@@ -27,7 +27,8 @@ __all__ = [
     "MESSAGES",
     "MOVES",
     "MOVE_ACK_SECONDS",
-    "RACES",
+    "RACES_CREATED",
+    "RACES_FINISHED",
     "REDIS_COMMANDS",
     "REGISTRY",
     "Counter",
@@ -323,7 +324,10 @@ MOVES = REGISTRY.counter(
 MOVE_ACK_SECONDS = REGISTRY.histogram(
     "solrace_move_ack_seconds", "Time from receiving a move to sending its ack, in seconds."
 )
-RACES = REGISTRY.gauge("solrace_races", "Races this process holds, by lifecycle state.", ("state",))
+RACES_CREATED = REGISTRY.counter("solrace_races_created_total", "Races created by this process.")
+RACES_FINISHED = REGISTRY.counter(
+    "solrace_races_finished_total", "Races this process brought to their end."
+)
 REDIS_COMMANDS = REGISTRY.counter(
     "solrace_redis_commands_total", "Redis round trips (commands, pipelines, scripts) issued."
 )

@@ -30,8 +30,6 @@ from solrace.shared.views import delta, view_of
 
 log = logging.getLogger("solrace.races")
 
-RACES_CREATED = metrics.REGISTRY.counter("solrace_races_created_total", "Races created.")
-RACES_FINISHED = metrics.REGISTRY.counter("solrace_races_finished_total", "Races finished.")
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 
@@ -92,7 +90,7 @@ class GameEntry:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-def standings(rec: RaceRecord) -> list[dict[str, Any]]:
+def standings(rec: RaceRecord, dealt_home: int = 0) -> list[dict[str, Any]]:
     """Winners by finish time; then by cards home (more first), fewer moves, earlier last
     progress; then seat order. ``docs/protocol.md`` states the same rule for players."""
     ended = rec.num("ends_at") - rec.num("started_at")
@@ -105,7 +103,7 @@ def standings(rec: RaceRecord) -> list[dict[str, Any]]:
                 "player": pid,
                 "name": rec.names.get(pid, "?"),
                 "result": result,
-                "home": int(p.get("home", 0) or 0),
+                "home": int(p.get("home") or dealt_home),  # no move yet: as dealt
                 "moves": int(p.get("moves", 0) or 0),
                 "elapsed": int(p["finished_at"]) if p.get("finished_at") else ended,
                 "progress_at": int(p["progress_at"]) if p.get("progress_at") else None,
@@ -123,6 +121,12 @@ def standings(rec: RaceRecord) -> list[dict[str, Any]]:
     for rank, r in enumerate(rows, 1):
         r["rank"] = rank
     return rows
+
+
+def dealt_home(info: RaceInfo) -> int:
+    """Cards the deal itself puts home (Sixes and Sevens deals some): a racer who has not
+    moved has exactly these, not zero."""
+    return Game(info.variant, info.options, info.seed).cards_home
 
 
 class RaceService:
@@ -199,7 +203,7 @@ class RaceService:
                 break
         else:  # pragma: no cover - 32**6 codes
             raise ProtocolError("internal", "could not allocate an invite code")
-        RACES_CREATED.inc()
+        metrics.RACES_CREATED.inc()
         return rid, 0
 
     async def join(self, player: Player, rid: str, *, auto_ready: bool = False) -> int:
@@ -278,7 +282,7 @@ class RaceService:
             "k": "start", "started_at": started, "ends_at": started + 1000 * info.time_limit,
             "view": view_of(game).wire(),
         }
-        res = await self.store.start(rid, msgpack.packb(event))
+        res = await self.store.start(rid, msgpack.packb(event), rec.order, game.cards_home)
         if res.status == "ok":
             await self.store.mark_live(rid, started)
         if res.status == "wait":
@@ -301,13 +305,13 @@ class RaceService:
             reason = "done" if rec.num("unfinished") <= 0 else "time"
             event = {
                 "k": "end", "reason": reason, "seed": info.seed,
-                "commitment": rec.meta["commitment"], "standings": standings(rec),
+                "commitment": rec.meta["commitment"], "standings": standings(rec, dealt_home(info)),
             }
             res = await self.store.finish(rid, msgpack.packb(event), rec.num("version"))
             if res.status == "ok":
                 await self.store.retire(rid, rec.order, info.code)
                 self._forget(rid, rec.order)
-                RACES_FINISHED.inc()
+                metrics.RACES_FINISHED.inc()
                 return True
             if res.status == "early":
                 self.arm(rec)
@@ -419,7 +423,7 @@ class RaceService:
                 "status": status.value}
 
     async def resign(self, player: Player, rid: str) -> dict[str, Any]:
-        res = await self.store.resign(rid, player.pid)
+        res = await self.store.resign(rid, player.pid, dealt_home(await self.info(rid)))
         if res.status == "err" and res.values[0] == "time_up":
             self._spawn(self.try_finish(rid))
             raise ProtocolError("not_running", "time is up")

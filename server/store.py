@@ -212,7 +212,7 @@ end
 return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
 """
 
-# KEYS meta racers ev | ARGV channel start_event_bytes
+# KEYS meta racers ev pstate... | ARGV channel start_event_bytes home_at_deal
 _START = _PRELUDE + """
 local m = redis.call('HMGET', KEYS[1], 'state', 'starts_at', 'time_limit')
 if not m[1] then return {'err', 'race_not_found'} end
@@ -222,6 +222,7 @@ local starts = tonumber(m[2])
 if now < starts then return {'wait', starts - now} end
 redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', starts,
   'ends_at', starts + 1000 * tonumber(m[3]), 'unfinished', redis.call('HLEN', KEYS[2]))
+for i = 4, #KEYS do redis.call('HSET', KEYS[i], 'home', ARGV[3], 'moves', 0) end
 return {'ok', emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])}
 """
 
@@ -253,7 +254,7 @@ local body = add_fields(ARGV[8], {'elapsed', elapsed})
 return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], body), elapsed, unfinished}
 """
 
-# KEYS meta pstate ev racers | ARGV pid channel
+# KEYS meta pstate ev racers | ARGV pid channel dealt_home (home of a racer who never moved)
 _RESIGN = _PRELUDE + """
 local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
 if not m[1] then return {'err', 'race_not_found'} end
@@ -266,7 +267,7 @@ if p[1] and p[1] ~= '' then return {'err', 'already_finished'} end
 local elapsed = now - tonumber(m[2])
 redis.call('HSET', KEYS[2], 'result', 'resigned', 'finished_at', elapsed)
 local unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
-local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or '-1'),
+local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or ARGV[3]),
   moves=tonumber(p[3] or '0'), elapsed=elapsed, result='resigned'}
 return {'ok', emit(KEYS[1], KEYS[3], ARGV[2], cmsgpack.pack(ev)), elapsed, unfinished}
 """
@@ -504,12 +505,17 @@ class Store:
             )
         )
 
-    async def start(self, rid: str, start_event: bytes) -> ScriptResult:
+    async def start(
+        self, rid: str, start_event: bytes, players: Sequence[str], home: int
+    ) -> ScriptResult:
+        """countdown -> running once ``starts_at`` is reached; every racer's progress starts
+        at ``home`` (the cards the deal puts home, 16 in Sixes and Sevens)."""
         self._count()
         return ScriptResult.of(
             await self.batcher.call(self._start,
-                keys=[Keys.race(rid), Keys.racers(rid), Keys.events(rid)],
-                args=[Keys.race_channel(rid), start_event],
+                keys=[Keys.race(rid), Keys.racers(rid), Keys.events(rid),
+                      *(Keys.pstate(rid, pid) for pid in players)],
+                args=[Keys.race_channel(rid), start_event, home],
             )
         )
 
@@ -529,12 +535,12 @@ class Store:
             )
         )
 
-    async def resign(self, rid: str, pid: str) -> ScriptResult:
+    async def resign(self, rid: str, pid: str, dealt_home: int = 0) -> ScriptResult:
         self._count()
         return ScriptResult.of(
             await self.batcher.call(self._resign,
                 keys=[Keys.race(rid), Keys.pstate(rid, pid), Keys.events(rid), Keys.racers(rid)],
-                args=[pid, Keys.race_channel(rid)],
+                args=[pid, Keys.race_channel(rid), dealt_home],
             )
         )
 

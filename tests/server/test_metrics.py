@@ -177,13 +177,13 @@ def test_default_registry_has_the_server_metrics() -> None:
         "solrace_errors_total": "counter",
         "solrace_moves_total": "counter",
         "solrace_move_ack_seconds": "histogram",
-        "solrace_races": "gauge",
+        "solrace_races_created_total": "counter",
+        "solrace_races_finished_total": "counter",
         "solrace_redis_commands_total": "counter",
     }
     assert metrics.MESSAGES.labelnames == ("type",)
     assert metrics.ERRORS.labelnames == ("code",)
     assert metrics.MOVES.labelnames == ("variant",)
-    assert metrics.RACES.labelnames == ("state",)
     assert "version=0.0.4" in CONTENT_TYPE
 
 
