@@ -86,6 +86,11 @@ class Client:
     async def reconnect(self) -> dict[str, Any]:
         """Resume the session on a new connection and catch up every known race."""
         await self.close()
+        # The old connection's "closed" marker is history now: keep only real messages.
+        kept = [self._events.get_nowait() for _ in range(self._events.qsize())]
+        for msg in kept:
+            if msg.get("t") != "closed":
+                self._events.put_nowait(msg)
         welcome = await self.connect()
         for race in list(self.versions):
             await self.sync(race)

@@ -392,10 +392,14 @@ class RaceService:
         }
         if result:
             event["result"] = result
-        res = await self.store.append_move(
-            rid, player.pid, seq, move.text(), game.cards_home, game.cards_home > before_home,
-            result, msgpack.packb(event),
-        )
+        try:
+            res = await self.store.append_move(
+                rid, player.pid, seq, move.text(), game.cards_home,
+                game.cards_home > before_home, result, msgpack.packb(event),
+            )
+        except BaseException:  # store unreachable: the cache must not keep an unlogged move
+            game.pop()
+            raise
         if res.status != "ok":
             game.pop()
             if res.status in ("stale", "dup"):
