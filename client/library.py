@@ -212,13 +212,15 @@ class Client:
         return await self.request("resign", race=race)
 
     async def sync(self, race: str) -> dict[str, Any]:
-        """Events missed since the last version seen, and the own board afresh."""
-        r = await self.request("sync", race=race, since=self.versions.get(race, 0))
-        for ev in r["events"]:
-            self._on_event({"t": "event", "race": race, **ev})
-        if r.get("board"):
-            self.boards[race] = r["board"]
-        return r
+        """Events missed since the last version seen (in pages), and the own board afresh."""
+        while True:
+            r = await self.request("sync", race=race, since=self.versions.get(race, 0))
+            for ev in r["events"]:
+                self._on_event({"t": "event", "race": race, **ev})
+            if r.get("board"):
+                self.boards[race] = r["board"]
+            if not r.get("more"):
+                return r
 
     async def wait_running(self, race: str, timeout: float = 15.0) -> dict[str, Any]:
         """Wait for the race's start event (or return it at once when the board exists)."""

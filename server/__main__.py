@@ -4,4 +4,5 @@ import sys
 
 from solrace.server.app import main
 
-sys.exit(main())
+if __name__ == "__main__":  # worker processes (spawn) import this module as __mp_main__
+    sys.exit(main())

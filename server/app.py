@@ -21,9 +21,11 @@ from redis.asyncio import Redis
 from solrace.server import metrics
 from solrace.server.config import Config
 from solrace.server.connection import Connection
+from solrace.server.daily import DailyService
 from solrace.server.hub import Hub
 from solrace.server.races import RaceService
 from solrace.server.redisproc import RedisProcess
+from solrace.server.results import Results
 from solrace.server.store import Store
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -42,6 +44,7 @@ class Context:
     races: RaceService
     send_queue: int
     quick_time_limit: int
+    daily: DailyService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
 
 
@@ -53,6 +56,7 @@ class Server:
         self.ctx: Context | None = None
         self.ws: WsServer | None = None
         self._refresher: asyncio.Task[None] | None = None
+        self._preparer: asyncio.Task[None] | None = None
 
     @property
     def port(self) -> int:
@@ -74,7 +78,12 @@ class Server:
         hub = Hub(self.redis, cfg.process_id)
         await hub.start()
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
-        self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit)
+        Results(store, races)
+        daily = DailyService(store, races, cfg.secret_key, budget_nodes=cfg.daily_budget,
+                             process=cfg.process_id)
+        self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily)
+        if cfg.daily_prepare >= 0:
+            self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         self.ws = await serve(
             self._handle,
             cfg.host,
@@ -105,17 +114,23 @@ class Server:
             return conn.respond(HTTPStatus.OK, "ok\n")
         if path == "/metrics":
             resp = conn.respond(HTTPStatus.OK, metrics.REGISTRY.render())
+            del resp.headers["Content-Type"]  # setting a Headers item adds, not replaces
             resp.headers["Content-Type"] = metrics.CONTENT_TYPE
             return resp
         return None
 
     async def _refresh_spectators(self) -> None:
-        """Keep this process's spectator registrations alive (they expire if it dies)."""
+        """Every 30 s: keep this process's spectator registrations alive (they expire if it
+        dies), and end races whose time is up though no process holds their timer."""
         from solrace.server.connection import SPECTATOR_TTL_MS
 
         while True:
             await asyncio.sleep(SPECTATOR_TTL_MS / 3000)
             assert self.ctx is not None
+            try:
+                await self.ctx.races.sweep()
+            except Exception as exc:
+                log.warning("race sweep failed: %s", exc)
             for rid, members in list(self.ctx.spectators.items()):
                 if not members:
                     self.ctx.spectators.pop(rid, None)
@@ -125,14 +140,27 @@ class Server:
                 except Exception as exc:
                     log.warning("spectator refresh failed: %s", exc)
 
+    async def _prepare_dailies(self, days_ahead: int) -> None:
+        """Certify upcoming dailies ahead of time (hourly), so nobody waits for the solver."""
+        assert self.ctx is not None
+        await asyncio.sleep(10)
+        while True:
+            try:
+                await self.ctx.daily.prepare(days_ahead)
+            except Exception as exc:
+                log.warning("daily preparation failed: %s", exc)
+            await asyncio.sleep(3600)
+
     async def stop(self) -> None:
-        if self._refresher is not None:
-            self._refresher.cancel()
+        for task in (self._refresher, self._preparer):
+            if task is not None:
+                task.cancel()
         if self.ws is not None:
             self.ws.close()
             with contextlib.suppress(Exception):
                 await self.ws.wait_closed()
         if self.ctx is not None:
+            await self.ctx.daily.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()
         if self.redis is not None:

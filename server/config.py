@@ -126,6 +126,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("quick_time_limit", int, "time limit in seconds of quick-paired races"),
     Setting("send_queue", int, "frames queued per connection before it is dropped as too slow"),
     Setting("spectator_delay", parse_duration, "how far spectators of rated races run behind"),
+    Setting("daily_budget", int, "solver node budget to certify one daily candidate deal"),
+    Setting("daily_prepare", int,
+            "days ahead to certify dailies in the background (-1: only on demand)"),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -156,6 +159,8 @@ class Config:
     quick_time_limit: int = 600
     send_queue: int = 256
     spectator_delay: float = 15.0
+    daily_budget: int = 200_000
+    daily_prepare: int = 1
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
@@ -183,6 +188,8 @@ class Config:
             problems.append(f"countdown must not be negative, not {self.countdown}")
         if not self.spectator_delay >= 0:
             problems.append(f"spectator_delay must not be negative, not {self.spectator_delay}")
+        if self.daily_budget < 1 or self.daily_prepare < -1:
+            problems.append("daily_budget must be >= 1 and daily_prepare >= -1")
         for name in ("quick_time_limit", "send_queue"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, not {getattr(self, name)}")

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 from solrace.server import metrics
+from solrace.server.daily import previous_day
 from solrace.server.races import Player, parse_options
+from solrace.server.results import rating_view
 from solrace.server.spectate import DelayLine, fold_boards
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -33,8 +35,19 @@ if TYPE_CHECKING:
 log = logging.getLogger("solrace.connection")
 
 HELLO_TIMEOUT = 10.0
+CATCH_UP_PAGE = 200  # events read from the stream per catch-up step
+SYNC_PAGE = 1000  # events per sync reply; ``more`` says another sync is needed
 SPECTATOR_TTL_MS = 90_000  # a spectator registration lives this long unless refreshed
 ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces)
+
+
+def echo_id(value: Any) -> Any:
+    """The request id to echo as ``re``: an integer or a string of at most 64 characters."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and len(value) <= 64):
+        return value
+    return None
 
 
 class TokenBucket:
@@ -91,15 +104,27 @@ class Connection:
             await asyncio.gather(writer, *self._tasks, return_exceptions=True)
 
     async def _reader(self) -> None:
+        """Read frames until the peer goes. Hello is due within HELLO_TIMEOUT of connecting
+        (one deadline, not reset by other frames); a connection with nothing going on (no race,
+        no watch, no queue) is closed after ``idle_timeout`` without a frame."""
         ws = self.ws
+        hello_deadline = time.monotonic() + HELLO_TIMEOUT
         while True:
+            if not self.greeted:
+                timeout: float | None = max(0.0, hello_deadline - time.monotonic())
+            elif not self.races and self.quick_queue is None:
+                timeout = self.ctx.config.idle_timeout
+            else:
+                timeout = None
             try:
-                timeout = None if self.greeted else HELLO_TIMEOUT
                 data = await asyncio.wait_for(ws.recv(), timeout)
             except TimeoutError:
-                self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
-                await asyncio.sleep(0.05)
-                await ws.close(1008, "no hello")
+                if not self.greeted:
+                    self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
+                    await asyncio.sleep(0.05)
+                    await ws.close(1008, "no hello")
+                else:
+                    await ws.close(1001, "idle")
                 return
             except Exception:  # closed (normally or not)
                 return
@@ -136,10 +161,11 @@ class Connection:
         req_id: Any = None
         kind = "unknown"
         try:
-            if not self.bucket.take():
-                raise ProtocolError("rate_limited", "too many messages; slow down")
+            allowed = self.bucket.take()  # every frame costs a token, even garbage
             msg = P.decode(data)
-            req_id = msg.get("id") if isinstance(msg.get("id"), int | str) else None
+            req_id = echo_id(msg.get("id"))
+            if not allowed:  # refused after reading the id, so the client can match it
+                raise ProtocolError("rate_limited", "too many messages; slow down")
             req = P.parse_request(msg)
             kind = req.TYPE
             metrics.MESSAGES.labels(kind).inc()
@@ -189,6 +215,7 @@ class Connection:
                 raise ProtocolError("name_taken", f"the name {req.name} is in use")
             token = secrets.token_urlsafe(24)
             await store.create_session(token, pid, req.name, ttl)
+            await store.remember_profile(req.name, pid)
             self.player = Player(pid, req.name)
         self.greeted = True
         await self.ctx.hub.watch_player(self.player.pid, self)
@@ -208,7 +235,7 @@ class Connection:
         return out
 
     async def on_ping(self, req: P.Ping) -> dict[str, Any]:
-        return P.reply(req.id, "pong", server_time=int(time.time() * 1000))
+        return P.reply(req.id, "pong", server_time=await self.ctx.store.server_time_ms())
 
     # ------------------------------------------------------------------ lobby
 
@@ -274,16 +301,18 @@ class Connection:
         rec = await races.record(req.race)
         if self.me.pid not in rec.names:
             raise ProtocolError("not_in_race", "you are not a racer in this race")
-        events = await self.ctx.store.events_since(req.race, req.since)
+        events = await self.ctx.store.events_since(req.race, req.since, limit=SYNC_PAGE)
         last = events[-1]["v"] if events else min(req.since, rec.num("version"))
+        more = len(events) == SYNC_PAGE
         board = None
         if rec.state in ("running", "finished"):
             board = await races.board(req.race, self.me.pid)
         races.arm(rec)
         reply = P.reply(req.id, "synced", race=races.summary(rec),
-                        events=[P.racer_event(e) for e in events], board=board)
+                        events=[P.racer_event(e) for e in events], board=board, more=more)
         self.send(reply)
-        await self.attach(req.race, last)  # after the reply: events follow it, in order
+        if not more:
+            await self.attach(req.race, last)  # after the reply: events follow it, in order
 
     # ------------------------------------------------------------------ quick pairing
 
@@ -372,6 +401,50 @@ class Connection:
         self.send({"t": "matched", "race": self.ctx.races.summary(rec)})
         await self.attach(rid, 0)
 
+    # ------------------------------------------------------------------ dailies and profiles
+
+    async def on_daily(self, req: P.DailyInfo) -> dict[str, Any]:
+        daily = self.ctx.daily
+        name, _ = daily.variant_name(req.variant)
+        day = await daily.today()
+        record = await daily.get(name, day)
+        out = daily.public(name, day, record, day)
+        attempt = await self.ctx.store.attempt_of(day, name, self.me.pid)
+        out["attempt"] = attempt
+        yesterday = await self.ctx.store.daily(previous_day(day), name)
+        if yesterday is not None:
+            out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)
+        return P.reply(req.id, "daily", **out)
+
+    async def on_daily_start(self, req: P.DailyStart) -> None:
+        rid, ranked = await self.ctx.daily.start(self.me, req.variant, req.practice)
+        rec = await self.ctx.races.record(rid)
+        self.ctx.races.arm(rec)
+        self.send(P.reply(req.id, "race", race=self.ctx.races.summary(rec), ranked=ranked))
+        await self.attach(rid, 0)
+
+    async def on_leaderboard(self, req: P.Leaderboard) -> dict[str, Any]:
+        around = self.me.pid if req.around_me else None
+        board = await self.ctx.daily.leaderboard(req.variant, req.date, req.offset, req.limit,
+                                                 around)
+        return P.reply(req.id, "leaderboard", **board)
+
+    async def on_profile(self, req: P.Profile) -> dict[str, Any]:
+        store = self.ctx.store
+        if req.name is None:
+            pid, name = self.me.pid, self.me.name
+        else:
+            found = await store.profile_of(req.name)
+            if found is None:
+                raise ProtocolError("player_not_found", f"no player called {req.name}")
+            pid, name = found, req.name
+        ratings = {v: rating_view(t) for v, t in (await store.all_ratings(pid)).items()}
+        stats: dict[str, dict[str, Any]] = {}
+        for key, value in (await store.stats(pid)).items():
+            variant, _, field = key.rpartition(":")
+            stats.setdefault(variant, {})[field] = value if field == "last_daily" else int(value)
+        return P.reply(req.id, "profile", player=pid, name=name, ratings=ratings, stats=stats)
+
     # ------------------------------------------------------------------ spectating
 
     async def on_watch(self, req: P.Watch) -> None:
@@ -381,7 +454,11 @@ class Connection:
         if rid in self.races:
             await self.detach(rid)
         info = ctx.races.infos[rid]
+        if info.kind != "race":
+            raise ProtocolError("not_watchable", "daily and practice games are private")
         live = rec.state not in ("finished", "closed")
+        if live and self.player is not None and self.player.pid in rec.names:
+            raise ProtocolError("not_watchable", "racers cannot watch their own race")
         delay_ms = int(ctx.config.spectator_delay * 1000) if info.rated and live else 0
         redis_now = await ctx.store.server_time_ms()
         offset = redis_now - int(time.time() * 1000)
@@ -389,8 +466,10 @@ class Connection:
         base = req.since if req.since and not req.full else 0
         events = [e for e in await ctx.store.events_since(rid, base) if e.get("at", 0) <= cutoff]
         last = events[-1]["v"] if events else base
-        count = await ctx.store.spectate(rid, self.member, True, SPECTATOR_TTL_MS) if live else 0
-        ctx.spectators.setdefault(rid, set()).add(self.member)
+        count = 0
+        if live:
+            count = await ctx.store.spectate(rid, self.member, True, SPECTATOR_TTL_MS)
+            ctx.spectators.setdefault(rid, set()).add(self.member)
         out = P.reply(req.id, "watching", race=ctx.races.summary(rec), delay=delay_ms / 1000,
                       v=last, spectators=count)
         if req.full or req.since:
@@ -401,10 +480,11 @@ class Connection:
             if end is not None:
                 out["end"] = end
         self.send(out)
-        self.watching.add(rid)
-        if delay_ms:
-            self.delays[rid] = DelayLine(delay_ms, offset, self.send)
         if live:
+            self.watching.add(rid)
+            if delay_ms:
+                self.delays[rid] = DelayLine(delay_ms, offset, self.send,
+                                             on_end=lambda: self._spawn(self.detach(rid)))
             await self.attach(rid, last)
 
     async def on_unwatch(self, req: P.Unwatch) -> dict[str, Any]:
@@ -436,9 +516,9 @@ class Connection:
         msg = {"t": "event", "race": rid, **event}
         line = self.delays.get(rid)
         if line is not None:
-            line.push(msg)
-        else:
-            self.send(msg)
+            line.push(msg)  # the line detaches once it has shown the end
+            return
+        self.send(msg)
         if event.get("k") == "end":
             self._spawn(self.detach(rid))
 
@@ -455,8 +535,14 @@ class Connection:
             if event is not None and event["v"] == last + 1:
                 self._deliver(rid, event)
                 return
-            for ev in await self.ctx.store.events_since(rid, last):
-                if rid not in self.races:
-                    return
-                if ev["v"] > (self.races[rid] or 0):
+            while True:  # page through the stream, waiting for room in the send queue
+                page = await self.ctx.store.events_since(rid, self.races.get(rid) or 0,
+                                                         limit=CATCH_UP_PAGE)
+                for ev in page:
+                    if rid not in self.races:
+                        return
+                    while self.outbox.full() and not self._closing:
+                        await asyncio.sleep(0.01)
                     self._deliver(rid, ev)
+                if len(page) < CATCH_UP_PAGE:
+                    return

@@ -26,6 +26,8 @@ class Subscriber(Protocol):
 
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None: ...
 
+    async def advance(self, rid: str, event: dict[str, Any] | None) -> None: ...
+
 
 class Hub:
     def __init__(self, redis: Redis, process: str) -> None:
@@ -86,6 +88,7 @@ class Hub:
                 await self._pubsub.unsubscribe(Keys.player_channel(pid))
 
     async def _run(self) -> None:
+        lost = False
         while True:
             try:
                 msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
@@ -93,16 +96,30 @@ class Hub:
                 raise
             except Exception as exc:  # connection lost: redis-py resubscribes on reconnect
                 log.warning("pub/sub read failed: %s; retrying", exc)
+                lost = True
                 await asyncio.sleep(0.2)
-                if self.on_reconnect:
-                    await self.on_reconnect()
                 continue
+            if lost:  # resubscribed: what was published meantime is only in the streams
+                lost = False
+                await self._catch_up()
             if msg is None or msg.get("type") != "message":
                 continue
             try:
                 self._dispatch(msg["channel"].decode(), msg["data"])
             except Exception:
                 log.exception("bad pub/sub message on %r", msg.get("channel"))
+
+    async def _catch_up(self) -> None:
+        """After a reconnect, every local subscriber reads the events it missed (no later
+        event may come to reveal the gap)."""
+        for rid, subs in list(self._races.items()):
+            for sub in list(subs):
+                try:
+                    await sub.advance(rid, None)
+                except Exception as exc:
+                    log.warning("catch-up of race %s failed: %s", rid, exc)
+        if self.on_reconnect:
+            await self.on_reconnect()
 
     def _dispatch(self, channel: str, data: bytes) -> None:
         tag = channel[channel.index("{") + 1 : channel.index("}")]

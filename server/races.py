@@ -13,6 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +67,7 @@ class RaceInfo:
     rated: bool
     code: str
     host: str
+    kind: str = "race"
 
     @classmethod
     def of(cls, rec: RaceRecord) -> RaceInfo:
@@ -80,6 +82,7 @@ class RaceInfo:
             rated=m["rated"] == "1",
             code=m["code"],
             host=m["host"],
+            kind=m.get("kind", "race"),
         )
 
 
@@ -136,6 +139,11 @@ class RaceService:
         self.infos: dict[str, RaceInfo] = {}
         self.games: dict[tuple[str, str], GameEntry] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        # may add fields to the standings of a race about to end: (info, standings)
+        self.annotators: list[Callable[[RaceInfo, list[dict[str, Any]]], Awaitable[None]]] = []
+        # called once per race, by the process that ended it: (info, record, standings)
+        self.on_finished: list[Callable[[RaceInfo, RaceRecord, list[dict[str, Any]]],
+                                        Awaitable[None]]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # ------------------------------------------------------------------ reading
@@ -166,6 +174,7 @@ class RaceService:
             "seats": info.seats,
             "time_limit": info.time_limit,
             "rated": info.rated,
+            "kind": info.kind,
             "state": rec.state,
             "host": info.host,
             "commitment": m["commitment"],
@@ -184,18 +193,23 @@ class RaceService:
 
     async def create(
         self, player: Player, variant: str, options: dict[str, Any], seats: int,
-        time_limit: int, rated: bool,
+        time_limit: int, rated: bool, *, seed: int | None = None, kind: str = "race",
+        extra: dict[str, str] | None = None,
     ) -> tuple[str, int]:
+        """A new race in the lobby. ``kind`` is ``race`` (2+ racers), or ``daily`` / ``practice``
+        (one racer, the deal given by ``seed``)."""
         try:
             v, opts, _ = resolve(variant, {k: str(x) for k, x in options.items()})
         except OptionError as exc:
             raise ProtocolError("bad_option", exc.reason) from None
-        seed = secrets.randbits(64)
+        if seed is None:
+            seed = secrets.randbits(64)
         rid = new_race_id()
         meta = {
             "variant": v.name, "options": options_text(opts), "seed": seed, "seats": seats,
             "time_limit": time_limit, "rated": "1" if rated else "0", "host": player.pid,
             "commitment": commitment(seed), "created_at": int(time.time() * 1000),
+            "kind": kind, "min_racers": 2 if kind == "race" else 1, **(extra or {}),
         }
         for _ in range(10):
             code = new_code()
@@ -206,9 +220,12 @@ class RaceService:
         metrics.RACES_CREATED.inc()
         return rid, 0
 
-    async def join(self, player: Player, rid: str, *, auto_ready: bool = False) -> int:
+    async def join(
+        self, player: Player, rid: str, *, auto_ready: bool = False, countdown_ms: int | None = None
+    ) -> int:
         res = await self.store.join(
-            rid, player.pid, player.name, auto_ready=auto_ready, countdown_ms=self.countdown_ms
+            rid, player.pid, player.name, auto_ready=auto_ready,
+            countdown_ms=self.countdown_ms if countdown_ms is None else countdown_ms,
         )
         self._raise(res, rid)
         return int(res.values[0])
@@ -284,7 +301,9 @@ class RaceService:
         }
         res = await self.store.start(rid, msgpack.packb(event), rec.order, game.cards_home)
         if res.status == "ok":
-            await self.store.mark_live(rid, started)
+            await self.store.set_deadline(rid, started + 1000 * info.time_limit)
+            if info.kind == "race":
+                await self.store.mark_live(rid, started)
         if res.status == "wait":
             loop = asyncio.get_running_loop()
             self._timers[rid] = loop.call_later(
@@ -312,6 +331,11 @@ class RaceService:
                 await self.store.retire(rid, rec.order, info.code)
                 self._forget(rid, rec.order)
                 metrics.RACES_FINISHED.inc()
+                for hook in self.on_finished:
+                    try:
+                        await hook(info, rec, event["standings"])
+                    except Exception:
+                        log.exception("finish hook %s failed for race %s", hook, rid)
                 return True
             if res.status == "early":
                 self.arm(rec)
@@ -319,6 +343,20 @@ class RaceService:
             if res.status == "state":
                 return res.values[0] == "finished"
         return False
+
+    async def sweep(self) -> int:
+        """End every race whose time is up (any process may; the store makes it once).
+        Returns how many were ended or found already over."""
+        done = 0
+        for rid in await self.store.overdue(await self.store.server_time_ms()):
+            try:
+                rec = await self.store.read_race(rid)
+                if rec is None or rec.state != "running" or await self.try_finish(rid):
+                    await self.store.drop_deadline(rid)
+                    done += 1
+            except Exception:
+                log.exception("sweeping race %s failed", rid)
+        return done
 
     def _forget(self, rid: str, players: list[str]) -> None:
         for pid in players:
@@ -353,11 +391,16 @@ class RaceService:
         """Validate, append durably, then answer with the ack fields."""
         info = await self.info(rid)
         if (rid, player.pid) not in self.games:
+            # No cached game: check the race before the engine sees the move, so that nobody
+            # can probe the deal (legal vs illegal) before the start or after the end.
             rec = await self.record(rid)
             if player.pid not in rec.names:
                 raise ProtocolError("not_your_game", "this race has no game of yours")
             if rec.state == "countdown":
                 await self.start(rid)
+                rec = await self.record(rid)
+            if rec.state != "running":
+                raise ProtocolError("not_running", f"the race is {rec.state}")
         e = await self.entry(rid, player.pid)
         async with e.lock:
             return await self._move_locked(info, e, player, rid, seq, text, retried=False)

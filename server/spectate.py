@@ -48,10 +48,12 @@ class DelayLine:
     ``offset_ms`` = Redis clock minus local clock, measured when the spectator attached.
     """
 
-    def __init__(self, delay_ms: int, offset_ms: int, send: Callable[[dict[str, Any]], None]):
+    def __init__(self, delay_ms: int, offset_ms: int, send: Callable[[dict[str, Any]], None],
+                 on_end: Callable[[], None] | None = None):
         self.delay_ms = delay_ms
         self.offset_ms = offset_ms
         self._send = send
+        self._on_end = on_end
         self._queue: collections.deque[dict[str, Any]] = collections.deque()
         self._task: asyncio.Task[None] | None = None
 
@@ -70,7 +72,10 @@ class DelayLine:
             wait = self.due_in(self._queue[0])
             if wait > 0:
                 await asyncio.sleep(wait)
-            self._send(self._queue.popleft())
+            msg = self._queue.popleft()
+            self._send(msg)
+            if msg.get("k") == "end" and self._on_end is not None:
+                self._on_end()
 
     def close(self) -> None:
         if self._task is not None:

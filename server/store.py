@@ -23,8 +23,25 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}:watchers`` (zset) — spectator connections (``<process>:<conn>``) scored by
   the Redis time their registration expires (refreshed by their process) — as the race
 * ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
+* ``sr:deadlines`` (zset) — running race ids (every kind) scored by ``ends_at``: any process's
+  sweeper ends races whose time is up even if no process holds a timer for them — as live
 * ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
 * ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing — QUICK_TTL
+
+* ``sr:daily:{<date>|<variant>}`` (hash) — the certified daily deal: seed, candidate,
+  commitment, par, nodes, options, certified_at — DAILY_TTL
+* ``sr:daily:{<date>|<variant>}:lock`` (string) — the process certifying that daily — 10 min
+* ``sr:daily:{<date>|<variant>}:attempts`` (hash) — player id -> race id of the ranked attempt
+  — DAILY_TTL
+* ``sr:lb:{<date>|<variant>}`` (zset) — the daily leaderboard: every member scores 0 and the
+  member text sorts in ranking order (see ``daily.rank_key``) — DAILY_TTL
+* ``sr:lb:{<date>|<variant>}:entries`` (hash) — player id -> msgpack row (rank key, name,
+  result, time, moves, home) — DAILY_TTL
+* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:wins``, ``:best_time``,
+  ``:races_won``, ``:dailies``, ``:daily_wins``, ``:streak``, ``:best_streak``,
+  ``:last_daily`` — no TTL
+* ``sr:rating:{<pid>}`` (hash) — ``<variant>`` -> ``rating,rd,volatility,games`` — no TTL
+* ``sr:profile:{<lower name>}`` (string) — the player id that last held a name — 1 year
 
 The race, session and player keys are owned by this module alone.
 
@@ -50,6 +67,8 @@ from solrace.server import metrics
 
 RETENTION = 30 * 24 * 3600  # seconds finished races (and their replays) are kept
 CODE_TTL = 24 * 3600
+DAILY_TTL = 40 * 24 * 3600  # daily deals, attempts and leaderboards: kept at least 30 days
+PROFILE_TTL = 365 * 24 * 3600
 QUICK_TTL = 300
 
 
@@ -117,6 +136,39 @@ class Keys:
         return f"sr:race:{{{rid}}}:watchers"
 
     LIVE = "sr:live"
+    DEADLINES = "sr:deadlines"
+
+    @staticmethod
+    def daily(day: str, variant: str) -> str:
+        return f"sr:daily:{{{day}|{variant}}}"
+
+    @staticmethod
+    def daily_lock(day: str, variant: str) -> str:
+        return f"sr:daily:{{{day}|{variant}}}:lock"
+
+    @staticmethod
+    def daily_attempts(day: str, variant: str) -> str:
+        return f"sr:daily:{{{day}|{variant}}}:attempts"
+
+    @staticmethod
+    def leaderboard(day: str, variant: str) -> str:
+        return f"sr:lb:{{{day}|{variant}}}"
+
+    @staticmethod
+    def leaderboard_entries(day: str, variant: str) -> str:
+        return f"sr:lb:{{{day}|{variant}}}:entries"
+
+    @staticmethod
+    def stats(pid: str) -> str:
+        return f"sr:stats:{{{pid}}}"
+
+    @staticmethod
+    def rating(pid: str) -> str:
+        return f"sr:rating:{{{pid}}}"
+
+    @staticmethod
+    def profile(name: str) -> str:
+        return f"sr:profile:{{{name.lower()}}}"
 
     @staticmethod
     def code(code: str) -> str:
@@ -152,7 +204,8 @@ local function emit(meta, ev, channel, payload)
 end
 local function maybe_countdown(meta, racers, ready, ev, channel, countdown_ms)
   local n = redis.call('HLEN', racers)
-  if n >= 2 and redis.call('SCARD', ready) == n then
+  local least = tonumber(redis.call('HGET', meta, 'min_racers') or '2')
+  if n >= least and redis.call('SCARD', ready) == n then
     local starts = now_ms() + tonumber(countdown_ms)
     redis.call('HSET', meta, 'state', 'countdown', 'starts_at', starts)
     emit(meta, ev, channel, cmsgpack.pack({k='countdown', starts_at=starts,
@@ -173,14 +226,17 @@ end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('RPUSH', KEYS[3], ARGV[1])
 local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='join', player=ARGV[1], name=ARGV[2]}))
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ttl) end end
 if ARGV[4] == '1' then
   redis.call('SADD', KEYS[5], ARGV[1])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[5], ttl) end
   maybe_countdown(KEYS[1], KEYS[2], KEYS[5], KEYS[4], ARGV[3], ARGV[5])
 end
 return {'ok', v}
 """
 
-# KEYS meta racers order ready ev | ARGV pid channel countdown_ms
+# KEYS meta racers order ready ev | ARGV pid channel countdown_ms retention
 _LEAVE = _PRELUDE + """
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {'err', 'race_not_found'} end
@@ -193,6 +249,7 @@ local v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='leave', player=ARGV[
 if redis.call('HLEN', KEYS[2]) == 0 then
   redis.call('HSET', KEYS[1], 'state', 'closed')
   v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='closed'}))
+  for i = 1, 5 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[4])) end
 else
   maybe_countdown(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[2], ARGV[3])
 end
@@ -206,13 +263,15 @@ if not state then return {'err', 'race_not_found'} end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
 if state ~= 'lobby' then return {'err', 'race_started'} end
 if redis.call('SADD', KEYS[3], ARGV[1]) == 1 then
+  local ttl = redis.call('TTL', KEYS[1])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
   emit(KEYS[1], KEYS[4], ARGV[2], cmsgpack.pack({k='ready', player=ARGV[1]}))
   maybe_countdown(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3])
 end
 return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
 """
 
-# KEYS meta racers ev pstate... | ARGV channel start_event_bytes home_at_deal
+# KEYS meta racers ev order ready pstate... | ARGV channel start_event_bytes home_at_deal ttl
 _START = _PRELUDE + """
 local m = redis.call('HMGET', KEYS[1], 'state', 'starts_at', 'time_limit')
 if not m[1] then return {'err', 'race_not_found'} end
@@ -222,8 +281,11 @@ local starts = tonumber(m[2])
 if now < starts then return {'wait', starts - now} end
 redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', starts,
   'ends_at', starts + 1000 * tonumber(m[3]), 'unfinished', redis.call('HLEN', KEYS[2]))
-for i = 4, #KEYS do redis.call('HSET', KEYS[i], 'home', ARGV[3], 'moves', 0) end
-return {'ok', emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])}
+for i = 6, #KEYS do redis.call('HSET', KEYS[i], 'home', ARGV[3], 'moves', 0) end
+local v = emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])
+local ttl = tonumber(m[3]) + tonumber(ARGV[4])
+for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
+return {'ok', v}
 """
 
 # KEYS meta log pstate ev | ARGV pid seq move home progressed result channel event_body
@@ -300,6 +362,56 @@ if changed == 1 and state and state ~= 'finished' and state ~= 'closed' then
   emit(KEYS[1], KEYS[3], ARGV[4], cmsgpack.pack({k='spectators', count=count}))
 end
 return count
+"""
+
+# KEYS lb entries | ARGV pid rank_key row ttl
+_LB_RECORD = """
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3]) == 0 then return 0 end
+redis.call('ZADD', KEYS[1], 0, ARGV[2])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+return 1
+"""
+
+# KEYS stats | ARGV variant date yesterday won(1/0)
+# A streak counts consecutive UTC days with a won daily; a lost daily ends it.
+_DAILY_STATS = """
+local v = ARGV[1]
+redis.call('HINCRBY', KEYS[1], v .. ':dailies', 1)
+if ARGV[4] ~= '1' then
+  redis.call('HSET', KEYS[1], v .. ':streak', 0)
+  return 0
+end
+redis.call('HINCRBY', KEYS[1], v .. ':daily_wins', 1)
+local last = redis.call('HGET', KEYS[1], v .. ':last_daily')
+local streak
+if last == ARGV[2] then
+  streak = tonumber(redis.call('HGET', KEYS[1], v .. ':streak') or '1')
+elseif last == ARGV[3] then
+  streak = redis.call('HINCRBY', KEYS[1], v .. ':streak', 1)
+else
+  streak = 1
+  redis.call('HSET', KEYS[1], v .. ':streak', 1)
+end
+if streak > tonumber(redis.call('HGET', KEYS[1], v .. ':best_streak') or '0') then
+  redis.call('HSET', KEYS[1], v .. ':best_streak', streak)
+end
+redis.call('HSET', KEYS[1], v .. ':last_daily', ARGV[2])
+return streak
+"""
+
+# KEYS stats | ARGV variant won(1/0) race_won(1/0) time_ms
+_WIN_STATS = """
+local v = ARGV[1]
+if ARGV[2] == '1' then
+  redis.call('HINCRBY', KEYS[1], v .. ':wins', 1)
+  local best = redis.call('HGET', KEYS[1], v .. ':best_time')
+  if not best or tonumber(ARGV[4]) < tonumber(best) then
+    redis.call('HSET', KEYS[1], v .. ':best_time', ARGV[4])
+  end
+end
+if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], v .. ':races_won', 1) end
+return 1
 """
 
 # KEYS queue | ARGV pid ttl
@@ -408,6 +520,9 @@ class Store:
         self._finish = redis.register_script(_FINISH)
         self._quick = redis.register_script(_QUICK)
         self._spectate = redis.register_script(_SPECTATE)
+        self._lb_record = redis.register_script(_LB_RECORD)
+        self._daily_stats = redis.register_script(_DAILY_STATS)
+        self._win_stats = redis.register_script(_WIN_STATS)
         self.batcher = ScriptBatcher(redis)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
 
@@ -457,7 +572,10 @@ class Store:
         self._count()
         if not await self.redis.set(Keys.code(code), rid, nx=True, ex=CODE_TTL):
             return False
-        await self.redis.hset(Keys.race(rid), mapping={**meta, "state": "lobby", "version": 0})
+        async with self.redis.pipeline(transaction=True) as p:
+            p.hset(Keys.race(rid), mapping={**meta, "state": "lobby", "version": 0})
+            p.expire(Keys.race(rid), CODE_TTL)  # a lobby nobody starts goes away; see retire
+            await p.execute()
         self._count()
         return True
 
@@ -478,8 +596,11 @@ class Store:
             )
         )
         if res.status == "ok":
+            async with self.redis.pipeline(transaction=False) as p:
+                p.sadd(Keys.player_races(pid), rid)
+                p.expire(Keys.player_races(pid), RETENTION)
+                await p.execute()
             self._count()
-            await self.redis.sadd(Keys.player_races(pid), rid)
         return res
 
     async def leave(self, rid: str, pid: str, countdown_ms: int) -> ScriptResult:
@@ -488,7 +609,7 @@ class Store:
             await self.batcher.call(self._leave,
                 keys=[Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.ready(rid),
                       Keys.events(rid)],
-                args=[pid, Keys.race_channel(rid), countdown_ms],
+                args=[pid, Keys.race_channel(rid), countdown_ms, RETENTION],
             )
         )
         if res.status == "ok":
@@ -509,13 +630,14 @@ class Store:
         self, rid: str, start_event: bytes, players: Sequence[str], home: int
     ) -> ScriptResult:
         """countdown -> running once ``starts_at`` is reached; every racer's progress starts
-        at ``home`` (the cards the deal puts home, 16 in Sixes and Sevens)."""
+        at ``home`` (the cards the deal puts home, 16 in Sixes and Sevens). The race's keys
+        expire a day after its time limit at the latest (``retire`` sets the retention)."""
         self._count()
         return ScriptResult.of(
             await self.batcher.call(self._start,
-                keys=[Keys.race(rid), Keys.racers(rid), Keys.events(rid),
-                      *(Keys.pstate(rid, pid) for pid in players)],
-                args=[Keys.race_channel(rid), start_event, home],
+                keys=[Keys.race(rid), Keys.racers(rid), Keys.events(rid), Keys.order(rid),
+                      Keys.ready(rid), *(Keys.pstate(rid, pid) for pid in players)],
+                args=[Keys.race_channel(rid), start_event, home, CODE_TTL],
             )
         )
 
@@ -566,6 +688,7 @@ class Store:
                 p.srem(Keys.player_races(pid), rid)
             p.expire(Keys.watchers(rid), RETENTION)
             p.zrem(Keys.LIVE, rid)
+            p.zrem(Keys.DEADLINES, rid)
             if code:
                 p.delete(Keys.code(code))
             await p.execute()
@@ -640,6 +763,20 @@ class Store:
         self._count()
         await self.redis.zadd(Keys.LIVE, {rid: started_at})
 
+    async def set_deadline(self, rid: str, ends_at: int) -> None:
+        self._count()
+        await self.redis.zadd(Keys.DEADLINES, {rid: ends_at})
+
+    async def overdue(self, now: int, limit: int = 100) -> list[str]:
+        """Races whose deadline has passed (oldest first)."""
+        self._count()
+        raw = await self.redis.zrangebyscore(Keys.DEADLINES, "-inf", now, start=0, num=limit)
+        return [_s(x) for x in raw]
+
+    async def drop_deadline(self, rid: str) -> None:
+        self._count()
+        await self.redis.zrem(Keys.DEADLINES, rid)
+
     async def live_races(
         self, limit: int, before: int | None
     ) -> list[tuple[str, dict[str, str], int, int]]:
@@ -665,6 +802,137 @@ class Store:
             if meta:
                 out.append((rid, decode_map(meta), int(racers), int(watchers)))
         return out
+
+    # ------------------------------------------------------------------ dailies
+
+    async def daily(self, day: str, variant: str) -> dict[str, str] | None:
+        self._count()
+        raw = await self.redis.hgetall(Keys.daily(day, variant))
+        return decode_map(raw) if raw else None
+
+    async def save_daily(self, day: str, variant: str, record: dict[str, Any]) -> bool:
+        """Store a certified daily unless one is already stored (first certifier wins)."""
+        key = Keys.daily(day, variant)
+        self._count()
+        if not await self.redis.hsetnx(key, "seed", record["seed"]):
+            return False
+        async with self.redis.pipeline(transaction=False) as p:
+            p.hset(key, mapping=record)
+            p.expire(key, DAILY_TTL)
+            await p.execute()
+        self._count()
+        return True
+
+    async def lock_daily(self, day: str, variant: str, owner: str, ttl: int = 600) -> bool:
+        self._count()
+        return bool(await self.redis.set(Keys.daily_lock(day, variant), owner, nx=True, ex=ttl))
+
+    async def claim_attempt(self, day: str, variant: str, pid: str, rid: str) -> str:
+        """The race id of the player's ranked attempt: ``rid`` if this call claimed it."""
+        key = Keys.daily_attempts(day, variant)
+        self._count()
+        if await self.redis.hsetnx(key, pid, rid):
+            await self.redis.expire(key, DAILY_TTL)
+            self._count()
+            return rid
+        self._count()
+        return _s(await self.redis.hget(key, pid))
+
+    async def attempt_of(self, day: str, variant: str, pid: str) -> str | None:
+        self._count()
+        raw = await self.redis.hget(Keys.daily_attempts(day, variant), pid)
+        return _s(raw) if raw is not None else None
+
+    async def record_daily(
+        self, day: str, variant: str, pid: str, rank_key: str, row: dict[str, Any]
+    ) -> bool:
+        """Put a finished attempt on the leaderboard; False when it already is (idempotent)."""
+        self._count()
+        return bool(await self.batcher.call(
+            self._lb_record,
+            keys=[Keys.leaderboard(day, variant), Keys.leaderboard_entries(day, variant)],
+            args=[pid, rank_key, msgpack.packb({**row, "key": rank_key}), DAILY_TTL],
+        ))
+
+    async def leaderboard_range(
+        self, day: str, variant: str, start: int, stop: int
+    ) -> list[dict[str, Any]]:
+        """Rows ranked ``start``..``stop`` (0-based, inclusive), each with its ``rank``."""
+        self._count()
+        keys = await self.redis.zrange(Keys.leaderboard(day, variant), start, stop)
+        if not keys:
+            return []
+        pids = [_s(k).rsplit("|", 1)[1] for k in keys]
+        self._count()
+        rows = await self.redis.hmget(Keys.leaderboard_entries(day, variant), pids)
+        out = []
+        for i, (pid, raw) in enumerate(zip(pids, rows)):
+            if raw is not None:
+                row = msgpack.unpackb(raw, raw=False)
+                row.pop("key", None)  # the internal sort key
+                out.append({"rank": start + i + 1, "player": pid, **row})
+        return out
+
+    async def leaderboard_size(self, day: str, variant: str) -> int:
+        self._count()
+        return int(await self.redis.zcard(Keys.leaderboard(day, variant)))
+
+    async def leaderboard_rank(self, day: str, variant: str, pid: str) -> int | None:
+        """0-based rank of the player's entry, or None."""
+        self._count()
+        raw = await self.redis.hget(Keys.leaderboard_entries(day, variant), pid)
+        if raw is None:
+            return None
+        key = msgpack.unpackb(raw, raw=False)["key"]
+        self._count()
+        rank = await self.redis.zrank(Keys.leaderboard(day, variant), key)
+        return int(rank) if rank is not None else None
+
+    async def daily_stats(self, pid: str, variant: str, day: str, yesterday: str,
+                          won: bool) -> int:
+        """Count a daily attempt; returns the player's streak after it."""
+        self._count()
+        return int(await self.batcher.call(self._daily_stats, keys=[Keys.stats(pid)],
+                                           args=[variant, day, yesterday, "1" if won else "0"]))
+
+    async def win_stats(self, pid: str, variant: str, won: bool, race_won: bool,
+                        time_ms: int) -> None:
+        self._count()
+        await self.batcher.call(self._win_stats, keys=[Keys.stats(pid)],
+                                args=[variant, "1" if won else "0", "1" if race_won else "0",
+                                      time_ms])
+
+    async def stats(self, pid: str) -> dict[str, str]:
+        self._count()
+        return decode_map(await self.redis.hgetall(Keys.stats(pid)))
+
+    async def ratings(self, pids: Sequence[str], variant: str) -> list[str | None]:
+        async with self.redis.pipeline(transaction=False) as p:
+            for pid in pids:
+                p.hget(Keys.rating(pid), variant)
+            raw = await p.execute()
+        self._count()
+        return [_s(x) if x is not None else None for x in raw]
+
+    async def set_ratings(self, values: dict[str, str], variant: str) -> None:
+        async with self.redis.pipeline(transaction=False) as p:
+            for pid, text in values.items():
+                p.hset(Keys.rating(pid), variant, text)
+            await p.execute()
+        self._count()
+
+    async def all_ratings(self, pid: str) -> dict[str, str]:
+        self._count()
+        return decode_map(await self.redis.hgetall(Keys.rating(pid)))
+
+    async def remember_profile(self, name: str, pid: str) -> None:
+        self._count()
+        await self.redis.set(Keys.profile(name), pid, ex=PROFILE_TTL)
+
+    async def profile_of(self, name: str) -> str | None:
+        self._count()
+        raw = await self.redis.get(Keys.profile(name))
+        return _s(raw) if raw is not None else None
 
     # ------------------------------------------------------------------ quick pairing
 

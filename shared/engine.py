@@ -32,6 +32,51 @@ Op = tuple[int, ...]
 Triple = tuple[int, int, int]
 
 
+def _accept_tables() -> tuple[
+    dict[int, tuple[int, ...]],
+    dict[tuple[int, bool], tuple[tuple[int, ...], ...]],
+    dict[bool, tuple[tuple[int, ...], ...]],
+]:
+    """The building rules as lookup tables, indexed by the card on top of the pile:
+
+    * ``FIRST[rank]``: the cards an empty foundation starting at ``rank`` accepts (rank 0: the
+      padding of non-foundation piles, nothing);
+    * ``NEXT[step, same_suit][top]``: the cards a foundation accepts on ``top``;
+    * ``BUILD_ON[alternate][top]``: the cards a tableau pile accepts on ``top`` (one lower,
+      alternate colour or same suit).
+
+    The same tests as ``_fits_foundation`` / ``_fits_tableau``, evaluated once at import."""
+    cards = range(52)
+    first = {r: tuple(c for c in cards if RANK_OF[c] == r) for r in range(14)}
+    nxt = {
+        (step, same): tuple(
+            tuple(
+                c for c in cards
+                if step and RANK_OF[c] == RANK_OF[top] + step
+                and (not same or SUIT_OF[c] == SUIT_OF[top])
+            )
+            for top in cards
+        )
+        for step in (-1, 0, 1)
+        for same in (False, True)
+    }
+    build_on = {
+        alt: tuple(
+            tuple(
+                c for c in cards
+                if RANK_OF[c] == RANK_OF[top] - 1
+                and (RED_OF[c] != RED_OF[top] if alt else SUIT_OF[c] == SUIT_OF[top])
+            )
+            for top in cards
+        )
+        for alt in (False, True)
+    }
+    return first, nxt, build_on
+
+
+_FIRST, _NEXT, _BUILD_ON = _accept_tables()
+
+
 class Status(enum.Enum):
     PLAYING = "playing"
     WON = "won"
@@ -82,6 +127,7 @@ class Game:
     def _prepare(self) -> None:
         lay, r = self.layout, self.rules
         self._F = tuple(lay.foundations)
+        self._f_slice = slice(lay.foundations.start, lay.foundations.stop)
         self._T = tuple(lay.tableau)
         self._R = tuple(lay.reserve)
         self._C = tuple(lay.cells)
@@ -100,6 +146,12 @@ class Game:
         back = self._F if r.foundation_to_foundation else ()
         self._to_f_sources = self._T + self._R + self._C + waste + back
         self._to_t_single = waste + self._C + (self._F if r.foundation_to_tableau else ())
+        self._to_c_sources = self._T + waste
+        # What each pile top accepts, as tables (see _accept_tables): move generation looks a
+        # card up instead of testing every (source, destination) pair.
+        self._f_first = tuple(_FIRST[start] for start in self._start)
+        self._f_next = tuple(_NEXT[step, same] for step, same in zip(self._step, self._same))
+        self._t_accept = None if self._build is Build.NONE else _BUILD_ON[self._alt]
         self.total_cards = r.total_cards
 
     # ----------------------------------------------------------------- public API
@@ -141,8 +193,7 @@ class Game:
 
     @property
     def cards_home(self) -> int:
-        piles = self.pos.piles
-        return sum(len(piles[f]) for f in self._F)
+        return sum(map(len, self.pos.piles[self._f_slice]))
 
     @property
     def status(self) -> Status:
@@ -307,56 +358,82 @@ class Game:
     # ----------------------------------------------------------------- generation
 
     def _legal(self) -> list[Triple]:
-        if self.resigned or self.cards_home == self.total_cards:
+        """Every legal move as a triple. The fits are looked up: each destination's top says
+        which cards it accepts (``_FIRST``/``_NEXT``/``_BUILD_ON``), so the cost grows with the
+        number of piles, not with sources times destinations. Same moves, same order as testing
+        ``_fits_foundation``/``_fits_tableau`` on every pair."""
+        piles = self.pos.piles
+        if self.resigned or sum(map(len, piles[self._f_slice])) == self.total_cards:
             return []
         out: list[Triple] = []
-        piles, down = self.pos.piles, self.pos.down
-        F, T = self._F, self._T
-        start, step, same = self._start, self._step, self._same
-        for s in self._to_f_sources:
-            p = piles[s]
-            if not p or len(p) <= down[s]:
-                continue
-            c = p[-1]
-            r = RANK_OF[c]
-            for f in F:
-                if f == s:
+        down = self.pos.down
+        # card -> foundations accepting it, in pile order
+        home: dict[int, list[int]] = {}
+        f_next, f_first = self._f_next, self._f_first
+        for f in self._F:
+            fp = piles[f]
+            for c in f_next[f][fp[-1]] if fp else f_first[f]:
+                fs = home.get(c)
+                if fs is None:
+                    home[c] = [f]
+                else:
+                    fs.append(f)
+        if home:
+            for s in self._to_f_sources:
+                p = piles[s]
+                if len(p) > down[s]:
+                    fs = home.get(p[-1])
+                    if fs:
+                        out.extend([(s, f, 1) for f in fs if f != s])
+        # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
+        T = self._T
+        want: dict[int, list[int]] = {}
+        empties: list[int] = []
+        accept = self._t_accept
+        for d in T:
+            tp = piles[d]
+            if not tp:
+                empties.append(d)
+            elif accept is not None and len(tp) > down[d]:
+                for c in accept[tp[-1]]:
+                    ds = want.get(c)
+                    if ds is None:
+                        want[c] = [d]
+                    else:
+                        ds.append(d)
+        king_only = self._king_only
+        if want or empties:
+            groups = self._groups
+            for s in T:
+                p = piles[s]
+                if not p:
                     continue
-                fp = piles[f]
-                if fp:
-                    top = fp[-1]
-                    if r == RANK_OF[top] + step[f] and (not same[f] or SUIT_OF[c] == SUIT_OF[top]):
-                        out.append((s, f, 1))
-                elif r == start[f]:
-                    out.append((s, f, 1))
-        fits = self._fits_tableau
-        for s in T:
-            p = piles[s]
-            if not p:
-                continue
-            for n in range(1, self._run_length(s) + 1):
-                head = p[-n]
-                for d in T:
-                    if d != s and fits(head, d, n):
-                        out.append((s, d, n))
-        for s in self._to_t_single:
-            p = piles[s]
-            if p:
-                for d in T:
-                    if fits(p[-1], d, 1):
-                        out.append((s, d, 1))
-        if self.rules.reserve_to_space:
-            empties = [d for d in T if not piles[d]]
-            if empties:
-                for s in self._R:
-                    if piles[s]:
-                        out.extend((s, d, 1) for d in empties)
+                for n in range(1, (self._run_length(s) if groups else 1) + 1):
+                    head = p[-n]
+                    ds = want.get(head)
+                    if empties and (RANK_OF[head] == 13 if king_only else n == 1):
+                        ds = sorted(ds + empties) if ds else empties
+                    if ds:
+                        out.extend([(s, d, n) for d in ds if d != s])
+            for s in self._to_t_single:
+                p = piles[s]
+                if p:
+                    c = p[-1]
+                    ds = want.get(c)
+                    if empties and (not king_only or RANK_OF[c] == 13):
+                        ds = sorted(ds + empties) if ds else empties
+                    if ds:
+                        out.extend([(s, d, 1) for d in ds])
+        if empties and self.rules.reserve_to_space:
+            for s in self._R:
+                if piles[s]:
+                    out.extend([(s, d, 1) for d in empties])
         if self._C:
             free = [c for c in self._C if not piles[c]]
             if free:
-                for s in T + ((self._W,) if self._W >= 0 else ()):
+                for s in self._to_c_sources:
                     if piles[s]:
-                        out.extend((s, c, 1) for c in free)
+                        out.extend([(s, c, 1) for c in free])
         S = self._S
         if S >= 0:
             if piles[S]:

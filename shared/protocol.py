@@ -43,6 +43,9 @@ ERROR_CODES = (
     "race_started",  # join/leave/ready after the lobby closed
     "not_in_race",  # the race exists but the caller is not a racer in it
     "not_watching",  # unwatch of a race this connection does not watch
+    "not_watchable",  # daily and practice games cannot be watched (their deal is secret)
+    "already_played",  # the ranked daily attempt of the day is used up (practice is allowed)
+    "player_not_found",  # profile of a name no player holds
     "not_your_game",  # acting on a game that belongs to someone else
     "not_running",  # a move or resign when the race is not running
     "already_finished",  # the caller's game is over
@@ -60,7 +63,8 @@ class ProtocolError(Exception):
     """A request the server refuses; ``code`` is one of :data:`ERROR_CODES`."""
 
     def __init__(self, code: str, reason: str, **extra: Any) -> None:
-        assert code in ERROR_CODES, code
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown error code {code!r}")
         super().__init__(reason)
         self.code = code
         self.reason = reason
@@ -103,6 +107,7 @@ def decode(data: bytes | str) -> dict[str, Any]:
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,19}$")
 RACE_ID_RE = re.compile(r"^[a-z0-9]{8,32}$")
 CODE_RE = re.compile(r"^[A-Z2-9]{6}$")
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 RequestId = int | str
 
@@ -124,7 +129,7 @@ class Request:
 
 
 def _check_race(race: str) -> None:
-    if not RACE_ID_RE.match(race):
+    if not RACE_ID_RE.fullmatch(race):
         raise ProtocolError("race_not_found", f"no race {race!r}")
 
 
@@ -149,7 +154,7 @@ class Hello(Request):
             )
         if self.token is not None and self.name is not None:
             raise ProtocolError("bad_message", "hello takes a name or a token, not both")
-        if self.token is None and self.name is not None and not NAME_RE.match(self.name):
+        if self.token is None and self.name is not None and not NAME_RE.fullmatch(self.name):
             raise ProtocolError(
                 "bad_name",
                 "names are 2-20 characters: letters, digits, '_', '.', '-', "
@@ -197,7 +202,7 @@ class JoinRace(Request):
         Request.__post_init__(self)
         if (self.code is None) == (self.race is None):
             raise ProtocolError("bad_message", "race.join needs exactly one of code, race")
-        if self.code is not None and not CODE_RE.match(self.code.upper()):
+        if self.code is not None and not CODE_RE.fullmatch(self.code.upper()):
             raise ProtocolError("race_not_found", f"no race with code {self.code!r}")
         if self.race is not None:
             _check_race(self.race)
@@ -274,7 +279,7 @@ class Watch(Request):
         Request.__post_init__(self)
         if (self.code is None) == (self.race is None):
             raise ProtocolError("bad_message", "watch needs exactly one of code, race")
-        if self.code is not None and not CODE_RE.match(self.code.upper()):
+        if self.code is not None and not CODE_RE.fullmatch(self.code.upper()):
             raise ProtocolError("race_not_found", f"no race with code {self.code!r}")
         if self.race is not None:
             _check_race(self.race)
@@ -299,6 +304,55 @@ class LiveRaces(Request):
         Request.__post_init__(self)
         if not 1 <= self.limit <= 100:
             raise ProtocolError("bad_message", "limit must be 1..100")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DailyInfo(Request):
+    """Today's daily of a variant: commitment, par, the caller's attempt, yesterday's seed."""
+
+    TYPE: ClassVar[str] = "daily"
+    variant: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DailyStart(Request):
+    """Start (or resume) today's ranked attempt; ``practice`` plays the deal unranked."""
+
+    TYPE: ClassVar[str] = "daily.start"
+    variant: str
+    practice: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaderboard(Request):
+    """A daily leaderboard page: ``offset``/``limit``, or the page around the caller."""
+
+    TYPE: ClassVar[str] = "leaderboard"
+    variant: str
+    date: str | None = None
+    offset: int = 0
+    limit: int = 20
+    around_me: bool = False
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if not 1 <= self.limit <= 100 or self.offset < 0:
+            raise ProtocolError("bad_message", "limit must be 1..100 and offset >= 0")
+        if self.date is not None and not DATE_RE.fullmatch(self.date):
+            raise ProtocolError("bad_message", "date must be YYYY-MM-DD")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Profile(Request):
+    """Ratings and all-time stats of a player (by name; the caller when omitted)."""
+
+    TYPE: ClassVar[str] = "profile"
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if self.name is not None and not NAME_RE.fullmatch(self.name):
+            raise ProtocolError("bad_name", "not a valid player name")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -333,7 +387,8 @@ _REQUESTS: dict[str, type[Request]] = {
     cls.TYPE: cls
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
-        QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces,
+        QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
+        Leaderboard, Profile,
     )
 }
 
@@ -380,7 +435,7 @@ def parse_request(msg: dict[str, Any]) -> Request:
             raise ProtocolError("bad_message", f"{kind}: missing field {f.name!r}")
     extra = set(msg) - set(kwargs) - {"t"}
     if extra:
-        raise ProtocolError("bad_message", f"{kind}: unknown field {sorted(extra)[0]!r}")
+        raise ProtocolError("bad_message", f"{kind}: unknown field {sorted(map(repr, extra))[0]}")
     return cls(**kwargs)
 
 
@@ -417,5 +472,6 @@ def reply(req_id: RequestId | None, kind: str, **fields: Any) -> dict[str, Any]:
 
 
 def error(req_id: RequestId | None, code: str, reason: str, **extra: Any) -> dict[str, Any]:
-    assert code in ERROR_CODES, code
+    if code not in ERROR_CODES:
+        raise ValueError(f"unknown error code {code!r}")
     return reply(req_id, "error", code=code, reason=reason, **extra)

@@ -10,9 +10,11 @@ of moves could still put another card home. Two proofs, chosen by ``Rules.lost_c
   The search has a node budget; when the budget runs out the answer is "not sure", so the game
   stays ``playing`` and the player resigns or the clock ends it.
 * ``KLONDIKE`` (Unlimited): the waste and stock cycle forever, so the check is the one the
-  rules page gives: no tableau move turns up a card, empties a column or plays home, and no
-  card that can ever reach the top of the waste plays anywhere. With foundation take-back a
-  foundation card that could come back to the tableau also counts as "not sure".
+  rules page gives: no tableau move turns up a card, empties a column or plays home (or
+  uncovers a face-up card that plays home: the page's list misses that case, and lost must be
+  certain), and no card that can ever reach the top of the waste plays anywhere. With
+  foundation take-back a foundation card that could come back to the tableau also counts as
+  "not sure".
 """
 
 from __future__ import annotations
@@ -22,9 +24,12 @@ from typing import TYPE_CHECKING
 from solrace.shared.rules import LostCheck
 
 if TYPE_CHECKING:
-    from solrace.shared.engine import Game, Status
+    from collections.abc import Callable
+
+    from solrace.shared.engine import Game, Status, Triple
 
 REACHABILITY_BUDGET = 2_000
+_KINGS = (12, 25, 38, 51)
 
 
 def compute_status(game: Game) -> Status:
@@ -32,12 +37,23 @@ def compute_status(game: Game) -> Status:
 
     if game.cards_home == game.total_cards:
         return Status.WON
+    klondike = game.rules.lost_check is LostCheck.KLONDIKE
+    # Cheap answers first (the server asks after every move). A stock that can deliver means
+    # a draw or redeal is legal, so "no legal move" cannot hold; then the reachability proof
+    # answers True at once, and for Klondike one waste card that plays somewhere already
+    # proves it is not stuck.
+    if (
+        not game.resigned
+        and _stock_can_deliver(game)
+        and (not klondike or _waste_card_plays(game))
+    ):
+        return Status.PLAYING
     moves = game._legal()
     if not moves:
         return Status.LOST
-    if game.rules.lost_check is LostCheck.KLONDIKE:
+    if klondike:
         return Status.LOST if klondike_stuck(game, moves) else Status.PLAYING
-    if progress_reachable(game, REACHABILITY_BUDGET) is False:
+    if _search(game, REACHABILITY_BUDGET, moves, eager=True) is False:
         return Status.LOST
     return Status.PLAYING
 
@@ -50,30 +66,85 @@ def _stock_can_deliver(game: Game) -> bool:
     return bool(piles[S]) or (bool(piles[game._W]) and game._redeal_allowed())
 
 
-def _key(game: Game) -> tuple[object, ...]:
-    piles = game.pos.piles
-    parts: list[object] = [tuple(piles[i]) for i in game._F]
-    parts.append(tuple(sorted(tuple(piles[i]) for i in game._T)))
-    parts.extend(tuple(piles[i]) for i in game._R)
-    parts.append(tuple(sorted(tuple(piles[i]) for i in game._C)))
-    if game._W >= 0:
-        parts.append(tuple(piles[game._W]))
-    return tuple(parts)
+def _keyer(game: Game) -> Callable[[], bytes]:
+    """A function giving the current position's key for the search's ``seen`` set.
+
+    Tableau piles and cells are sorted (interchangeable). Piles are packed as bytes (cards are
+    0..51; 0xfe and 0xff separate piles), which is injective for a fixed layout: two positions
+    get equal keys exactly when the former tuple-of-tuples keys were equal. Foundations and
+    reserves are left out when no move of the search can change them without putting a card
+    home (which ends the search): they are the same in every key of one search, so leaving
+    them out merges no positions that were distinct."""
+    piles, lay, rules = game.pos.piles, game.layout, game.rules
+    volatile_f = rules.foundation_to_tableau or rules.foundation_to_foundation
+    volatile_r = rules.reserve_to_space or rules.foundation_to_tableau
+    fs = slice(lay.foundations.start, lay.foundations.stop if volatile_f else 0)
+    rs = slice(lay.reserve.start, lay.reserve.stop if volatile_r else 0)
+    ts = slice(lay.tableau.start, lay.tableau.stop)
+    cs = slice(lay.cells.start, lay.cells.stop)
+    w = game._W
+    sep, join = b"\xfe".join, b"\xff".join
+
+    def key() -> bytes:
+        parts = list(map(bytes, piles[fs]))
+        parts.append(sep(sorted(map(bytes, piles[ts]))))
+        parts.extend(map(bytes, piles[rs]))
+        parts.append(sep(sorted(map(bytes, piles[cs]))))
+        if w >= 0:
+            parts.append(bytes(piles[w]))
+        return join(parts)
+
+    return key
+
+
+def _key(game: Game) -> bytes:
+    return _keyer(game)()
 
 
 def progress_reachable(game: Game, budget: int) -> bool | None:
     """True when some sequence of moves puts another card home, False when none can, None when
     the budget ran out first. Only answers (other than True) while the stock can deliver
     nothing new; the game is left exactly as it was."""
+    return _search(game, budget, game._legal(), eager=False)
+
+
+def _search(game: Game, budget: int, moves: list[Triple], *, eager: bool) -> bool | None:
+    """The depth-first search behind :func:`progress_reachable`; ``moves`` are the legal moves
+    of the current position.
+
+    ``eager``: as each position is entered, look through its moves for one that goes home and
+    answer True at once instead of exploring the earlier moves' subtrees first. That can turn a
+    None (budget spent before reaching it) into True, never anything into False or back, so
+    "is it lost" (``is False``) gets the same answer sooner. When, besides, no tableau card is
+    face down (every position of a variant proved this way, as dealt), the children of each
+    position are tried in :func:`_dig_first` order. The order cannot change a False: keys then
+    identify positions up to interchangeable piles, so the set of keys reachable without
+    progress, and whether one of them has a move home, do not depend on the order in which
+    they are explored; a False means all of them were explored within the budget, in any order.
+
+    Moves into the second, third... empty cell (or empty tableau pile) are skipped: they lead
+    to the same key as the same move into the first one, tried just before (``_legal`` lists
+    destinations in pile order), so the full search would only find the key seen and undo
+    them. Skipping them changes neither the positions explored nor the node count."""
     if _stock_can_deliver(game):
         return True
-    home = game.cards_home
-    for s, d, _ in game._legal():
-        if d in game._F and s not in game._F:
+    F = game.layout.foundations
+    for s, d, _ in moves:
+        if d in F and s not in F:
             return True
-    seen = {_key(game)}
-    path: list[list[tuple[int, ...]]] = []
-    stack = [iter(game._legal())]
+    piles, f_slice = game.pos.piles, game._f_slice
+    T, C = game._T, game._C
+    home = cur = game.cards_home
+    do, revert, legal, key = game._do, game._revert, game._legal, _keyer(game)
+    dig = eager and not any(game.pos.down)
+
+    def distinct(moves: list[Triple]) -> list[Triple]:
+        spare = [t for t in T if not piles[t]][1:] + [c for c in C if not piles[c]][1:]
+        return [m for m in moves if m[1] not in spare] if spare else moves
+
+    seen = {key()}
+    path: list[tuple[list[tuple[int, ...]], int]] = []
+    stack = [iter(distinct(_dig_first(game, moves) if dig else moves))]
     nodes = 0
     try:
         while stack:
@@ -81,27 +152,60 @@ def progress_reachable(game: Game, budget: int) -> bool | None:
             if triple is None:
                 stack.pop()
                 if path:
-                    game._revert(path.pop())
+                    ops, cur = path.pop()
+                    revert(ops)
                 continue
-            ops = game._do(*triple)
-            if game.cards_home > home:
-                game._revert(ops)
+            s, d, n = triple
+            ops = do(s, d, n)
+            # only a move from or to a foundation changes the count (auto-fill never does)
+            now = sum(map(len, piles[f_slice])) if (s in F or d in F) else cur
+            if now > home:
+                revert(ops)
                 return True
-            k = _key(game)
+            k = key()
             if k in seen:
-                game._revert(ops)
+                revert(ops)
                 continue
             seen.add(k)
             nodes += 1
             if nodes > budget:
-                game._revert(ops)
+                revert(ops)
                 return None
-            path.append(ops)
-            stack.append(iter(game._legal()))
+            path.append((ops, cur))
+            cur = now
+            nxt = legal()
+            if eager and cur == home:
+                for s, d, _ in nxt:
+                    if d in F and s not in F:
+                        return True
+            stack.append(iter(distinct(_dig_first(game, nxt) if dig else nxt)))
         return False
     finally:
         while path:
-            game._revert(path.pop())
+            revert(path.pop()[0])
+
+
+def _dig_first(game: Game, moves: list[Triple]) -> list[Triple]:
+    """``moves`` reordered so that the search digs toward cards that could go home: first moves
+    off the tableau pile where such a card lies shallowest, and last moves that bury one.
+    Otherwise (ties, and when no such card is in the tableau) the ``_legal`` order stays."""
+    piles = game.pos.piles
+    f_next, f_first = game._f_next, game._f_first
+    needed: set[int] = set()
+    for f in game._F:
+        fp = piles[f]
+        needed.update(f_next[f][fp[-1]] if fp else f_first[f])
+    depth: dict[int, int] = {}
+    for t in game._T:
+        p = piles[t]
+        for i in range(len(p) - 1, -1, -1):
+            if p[i] in needed:
+                depth[t] = len(p) - 1 - i
+                break
+    if not depth:
+        return moves
+    get = depth.get
+    return sorted(moves, key=lambda m: get(m[0], 99) + (100 if m[1] in depth else 0))
 
 
 def waste_reachable(game: Game) -> list[int]:
@@ -146,14 +250,36 @@ def klondike_stuck(game: Game, moves: list[tuple[int, int, int]]) -> bool:
                 return False  # turns up a card
             if left == 0 and piles[d]:
                 return False  # empties a column (not a King shuttle between spaces)
+            if left > down[s] and any(game._fits_foundation(piles[s][left - 1], f) for f in F):
+                return False  # uncovers a face-up card that plays home
         if s in F and d in T:
             return False  # take-back: not sure
-    for c in waste_reachable(game):
-        if any(game._fits_foundation(c, f) for f in game._F):
-            return False
-        if any(game._fits_tableau(c, t, 1) for t in game._T):
-            return False
-    return True
+    return not _waste_card_plays(game)
+
+
+def _waste_card_plays(game: Game) -> bool:
+    """Can a card that can ever reach the top of the waste go to a foundation or onto the
+    tableau right now? (``_fits_foundation`` / ``_fits_tableau`` of each such card, answered
+    from the set of every card some pile accepts.)"""
+    tops = waste_reachable(game)
+    if not tops:
+        return False
+    piles, down = game.pos.piles, game.pos.down
+    f_next, f_first = game._f_next, game._f_first
+    wanted: set[int] = set()
+    for f in game._F:
+        fp = piles[f]
+        wanted.update(f_next[f][fp[-1]] if fp else f_first[f])
+    accept = game._t_accept
+    for t in game._T:
+        tp = piles[t]
+        if not tp:
+            if not game._king_only:
+                return True  # any single card goes into a space
+            wanted.update(_KINGS)
+        elif accept is not None and len(tp) > down[t]:
+            wanted.update(accept[tp[-1]])
+    return not wanted.isdisjoint(tops)
 
 
 __all__ = ["compute_status", "klondike_stuck", "progress_reachable", "waste_reachable"]

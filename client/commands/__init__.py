@@ -23,6 +23,10 @@ COMMANDS: tuple[str, ...] = (
     "variants",
     "deal",
     "replay",
+    "play",
+    "race",
+    "watch",
+    "races",
 )
 
 SEED_MAX = 2**64 - 1

@@ -1,0 +1,239 @@
+"""Daily challenges: one certified deal per variant per UTC day, one ranked attempt each.
+
+* Seed: candidate ``i`` of a day is ``HMAC-SHA256(secret, "<date>|<variant>|<options>|<i>")``,
+  its first 8 bytes big-endian. The secret keeps the seed unknown until the day is over; its
+  sha256 commitment is public all day and the seed is revealed the day after.
+* Certification: a candidate becomes the daily only when the solver finds a win within a node
+  budget (deterministic), so every daily is winnable; unwinnable or undecided candidates are
+  skipped. Certification runs in a worker process (the solver is CPU-bound) under a Redis lock,
+  ahead of the day, and its result is stored, so no player waits for it.
+* Attempts: a ranked attempt is a one-racer race (durable, resumable, validated like any race)
+  claimed once per player, day and variant; later games on the same deal are practice, never
+  ranked. The leaderboard entry is written when the attempt's race ends, idempotently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import hmac
+import logging
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from solrace.server.races import Player, RaceInfo, RaceService
+from solrace.server.store import RaceRecord, Store
+from solrace.shared.prng import commitment
+from solrace.shared.protocol import ProtocolError
+from solrace.shared.rules import options_text
+from solrace.shared.variants import VARIANTS, resolve
+
+log = logging.getLogger("solrace.daily")
+
+MAX_CANDIDATES = 500
+DAILY_TIME_LIMIT = 3600  # seconds for one attempt
+
+
+def day_of(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).date().isoformat()
+
+
+def previous_day(day: str) -> str:
+    return (dt.date.fromisoformat(day) - dt.timedelta(days=1)).isoformat()
+
+
+def next_day(day: str) -> str:
+    return (dt.date.fromisoformat(day) + dt.timedelta(days=1)).isoformat()
+
+
+def candidate_seed(secret: bytes, day: str, variant: str, options: str, index: int) -> int:
+    """The ``index``-th candidate seed of a day (see the module docstring)."""
+    msg = f"{day}|{variant}|{options}|{index}".encode()
+    return int.from_bytes(hmac.new(secret, msg, hashlib.sha256).digest()[:8], "big")
+
+
+def rank_key(row: dict[str, Any]) -> str:
+    """A text that sorts in leaderboard order: winners first by time, then fewer moves, then
+    earlier finish; then the rest by more cards home, fewer moves, earlier finish. The player
+    id ends it (a total order; equal results are otherwise impossible to tell apart)."""
+    if row["result"] == "won":
+        head = f"0{row['time']:012d}{row['moves']:07d}"
+    else:
+        head = f"1{9999 - row['home']:04d}{row['moves']:07d}{row['time']:012d}"
+    return f"{head}{row['finished_at']:014d}|{row['player']}"
+
+
+def certify_one(variant: str, options: dict[str, str], seed: int, nodes: int
+                ) -> tuple[str, int | None, int]:
+    """Solve one candidate (runs in a worker process): (outcome, par, nodes searched)."""
+    from solrace.shared.solver import Budget, solve
+
+    result = solve((variant, options, seed), Budget(nodes=nodes, seconds=None))
+    return result.outcome.value, result.par, result.nodes
+
+
+class DailyService:
+    def __init__(self, store: Store, races: RaceService, secret: bytes, *,
+                 budget_nodes: int = 200_000, process: str = "") -> None:
+        self.store = store
+        self.races = races
+        self.secret = secret
+        self.budget_nodes = budget_nodes
+        self.process = process
+        self._pool: ProcessPoolExecutor | None = None
+        self._certifying: dict[tuple[str, str], asyncio.Task[dict[str, str]]] = {}
+        races.on_finished.append(self.on_finished)
+
+    async def close(self) -> None:
+        for task in self._certifying.values():
+            task.cancel()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def today(self) -> str:
+        return day_of(await self.store.server_time_ms())
+
+    @staticmethod
+    def variant_name(name: str) -> tuple[str, dict[str, str]]:
+        try:
+            v, opts, _ = resolve(name, None)
+        except Exception as exc:
+            raise ProtocolError("bad_option", str(exc)) from None
+        return v.name, opts
+
+    # ------------------------------------------------------------------ certification
+
+    async def get(self, variant: str, day: str) -> dict[str, str]:
+        """The certified daily of ``variant`` on ``day``, certifying it if nobody has."""
+        record = await self.store.daily(day, variant)
+        if record is not None:
+            return record
+        key = (day, variant)
+        task = self._certifying.get(key)
+        if task is None or task.done():
+            task = asyncio.ensure_future(self._certify(variant, day))
+            self._certifying[key] = task
+        return await asyncio.shield(task)
+
+    async def _certify(self, variant: str, day: str) -> dict[str, str]:
+        name, opts = self.variant_name(variant)
+        if not await self.store.lock_daily(day, name, self.process):
+            for _ in range(1200):  # another process certifies: wait for its record
+                await asyncio.sleep(0.5)
+                record = await self.store.daily(day, name)
+                if record is not None:
+                    return record
+            raise ProtocolError("unavailable", "the daily deal is still being certified")
+        loop = asyncio.get_running_loop()
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        started = time.monotonic()
+        for index in range(MAX_CANDIDATES):
+            seed = candidate_seed(self.secret, day, name, options_text(opts), index)
+            outcome, par, nodes = await loop.run_in_executor(
+                self._pool, certify_one, name, opts, seed, self.budget_nodes)
+            if outcome == "won":
+                record = {
+                    "seed": str(seed), "candidate": str(index), "commitment": commitment(seed),
+                    "par": str(par), "nodes": str(nodes), "options": options_text(opts),
+                    "certified_at": str(int(time.time() * 1000)),
+                    "certify_seconds": f"{time.monotonic() - started:.2f}",
+                }
+                await self.store.save_daily(day, name, record)
+                log.info("daily %s %s certified: candidate %d, par %s", day, name, index, par)
+                stored = await self.store.daily(day, name)
+                assert stored is not None
+                return stored
+        raise ProtocolError("unavailable", f"no winnable deal found for {name} on {day}")
+
+    async def prepare(self, days_ahead: int = 1) -> None:
+        """Certify today's and the next days' dailies of every variant (background)."""
+        today = await self.today()
+        day = today
+        for _ in range(days_ahead + 1):
+            for name in VARIANTS:
+                try:
+                    await self.get(name, day)
+                except Exception as exc:
+                    log.warning("could not prepare the %s daily of %s: %s", name, day, exc)
+            day = next_day(day)
+
+    def public(self, variant: str, day: str, record: dict[str, str], today: str
+               ) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "date": day, "variant": variant, "options": dict(
+                kv.split("=", 1) for kv in record["options"].split(",") if kv),
+            "commitment": record["commitment"], "par": int(record["par"]),
+            "certified": True,
+        }
+        if day < today:
+            out["seed"] = int(record["seed"])
+        return out
+
+    # ------------------------------------------------------------------ attempts
+
+    async def start(self, player: Player, variant: str, practice: bool) -> tuple[str, bool]:
+        """The race id of the player's ranked attempt (new or resumed) — or of a new practice
+        game on the same deal; and whether it is ranked."""
+        name, opts = self.variant_name(variant)
+        day = await self.today()
+        record = await self.get(name, day)
+        seed = int(record["seed"])
+        existing = await self.store.attempt_of(day, name, player.pid)
+        rec = await self.store.read_race(existing) if existing is not None else None
+        done = rec is None or rec.state in ("finished", "closed")
+        if not practice:
+            if existing is not None and not done:
+                return existing, True
+            if existing is not None:
+                raise ProtocolError(
+                    "already_played", "today's ranked attempt is used; practice is allowed")
+        elif existing is None or not done:
+            raise ProtocolError(
+                "bad_option", "practice on the daily deal opens after your ranked attempt")
+        kind = "practice" if practice else "daily"
+        rid, _ = await self.races.create(player, name, opts, 1, DAILY_TIME_LIMIT, False,
+                                         seed=seed, kind=kind, extra={"daily": day})
+        if not practice:
+            claimed = await self.store.claim_attempt(day, name, player.pid, rid)
+            if claimed != rid:  # a concurrent request won: play that one
+                return claimed, True
+        await self.races.join(player, rid, auto_ready=True, countdown_ms=0)
+        await self.races.start(rid)
+        return rid, not practice
+
+    async def on_finished(self, info: RaceInfo, rec: RaceRecord,
+                          standings: list[dict[str, Any]]) -> None:
+        if info.kind != "daily" or not standings:
+            return
+        day = rec.meta.get("daily") or day_of(rec.num("started_at"))
+        row = standings[0]
+        entry = {
+            "player": row["player"], "name": row["name"], "result": row["result"],
+            "time": int(row["elapsed"]), "moves": int(row["moves"]), "home": int(row["home"]),
+            "finished_at": rec.num("started_at") + int(row["elapsed"]), "race": info.rid,
+        }
+        if await self.store.record_daily(day, info.variant, row["player"], rank_key(entry),
+                                         entry):
+            await self.store.daily_stats(row["player"], info.variant, day, previous_day(day),
+                                         row["result"] == "won")
+
+    # ------------------------------------------------------------------ leaderboards
+
+    async def leaderboard(self, variant: str, day: str | None, offset: int, limit: int,
+                          around: str | None) -> dict[str, Any]:
+        name, _ = self.variant_name(variant)
+        day = day or await self.today()
+        total = await self.store.leaderboard_size(day, name)
+        me = None
+        if around is not None:
+            me = await self.store.leaderboard_rank(day, name, around)
+            if me is not None:
+                offset = max(0, me - limit // 2)
+        rows = await self.store.leaderboard_range(day, name, offset, offset + limit - 1)
+        return {"date": day, "variant": name, "total": total, "offset": offset, "rows": rows,
+                "my_rank": me + 1 if me is not None else None}

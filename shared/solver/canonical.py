@@ -1,0 +1,97 @@
+"""Canonical position keys: one bytes value per class of positions that play identically.
+
+The transposition table stores these keys, so two positions that differ only in ways the rules
+cannot see are searched once. What the rules cannot see:
+
+* the order of the tableau piles, of the reserve piles and of the cells — every pile of a kind
+  obeys the same rules, so any permutation of them plays the same (each pile is written as
+  its face-down count followed by its cards, then the piles are sorted);
+* which foundation of a group holds what — foundations of one group are interchangeable, so
+  the group is written as the sorted list of its top cards (a same-suit foundation's content
+  is fixed by its top card; an empty foundation is 255);
+* the suit of every card when no rule ever looks at suits (Double Aces and Kings: foundations
+  regardless of suit and no building on the tableau) — then every card is written as its
+  rank, and the 16 copies of a rank become one;
+* duplicate cards of multi-deck games are the same integer in the engine already.
+
+Stock and waste: drawing, redealing and playing the waste top never change the order of the
+cards in "waste bottom-to-top, then stock top-to-bottom", they only move the boundary or take
+cards out. With one deck that sequence is therefore fixed by which cards are elsewhere, and the
+key records only the waste length; with one pass (no redeal) the stock is a suffix of the
+dealt stock and the key records its length and the waste; otherwise both in full. Redeals used
+are part of the key when they are limited (they limit the future).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from solrace.shared.engine import Game
+from solrace.shared.rules import Build
+
+EMPTY = 255
+_PILE_SEP = b"\xff"
+_PART_SEP = b"\xfe"
+RANK_TABLE = bytes(i % 13 if i < 52 else i for i in range(256))
+
+
+def suits_matter(game: Game) -> bool:
+    """False when no rule of the game ever looks at a card's suit or colour."""
+    rules = game.rules
+    return rules.tableau.build is not Build.NONE or any(g.same_suit for g in rules.foundations)
+
+
+def key_function(game: Game) -> Callable[[], bytes]:
+    """A function of no arguments returning the key of ``game``'s current position.
+
+    It reads ``game.pos`` each time, so it follows the game through ``_do`` and ``_revert``.
+    """
+    rules = game.rules
+    pos = game.pos
+    table = None if suits_matter(game) else RANK_TABLE
+    groups: list[tuple[int, ...]] = []
+    f = game.layout.foundations.start
+    for g in rules.foundations:
+        groups.append(tuple(range(f, f + g.count)))
+        f += g.count
+    T, R, C = game._T, game._R, game._C
+    S, W = game._S, game._W
+    one_deck = rules.decks == 1
+    one_pass = rules.redeals == 0
+    limited = rules.redeals is not None
+
+    def key() -> bytes:
+        piles = pos.piles
+        down = pos.down
+        parts = []
+        for grp in groups:
+            tops = bytes(sorted([piles[i][-1] if piles[i] else EMPTY for i in grp]))
+            parts.append(tops if table is None else tops.translate(table))
+        if table is None:
+            parts.append(_PILE_SEP.join(sorted([bytes((down[i], *piles[i])) for i in T])))
+        else:
+            parts.append(
+                _PILE_SEP.join(sorted(bytes((down[i],)) + bytes(piles[i]).translate(table)
+                                      for i in T))
+            )
+        if R:
+            res = _PILE_SEP.join(sorted([bytes(piles[i]) for i in R]))
+            parts.append(res if table is None else res.translate(table))
+        if C:
+            parts.append(bytes(sorted([piles[i][0] if piles[i] else EMPTY for i in C])))
+        if S >= 0:
+            waste, stock = piles[W], piles[S]
+            if one_deck:
+                parts.append(bytes((len(waste), len(stock))))
+            else:
+                wb = bytes(waste) if table is None else bytes(waste).translate(table)
+                if one_pass:
+                    parts.append(wb + _PILE_SEP + len(stock).to_bytes(2, "big"))
+                else:
+                    sb = bytes(stock) if table is None else bytes(stock).translate(table)
+                    parts.append(wb + _PILE_SEP + sb)
+            if limited:
+                parts.append(bytes((min(pos.redeals, 250),)))
+        return _PART_SEP.join(parts)
+
+    return key

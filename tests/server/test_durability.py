@@ -1,0 +1,224 @@
+"""Durability: server processes die (SIGKILL) and Redis restarts; no acknowledged move is lost.
+
+The servers here are real ``python -m solrace.server`` child processes sharing one Redis, so a
+SIGKILL is a real crash: no shutdown code runs, the clients' sockets just drop. The clients
+then resume on a second process, which has never seen the race and rebuilds everything from
+Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from harness import (
+    Racer,
+    RecordingClient,
+    ServerProcess,
+    check_standings,
+    choose_move,
+    close_all,
+    race_info,
+    read_log,
+    running_server,
+    start_race,
+    ws_url,
+)
+from solrace.client.library import Client, ClientError
+from solrace.server.redisproc import RedisProcess
+from solrace.shared.engine import Game
+from solrace.shared.views import view_of
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def replay(game: Game, moves: list[str]) -> Game:
+    for text in moves:
+        game.push(text)
+    return game
+
+
+@contextlib.asynccontextmanager
+async def two_processes(redis_url: str, tmp_path: Path) -> AsyncIterator[list[ServerProcess]]:
+    procs = [ServerProcess(redis_url, tmp_path / name, name=name) for name in ("one", "two")]
+    try:
+        await asyncio.gather(*(asyncio.to_thread(p.start) for p in procs))
+        yield procs
+    finally:
+        for p in procs:
+            await asyncio.to_thread(p.terminate)
+
+
+async def move_until_killed(racer: Racer, proc: ServerProcess, acks_before_kill: int
+                            ) -> tuple[list[str], str | None]:
+    """Send moves back to back and SIGKILL ``proc`` after ``acks_before_kill`` acks, while the
+    next move is in flight. Returns the acknowledged moves and the one in flight (if any)."""
+    acked: list[str] = []
+    while True:
+        move = choose_move(racer.game, racer.seen)
+        assert move is not None, "the test deal ran out of moves"
+        send = asyncio.ensure_future(racer.client.move(racer.race, move.text()))
+        if len(acked) == acks_before_kill:
+            await asyncio.sleep(0)  # the frame is on its way
+            await asyncio.to_thread(proc.kill)
+            with contextlib.suppress(ConnectionError, ClientError, TimeoutError):
+                await send
+            return acked, move.text()
+        await send
+        racer.game.push(move)
+        racer.seen.add(racer.game.position_text())
+        acked.append(move.text())
+
+
+async def test_sigkill_mid_race_then_resume_on_another_process(
+    redis_url: str, tmp_path: Path
+) -> None:
+    async with two_processes(redis_url, tmp_path) as (one, two):
+        cs, summary = await start_race(one.url, redis_url, "unlimited", ["alice", "bob"],
+                                       cls=RecordingClient)
+        alice, bob = cs
+        rid = summary["race"]
+        try:
+            secrets = await race_info(redis_url, rid)
+            ra, rb = Racer(alice, rid, secrets.game()), Racer(bob, rid, secrets.game())
+            await rb.play(3)
+            first = await alice.sync(rid)
+            clock = {k: first["race"][k] for k in ("started_at", "ends_at")}
+            elapsed_before = max(a["elapsed"] for a in rb.acks)
+
+            acked, in_flight = await move_until_killed(ra, one, acks_before_kill=6)
+            assert one.proc is not None and one.proc.returncode == -9
+            log = await read_log(redis_url, rid, alice.player)
+            assert log[: len(acked)] == acked, "an acknowledged move was lost"
+            assert log[len(acked):] in ([], [in_flight]), log
+
+            for c in cs:
+                c.url = two.url
+                welcome = await c.reconnect()
+                assert rid in [r["race"] for r in welcome["races"]]
+            synced = await alice.sync(rid)
+            assert {k: synced["race"][k] for k in clock} == clock, "the race clock moved"
+            assert synced["race"]["state"] == "running"
+            # The board continues exactly after the last move the log holds.
+            assert alice.boards[rid]["seq"] == len(log)
+            assert alice.boards[rid]["view"] == view_of(
+                replay(secrets.game(), log)).wire()
+            rb.board_matches()
+            # The client retries the move whose ack the crash swallowed: applied exactly once,
+            # whether or not the dead process had logged it.
+            assert in_flight is not None
+            retried = await alice.move(rid, in_flight, seq=len(acked))
+            assert bool(retried.get("duplicate")) == (len(log) > len(acked)), retried
+            ra.game.push(in_flight)
+            ra.seen.add(ra.game.position_text())
+            assert await read_log(redis_url, rid, alice.player) == [*acked, in_flight]
+            ra.board_matches()
+
+            await ra.play(4)
+            await rb.play(2)
+            assert min(a["elapsed"] for a in rb.acks[3:]) > elapsed_before
+            await alice.next_event(t="event", race=rid, k="progress", player=bob.player,
+                                   moves=len(rb.game.moves))
+            await alice.resign(rid)
+            await bob.resign(rid)
+            end = await bob.next_event(t="event", race=rid, k="end")
+            rows = {r["player"]: r for r in end["standings"]}
+            assert rows[alice.player]["moves"] == len(ra.game.moves)
+            assert rows[bob.player]["moves"] == len(rb.game.moves)
+            check_standings(end["standings"])
+            assert await read_log(redis_url, rid, alice.player) == [
+                m.text() for m in ra.game.moves]
+            for c in cs:  # across the crash every version arrived once, in order
+                seen = c.versions_seen(rid)
+                assert seen == sorted(set(seen)), seen
+            assert two.running, two.log()
+        finally:
+            await close_all(cs)
+
+
+async def test_sigkill_during_countdown_race_still_starts(redis_url: str, tmp_path: Path
+                                                          ) -> None:
+    """The process that armed the start timer dies; the one the players resume on starts it."""
+    async with two_processes(redis_url, tmp_path) as (one, two):
+        cs: list[Client] = []
+        try:
+            for name in ("alice", "bob"):
+                c = Client(one.url, name=name)
+                await c.connect()
+                cs.append(c)
+            alice, bob = cs
+            lobby = await alice.create_race("forty-and-eight")
+            rid = lobby["race"]
+            await bob.join(code=lobby["code"])
+            await alice.ready(rid)
+            await bob.ready(rid)
+            countdown = await alice.next_event(t="event", race=rid, k="countdown")
+            await asyncio.to_thread(one.kill)
+            for c in cs:
+                c.url = two.url
+                await c.reconnect()
+            boards = [await c.wait_running(rid) for c in cs]
+            assert boards[0] == boards[1]
+            synced = await bob.sync(rid)
+            assert synced["race"]["started_at"] == countdown["starts_at"]
+            game = (await race_info(redis_url, rid)).game()
+            assert boards[0]["view"] == view_of(game).wire()
+            racer = Racer(alice, rid, game)
+            assert await racer.play(3) == 3
+        finally:
+            await close_all(cs)
+
+
+async def test_clean_stop_prints_and_exits_zero(redis_url: str, tmp_path: Path) -> None:
+    proc = ServerProcess(redis_url, tmp_path / "solo", name="solo")
+    await asyncio.to_thread(proc.start)
+    try:
+        c = Client(proc.url, name="alice")
+        await c.connect()
+        await c.close()
+    finally:
+        code = await asyncio.to_thread(proc.terminate)
+    assert code == 0, proc.log()
+    out = "\n".join(proc.stdout_lines)
+    assert "solrace server configuration" in out
+    assert "test-secret" not in out, "the secret was printed"
+
+
+async def test_redis_restart_mid_race_keeps_acked_moves(private_redis: RedisProcess) -> None:
+    """Redis is SIGKILLed (``appendfsync always``) and restarted: moves in between get
+    ``unavailable`` on a connection that survives, every acknowledged move is still in the log
+    after the restart, and play and live progress resume."""
+    url = private_redis.url
+    async with running_server(url) as server:
+        cs, summary = await start_race(ws_url(server), url, "unlimited", ["alice", "bob"])
+        alice, bob = cs
+        rid = summary["race"]
+        try:
+            secrets = await race_info(url, rid)
+            ra, rb = Racer(alice, rid, secrets.game()), Racer(bob, rid, secrets.game())
+            await ra.play(3)
+            await rb.play(2)
+            acked = [m.text() for m in ra.game.moves]
+
+            await asyncio.to_thread(private_redis.kill)
+            move = choose_move(ra.game, ra.seen)
+            assert move is not None
+            with pytest.raises(ClientError) as err:
+                await alice.move(rid, move.text())
+            assert err.value.code == "unavailable"
+            with pytest.raises(ClientError) as err:  # the connection still serves requests
+                await alice.request("no.such.request")
+            assert err.value.code == "unknown_type"
+
+            await asyncio.to_thread(private_redis.restart)
+            assert await read_log(url, rid, alice.player) == acked
+            await ra.step()  # the move refused during the outage, now accepted
+            await rb.play(2)
+            await alice.next_event(timeout=10, t="event", race=rid, k="progress",
+                                   player=bob.player, moves=len(rb.game.moves))
+            assert await read_log(url, rid, alice.player) == [m.text() for m in ra.game.moves]
+        finally:
+            await close_all(cs)
