@@ -126,6 +126,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("quick_time_limit", int, "time limit in seconds of quick-paired races"),
     Setting("send_queue", int, "frames queued per connection before it is dropped as too slow"),
     Setting("spectator_delay", parse_duration, "how far spectators of rated races run behind"),
+    Setting("casual_spectator_delay", parse_duration,
+            "how far spectators of unrated races run behind"),
     Setting("daily_budget", int, "solver node budget to certify one daily candidate deal"),
     Setting("daily_prepare", int,
             "days ahead to certify dailies in the background (-1: only on demand)"),
@@ -158,7 +160,10 @@ class Config:
     countdown: float = 3.0
     quick_time_limit: int = 600
     send_queue: int = 256
-    spectator_delay: float = 15.0
+    # Every racer has the same deal, so a rival's board shows cards of one's own game (the
+    # waste shows the stock order): a delay shorter than the race helps a racer who watches.
+    spectator_delay: float = 600.0
+    casual_spectator_delay: float = 0.0
     daily_budget: int = 200_000
     daily_prepare: int = 1
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
@@ -186,8 +191,8 @@ class Config:
                 problems.append(f"{name} must be positive, not {getattr(self, name)}")
         if not self.countdown >= 0:
             problems.append(f"countdown must not be negative, not {self.countdown}")
-        if not self.spectator_delay >= 0:
-            problems.append(f"spectator_delay must not be negative, not {self.spectator_delay}")
+        if not (self.spectator_delay >= 0 and self.casual_spectator_delay >= 0):
+            problems.append("spectator delays must not be negative")
         if self.daily_budget < 1 or self.daily_prepare < -1:
             problems.append("daily_budget must be >= 1 and daily_prepare >= -1")
         for name in ("quick_time_limit", "send_queue"):

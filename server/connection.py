@@ -459,7 +459,9 @@ class Connection:
         live = rec.state not in ("finished", "closed")
         if live and self.player is not None and self.player.pid in rec.names:
             raise ProtocolError("not_watchable", "racers cannot watch their own race")
-        delay_ms = int(ctx.config.spectator_delay * 1000) if info.rated and live else 0
+        cfg = ctx.config
+        delay = cfg.spectator_delay if info.rated else cfg.casual_spectator_delay
+        delay_ms = int(delay * 1000) if live else 0
         redis_now = await ctx.store.server_time_ms()
         offset = redis_now - int(time.time() * 1000)
         cutoff = redis_now - delay_ms

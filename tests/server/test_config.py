@@ -40,6 +40,7 @@ SAMPLES: dict[str, tuple[tuple[str, object], tuple[str, object]]] = {
     "quick_time_limit": (("300", 300), ("120", 120)),
     "send_queue": (("16", 16), ("32", 32)),
     "spectator_delay": (("0", 0.0), ("30s", 30.0)),
+    "casual_spectator_delay": (("5", 5.0), ("1m", 60.0)),
     "daily_budget": (("1000", 1000), ("50000", 50000)),
     "daily_prepare": (("-1", -1), ("2", 2)),
 }  # fmt: skip
