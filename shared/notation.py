@@ -123,7 +123,15 @@ def parse_position(layout: Layout, text: str) -> Position:
             if kind is PileKind.TABLEAU:
                 if any(lowered[n_down:]):
                     raise NotationError(f"face-down card above a face-up one in {pile!r}")
+                if n_down == len(chunks):
+                    raise NotationError(f"the top card of {pile!r} must be face up")
                 down[i] = n_down
+            elif kind is PileKind.STOCK:
+                if not all(lowered):
+                    raise NotationError(f"stock cards are face down (lower case): {pile!r}")
+            elif any(lowered):
+                raise NotationError(f"{kind.name.lower()} cards are face up (upper case): "
+                                    f"{pile!r}")
     redeals = fields.pop("n", "0")
     if fields:
         raise NotationError(f"unknown position fields {sorted(fields)}")

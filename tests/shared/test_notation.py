@@ -203,3 +203,28 @@ def test_position_text_checks_the_variant() -> None:
     # ... but not as Forty and Eight, which has two decks (and eight piles).
     with pytest.raises(NotationError):
         Game.from_position("forty-and-eight", None, five.replace(" n:", " s:- w:- n:"))
+
+
+def _edit_group(text: str, key: str, change: object) -> str:
+    return " ".join(change(tok) if tok.startswith(key + ":") else tok  # type: ignore[operator]
+                    for tok in text.split())
+
+
+@pytest.mark.parametrize(
+    ("variant", "key", "change"),
+    [
+        ("unlimited", "w", lambda tok: "w:9c"),  # a face-down card in the waste
+        ("unlimited", "s", str.upper),  # face-up cards in the stock
+        ("forty-and-eight", "t", lambda tok: "t:" + tok[2:].split("/")[0].lower() + "/"
+         + "/".join(tok[2:].split("/")[1:])),  # a tableau pile whose top is face down
+        ("seven-by-five", "f", lambda tok: "f:as/-/-/-"),  # a face-down foundation card
+    ],
+)
+def test_case_must_match_the_pile(variant: str, key: str, change: object) -> None:
+    """Face-up piles are written upper case, the stock lower case, and a tableau pile's top is
+    face up: anything else is refused rather than silently changed."""
+    game = Game(variant, None, 3)
+    bad = _edit_group(game.position_text(), key, change)
+    assert bad != game.position_text()
+    with pytest.raises(NotationError):
+        parse_position(game.layout, bad)
