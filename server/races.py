@@ -322,10 +322,15 @@ class RaceService:
                 return False
             info = self.infos[rid]
             reason = "done" if rec.num("unfinished") <= 0 else "time"
+            rows = standings(rec, dealt_home(info))
+            for annotate in self.annotators:  # e.g. ratings before/after (rated races)
+                await annotate(info, rows)
             event = {
-                "k": "end", "reason": reason, "seed": info.seed,
-                "commitment": rec.meta["commitment"], "standings": standings(rec, dealt_home(info)),
+                "k": "end", "reason": reason, "commitment": rec.meta["commitment"],
+                "standings": rows,
             }
+            if info.kind == "race":  # a daily's seed stays secret until its day is over
+                event["seed"] = info.seed
             res = await self.store.finish(rid, msgpack.packb(event), rec.num("version"))
             if res.status == "ok":
                 await self.store.retire(rid, rec.order, info.code)

@@ -405,10 +405,6 @@ async def close_all(cs: Iterable[Client]) -> None:
             await c.close()
 
 
-def racers_for(cs: list[Client], race: str, secrets: RaceSecrets) -> list[Racer]:
-    return [Racer(c, race, secrets.game()) for c in cs]
-
-
 # ----------------------------------------------------------------------------- standings
 
 
