@@ -97,7 +97,7 @@ async def race_with_moves(url: str, redis_url: str, moves: tuple[int, int], **kw
     clients, summary = await harness.start_race(url, redis_url, "unlimited", ["alice", "bob"],
                                                 options={"draw": "1"}, **kw)
     secrets = await harness.race_info(redis_url, summary["race"])
-    racers = harness.racers_for(clients, summary["race"], secrets)
+    racers = [harness.Racer(c, summary["race"], secrets.game()) for c in clients]
     for racer, n in zip(racers, moves):
         assert await racer.play(n) == n
     return clients, summary, racers
