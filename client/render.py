@@ -167,7 +167,8 @@ def _header(view: Mapping[str, Any], color: bool) -> list[str]:
     status = view["status"]
     second = (
         f"{paint(status, _STATUS_COLOUR.get(status, ''), color)} · "
-        f"{view['moves']} moves · {view['home']}/{view['total']} home"
+        f"{view['moves']} move{'' if view['moves'] == 1 else 's'} · "
+        f"{view['home']}/{view['total']} home"
     )
     return [first, second]
 
