@@ -27,7 +27,7 @@ from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
 from solrace.shared.variants import resolve
-from solrace.shared.views import delta, view_of
+from solrace.shared.views import advance, view_of
 
 log = logging.getLogger("solrace.races")
 
@@ -432,8 +432,7 @@ class RaceService:
             raise ProtocolError("bad_notation", exc.reason) from None
         status = game.status
         result = status.value if status in (Status.WON, Status.LOST) else ""
-        after = view_of(game).wire()
-        change = delta(e.view, after)
+        after, change = advance(game, e.view)
         event: dict[str, Any] = {
             "k": "progress", "player": player.pid, "home": game.cards_home,
             "moves": len(game.moves), "move": move.text(), "delta": change,

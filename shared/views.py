@@ -65,13 +65,15 @@ class View:
         return view_text(self.wire())
 
 
+def _pile(game: Game, i: int) -> PileView:
+    """Pile ``i`` as a seat sees it: face-down tableau cards and the stock as a count."""
+    pile = game.pos.piles[i]
+    hidden = len(pile) if game.layout.kinds[i] is PileKind.STOCK else game.pos.down[i]
+    return PileView(game.layout.ids[i], hidden, tuple(card_text(c) for c in pile[hidden:]))
+
+
 def view_of(game: Game) -> View:
-    piles, down = game.pos.piles, game.pos.down
-    out = []
-    for i, (pid, kind) in enumerate(zip(game.layout.ids, game.layout.kinds)):
-        pile = piles[i]
-        hidden = len(pile) if kind is PileKind.STOCK else down[i]
-        out.append(PileView(pid, hidden, tuple(card_text(c) for c in pile[hidden:])))
+    out = [_pile(game, i) for i in range(len(game.layout.ids))]
     limit = game.rules.redeals
     return View(
         variant=game.variant.name,
@@ -87,6 +89,36 @@ def view_of(game: Game) -> View:
 
 
 _SCALARS = ("moves", "home", "status", "redeals", "redeals_left")
+
+
+def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The wire view after the game's last move, and its delta from ``view`` (the wire view
+    before that move) — computed from the piles the move touched, not from a full view.
+    Equal to ``view_of(game).wire()`` and ``delta(view, that)``."""
+    touched: set[int] = set()
+    for op in game._undo[-1]:
+        if op[0] == 0:  # a transfer between two piles
+            touched.add(op[1])
+            touched.add(op[2])
+        elif op[0] == 1:  # a face-down card turned up
+            touched.add(op[1])
+    limit = game.rules.redeals
+    scalars = {
+        "moves": len(game.moves), "home": game.cards_home, "status": game.status.value,
+        "redeals": game.pos.redeals,
+        "redeals_left": None if limit is None else limit - game.pos.redeals,
+    }
+    change: dict[str, Any] = {k: v for k, v in scalars.items() if view.get(k) != v}
+    piles = {}
+    for i in sorted(touched):
+        p = _pile(game, i)
+        wire = p.wire()
+        if view["piles"].get(p.id) != wire:
+            piles[p.id] = wire
+    new = {**view, **scalars, "piles": {**view["piles"], **piles}}
+    if piles:
+        change["piles"] = piles
+    return new, change
 
 
 def delta(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:

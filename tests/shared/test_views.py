@@ -152,3 +152,25 @@ def test_view_text(name: str, options: dict[str, str]) -> None:
         assert sorted(visible_cards(view.wire())) == sorted(
             parse_card(c) for c in re.findall(r"[A2-9TJQK][CDHS]", text)
         )
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_advance_matches_a_full_view_and_delta(variant: str) -> None:
+    """The server's fast path (views.advance: only the piles a move touched) gives exactly the
+    full view and the full delta, move after move, draws, redeals and turn-ups included."""
+    from solrace.shared.views import advance
+
+    rng = random.Random(variant)
+    for seed in range(6):
+        game = Game(variant, None, seed)
+        view = view_of(game).wire()
+        for _ in range(150):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+            new, change = advance(game, view)
+            full = view_of(game).wire()
+            assert new == full
+            assert change == delta(view, full)
+            view = new
