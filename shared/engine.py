@@ -75,6 +75,7 @@ def _accept_tables() -> tuple[
 
 
 _FIRST, _NEXT, _BUILD_ON = _accept_tables()
+_MOVES: dict[tuple[str, ...], dict[Triple, Move]] = {}  # layout ids -> triple -> Move
 
 
 class Status(enum.Enum):
@@ -147,6 +148,8 @@ class Game:
         self._to_f_sources = self._T + self._R + self._C + waste + back
         self._to_t_single = waste + self._C + (self._F if r.foundation_to_tableau else ())
         self._to_c_sources = self._T + waste
+        # Move objects are immutable: one per (src, dst, n) and layout, shared by every game
+        self._move_of = _MOVES.setdefault(lay.ids, {})
         # What each pile top accepts, as tables (see _accept_tables): move generation looks a
         # card up instead of testing every (source, destination) pair.
         self._f_first = tuple(_FIRST[start] for start in self._start)
@@ -159,8 +162,12 @@ class Game:
     def legal_moves(self) -> list[Move]:
         """Every legal move, in a fixed order: to foundations, to the tableau, to cells,
         then draw or redeal."""
-        ids = self.layout.ids
-        return [Move(ids[s], ids[d], n) for s, d, n in self._legal()]
+        ids, get = self.layout.ids, self._move_of.get
+        return [get(t) or self._new_move(ids, t) for t in self._legal()]
+
+    def _new_move(self, ids: tuple[str, ...], t: Triple) -> Move:
+        m = self._move_of[t] = Move(ids[t[0]], ids[t[1]], t[2])
+        return m
 
     def is_legal(self, move: Move | str) -> bool:
         try:
@@ -175,7 +182,8 @@ class Game:
         s, d, n = self._resolve(move)
         self._check(s, d, n)
         self._undo.append(self._do(s, d, n))
-        m = Move(self.layout.ids[s], self.layout.ids[d], n)
+        # a Move that resolved names exactly these piles: keep it rather than build its twin
+        m = move if type(move) is Move else Move(self.layout.ids[s], self.layout.ids[d], n)
         self.moves.append(m)
         self._status = None
         return m
@@ -242,7 +250,8 @@ class Game:
         return s, d, move.n
 
     def _check(self, s: int, d: int, n: int) -> None:
-        if self.resigned or self.cards_home == self.total_cards:
+        # cards_home, inlined: this runs once per move checked
+        if self.resigned or sum(map(len, self.pos.piles[self._f_slice])) == self.total_cards:
             raise IllegalMove("game_over", "the game is over")
         piles, down, kinds = self.pos.piles, self.pos.down, self._kinds
         ks, kd = kinds[s], kinds[d]
@@ -264,8 +273,12 @@ class Game:
                                   "are not a built sequence")
         card = src[-n]
         if kd is PileKind.FOUNDATION:
-            if ks is PileKind.FOUNDATION and not self.rules.foundation_to_foundation:
-                raise IllegalMove("does_not_fit", "cards do not move between foundations here")
+            if ks is PileKind.FOUNDATION:
+                if not self.rules.foundation_to_foundation:
+                    raise IllegalMove("does_not_fit", "cards do not move between foundations here")
+                if not piles[d]:  # "where it continues that sequence": never starts one
+                    raise IllegalMove("does_not_fit", "a foundation card only continues another "
+                                      "foundation's sequence")
             if not self._fits_foundation(card, d):
                 raise IllegalMove("does_not_fit", f"that card does not go on {self.layout.ids[d]}")
         elif kd is PileKind.TABLEAU:
@@ -384,7 +397,10 @@ class Game:
                 if len(p) > down[s]:
                     fs = home.get(p[-1])
                     if fs:
-                        out.extend([(s, f, 1) for f in fs if f != s])
+                        if self._kinds[s] is PileKind.FOUNDATION:  # only onto a sequence
+                            out.extend([(s, f, 1) for f in fs if f != s and piles[f]])
+                        else:
+                            out.extend([(s, f, 1) for f in fs])
         # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
         T = self._T
         want: dict[int, list[int]] = {}

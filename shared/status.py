@@ -98,6 +98,7 @@ def _keyer(game: Game) -> Callable[[], bytes]:
 
 
 def _key(game: Game) -> bytes:
+    """The search key of the current position (only comparable within one search)."""
     return _keyer(game)()
 
 

@@ -184,16 +184,16 @@ def test_foundation_top_continues_another_foundation(opts: dict[str, str]) -> No
 
 
 @BOTH
-def test_foundation_top_may_start_an_empty_foundation(opts: dict[str, str]) -> None:
+def test_foundation_top_never_starts_an_empty_foundation(opts: dict[str, str]) -> None:
     """Rule "the top card of a foundation may move to another foundation where it continues
-    that sequence", at an EMPTY target. Reading (the engine's; the page does not say it
-    outright): a foundation's sequence begins with its start card, so the King on top of a
-    complete up-foundation may start an empty down-foundation and the Ace on top of a complete
-    down-foundation an empty up-foundation; any other card may not."""
+    that sequence": an empty foundation has no sequence to continue, so not even the King on
+    top of a complete up-foundation may start an empty down-foundation (nor an Ace an empty
+    up-foundation); onto a non-empty foundation it continues, it may go."""
     g = make(V, opts, f={1: "-", 16: "-"}, s=top_first("9C"))  # the rest: in the stock
     assert pile(g, "f2")[-2] == "K" and pile(g, "f9")[-2] == "A"
-    play(g, "f2f16", "f9f1")
-    assert pile(g, "f16")[0] == "K" and pile(g, "f1")[0] == "A"
+    assert refuse(g, "f2f16") == "does_not_fit"
+    assert refuse(g, "f9f1") == "does_not_fit"
+    assert "f2f16" not in [m.text() for m in g.legal_moves()]
     g2 = make(V, opts, f={1: "-", 2: "AC 2C", 16: "-", 15: "KS QS"}, s=top_first("9C"))
     assert refuse(g2, "f2f1") == "does_not_fit"
     assert refuse(g2, "f15f16") == "does_not_fit"
