@@ -451,14 +451,14 @@ class Connection:
         ctx = self.ctx
         rid = req.race if req.race is not None else await ctx.races.code_to_race(req.code or "")
         rec = await ctx.races.record(rid)
-        if rid in self.races:
-            await self.detach(rid)
         info = ctx.races.infos[rid]
         if info.kind != "race":
             raise ProtocolError("not_watchable", "daily and practice games are private")
         live = rec.state not in ("finished", "closed")
         if live and self.player is not None and self.player.pid in rec.names:
             raise ProtocolError("not_watchable", "racers cannot watch their own race")
+        if rid in self.races:  # after the checks: a refused watch must not detach a racer
+            await self.detach(rid)
         cfg = ctx.config
         delay = cfg.spectator_delay if info.rated else cfg.casual_spectator_delay
         delay_ms = int(delay * 1000) if live else 0
@@ -497,6 +497,11 @@ class Connection:
 
     async def on_races_live(self, req: P.LiveRaces) -> dict[str, Any]:
         rows = await self.ctx.store.live_races(req.limit, req.before)
+        if len(rows) == req.limit:  # ``before`` is exclusive: never split one start time
+            last = int(rows[-1][1].get("started_at") or 0)
+            have = {row[0] for row in rows}
+            rows += [row for row in await self.ctx.store.live_races(100, last + 1)
+                     if row[0] not in have and int(row[1].get("started_at") or 0) == last]
         now = await self.ctx.store.server_time_ms()
         races = []
         for rid, meta, racers, watchers in rows:
@@ -508,7 +513,7 @@ class Connection:
                 "started_at": started, "elapsed": max(0, now - started),
                 "state": meta.get("state"),
             })
-        nxt = races[-1]["started_at"] if len(races) == req.limit else None
+        nxt = races[-1]["started_at"] if len(races) >= req.limit else None
         return P.reply(req.id, "live", races=races, next=nxt)
 
     def _deliver(self, rid: str, event: dict[str, Any]) -> None:
@@ -538,8 +543,7 @@ class Connection:
                 self._deliver(rid, event)
                 return
             while True:  # page through the stream, waiting for room in the send queue
-                page = await self.ctx.store.events_since(rid, self.races.get(rid) or 0,
-                                                         limit=CATCH_UP_PAGE)
+                page = await self._catch_up_page(rid)
                 for ev in page:
                     if rid not in self.races:
                         return
@@ -548,3 +552,17 @@ class Connection:
                     self._deliver(rid, ev)
                 if len(page) < CATCH_UP_PAGE:
                     return
+
+    async def _catch_up_page(self, rid: str) -> list[dict[str, Any]]:
+        """The next page of missed events. Retried: after Redis dropped this process's
+        connections, the first command on each pooled one fails, and nobody retries the hub's
+        reconnect catch-up — a failure there would leave the gap open until a later event."""
+        for pause in (0.05, 0.25, None):
+            try:
+                return await self.ctx.store.events_since(rid, self.races.get(rid) or 0,
+                                                         limit=CATCH_UP_PAGE)
+            except (RedisError, OSError):
+                if pause is None:
+                    raise
+                await asyncio.sleep(pause)
+        raise AssertionError("unreachable")
