@@ -17,7 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server import metrics
 from solrace.server.config import Config
 from solrace.server.connection import Connection
@@ -53,6 +57,7 @@ class Server:
         self.config = config
         self.redis_proc: RedisProcess | None = None
         self.redis: Redis | None = None
+        self.pubsub_redis: Redis
         self.ctx: Context | None = None
         self.ws: WsServer | None = None
         self._refresher: asyncio.Task[None] | None = None
@@ -72,10 +77,22 @@ class Server:
             url = self.redis_proc.url
             log.info("embedded Redis-protocol server started at %s (AOF in %s)",
                      url, cfg.data_dir / "redis")
-        self.redis = Redis.from_url(url, decode_responses=False, health_check_interval=10)
+        # Retried commands are safe: every script is idempotent or checks state (a retried
+        # move is answered as a duplicate), and reads are reads.
+        # A blocking pool queues commands when every connection is busy (the default pool
+        # raises "Too many connections" under load).
+        self.redis = Redis.from_pool(BlockingConnectionPool.from_url(
+            url, max_connections=64, timeout=30, decode_responses=False,
+            health_check_interval=10,
+            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        ))
         store = Store(self.redis)
         await store.ping()
-        hub = Hub(self.redis, cfg.process_id)
+        # The hub's pub/sub connection has no retry policy: it must see a lost connection, so
+        # that after reconnecting it can catch its subscribers up from the durable streams.
+        self.pubsub_redis = Redis.from_url(url, decode_responses=False, health_check_interval=10)
+        hub = Hub(self.pubsub_redis, cfg.process_id)
         await hub.start()
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
         Results(store, races)
@@ -165,6 +182,7 @@ class Server:
             await self.ctx.hub.close()
         if self.redis is not None:
             await self.redis.aclose()
+            await self.pubsub_redis.aclose()
         if self.redis_proc is not None:
             await asyncio.to_thread(self.redis_proc.stop)
             log.info("embedded Redis stopped")

@@ -78,6 +78,7 @@ class Connection:
         self.races: dict[str, int | None] = {}  # attached race -> last version delivered
         self.watching: set[str] = set()  # attached races this connection spectates
         self.delays: dict[str, DelayLine] = {}
+        self._own: dict[str, int] = {}  # race -> move count after this connection's last move
         self.greeted = False
         self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
         self._race_locks: dict[str, asyncio.Lock] = {}
@@ -289,6 +290,9 @@ class Connection:
     # ------------------------------------------------------------------ play
 
     async def on_move(self, req: P.MakeMove) -> dict[str, Any]:
+        # The ack tells this connection everything its own progress event would: that event
+        # (same version ``v``) is not sent back to it; see _deliver.
+        self._own[req.race] = req.seq + 1
         ack = await self.ctx.races.move(self.me, req.race, req.seq, req.move)
         return P.reply(req.id, "ack", race=req.race, **ack)
 
@@ -519,6 +523,10 @@ class Connection:
     def _deliver(self, rid: str, event: dict[str, Any]) -> None:
         self.races[rid] = event["v"]
         if rid not in self.watching:
+            if (event.get("k") == "progress" and event.get("moves") == self._own.get(rid)
+                    and self.player is not None and event.get("player") == self.player.pid
+                    and "result" not in event):
+                return  # this connection's own move: its ack carried the same facts
             event = P.racer_event(event)
         msg = {"t": "event", "race": rid, **event}
         line = self.delays.get(rid)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import hashlib
 import hmac
@@ -123,14 +124,25 @@ class DailyService:
         if not await self.store.lock_daily(day, name, self.process):
             for _ in range(1200):  # another process certifies: wait for its record
                 await asyncio.sleep(0.5)
-                record = await self.store.daily(day, name)
+                locked = await self.store.daily_locked(day, name)  # before the record: the
+                record = await self.store.daily(day, name)  # certifier saves, then unlocks
                 if record is not None:
                     return record
+                if not locked:
+                    raise ProtocolError("unavailable", f"no winnable deal found for {name}")
             raise ProtocolError("unavailable", "the daily deal is still being certified")
         loop = asyncio.get_running_loop()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            return await self._search(name, opts, day, loop)
+        finally:  # found or not: the next request (any process) must not wait for a lock
+            with contextlib.suppress(Exception):  # (it expires anyway)
+                await self.store.unlock_daily(day, name, self.process)
+
+    async def _search(self, name: str, opts: dict[str, str], day: str,
+                      loop: asyncio.AbstractEventLoop) -> dict[str, str]:
         started = time.monotonic()
         for index in range(MAX_CANDIDATES):
             seed = candidate_seed(self.secret, day, name, options_text(opts), index)

@@ -299,11 +299,13 @@ class RaceService:
             "k": "start", "started_at": started, "ends_at": started + 1000 * info.time_limit,
             "view": view_of(game).wire(),
         }
+        # Registered before the start (other slots than the race's, so not in its script): a
+        # crash right after the start cannot leave a race unlisted or without a deadline; the
+        # sweeper drops entries of races that never ran.
+        await self.store.set_deadline(rid, started + 1000 * info.time_limit)
+        if info.kind == "race":
+            await self.store.mark_live(rid, started)
         res = await self.store.start(rid, msgpack.packb(event), rec.order, game.cards_home)
-        if res.status == "ok":
-            await self.store.set_deadline(rid, started + 1000 * info.time_limit)
-            if info.kind == "race":
-                await self.store.mark_live(rid, started)
         if res.status == "wait":
             loop = asyncio.get_running_loop()
             self._timers[rid] = loop.call_later(
@@ -356,7 +358,8 @@ class RaceService:
         for rid in await self.store.overdue(await self.store.server_time_ms()):
             try:
                 rec = await self.store.read_race(rid)
-                if rec is None or rec.state != "running" or await self.try_finish(rid):
+                if rec is None or rec.state not in ("running", "countdown") or \
+                        await self.try_finish(rid):
                     await self.store.drop_deadline(rid)
                     done += 1
             except Exception:

@@ -400,6 +400,12 @@ redis.call('HSET', KEYS[1], v .. ':last_daily', ARGV[2])
 return streak
 """
 
+# KEYS lock | ARGV owner: delete the lock only if this owner holds it
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 # KEYS stats | ARGV variant won(1/0) race_won(1/0) time_ms
 _WIN_STATS = """
 local v = ARGV[1]
@@ -523,6 +529,7 @@ class Store:
         self._lb_record = redis.register_script(_LB_RECORD)
         self._daily_stats = redis.register_script(_DAILY_STATS)
         self._win_stats = redis.register_script(_WIN_STATS)
+        self._unlock = redis.register_script(_UNLOCK)
         self.batcher = ScriptBatcher(redis)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
 
@@ -774,8 +781,12 @@ class Store:
         return [_s(x) for x in raw]
 
     async def drop_deadline(self, rid: str) -> None:
+        """Forget a race that is over (or never ran) in the deadline and live sets."""
+        async with self.redis.pipeline(transaction=False) as p:
+            p.zrem(Keys.DEADLINES, rid)
+            p.zrem(Keys.LIVE, rid)
+            await p.execute()
         self._count()
-        await self.redis.zrem(Keys.DEADLINES, rid)
 
     async def live_races(
         self, limit: int, before: int | None
@@ -799,7 +810,7 @@ class Store:
         out = []
         for i, rid in enumerate(rids):
             meta, racers, watchers = raw[3 * i : 3 * i + 3]
-            if meta:
+            if meta and _s(meta.get(b"state", b"")) == "running":
                 out.append((rid, decode_map(meta), int(racers), int(watchers)))
         return out
 
@@ -826,6 +837,15 @@ class Store:
     async def lock_daily(self, day: str, variant: str, owner: str, ttl: int = 600) -> bool:
         self._count()
         return bool(await self.redis.set(Keys.daily_lock(day, variant), owner, nx=True, ex=ttl))
+
+    async def unlock_daily(self, day: str, variant: str, owner: str) -> None:
+        """Release the certification lock if ``owner`` holds it."""
+        self._count()
+        await self.batcher.call(self._unlock, keys=[Keys.daily_lock(day, variant)], args=[owner])
+
+    async def daily_locked(self, day: str, variant: str) -> bool:
+        self._count()
+        return bool(await self.redis.exists(Keys.daily_lock(day, variant)))
 
     async def claim_attempt(self, day: str, variant: str, pid: str, rid: str) -> str:
         """The race id of the player's ranked attempt: ``rid`` if this call claimed it."""

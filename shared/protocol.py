@@ -410,7 +410,35 @@ def _type_ok(value: Any, annotation: Any) -> bool:
     return False
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
+def _checker(annotation: Any) -> Any:
+    """A fast type test for one field annotation (built once per request class)."""
+    exact = {int: int, str: str, bool: bool}
+    options = typing.get_args(annotation) if typing.get_origin(annotation) in (
+        typing.Union, types.UnionType) else (annotation,)
+    simple = [exact.get(a) for a in options]
+    if all(simple) or (type(None) in options and all(
+            exact.get(a) for a in options if a is not type(None))):
+        allowed = tuple(exact[a] for a in options if a is not type(None))
+        nullable = type(None) in options
+        # type() is exact: a bool is never accepted where an int is expected
+        return lambda v: type(v) in allowed or (nullable and v is None)
+    return lambda v: _type_ok(v, annotation)
+
+
+_FIELDS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
+
+
+def _fields(cls: type[Request]) -> tuple[tuple[str, Any, bool], ...]:
+    """(name, type check, required) per field of a request class, cached."""
+    spec = _FIELDS.get(cls)
+    if spec is None:
+        hints = typing.get_type_hints(cls)
+        spec = _FIELDS[cls] = tuple(
+            (f.name, _checker(hints[f.name]),
+             f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+            for f in dataclasses.fields(cls)
+        )
+    return spec
 
 
 def parse_request(msg: dict[str, Any]) -> Request:
@@ -421,20 +449,17 @@ def parse_request(msg: dict[str, Any]) -> Request:
     cls = _REQUESTS.get(kind)
     if cls is None:
         raise ProtocolError("unknown_type", f"unknown request type {kind!r}")
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = _HINTS[cls] = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name in msg:
-            value = msg[f.name]
-            if not _type_ok(value, hints[f.name]):
-                raise ProtocolError("bad_message", f"{kind}: field {f.name!r} has the wrong type")
-            kwargs[f.name] = value
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise ProtocolError("bad_message", f"{kind}: missing field {f.name!r}")
-    extra = set(msg) - set(kwargs) - {"t"}
-    if extra:
+    for name, ok, required in _fields(cls):
+        if name in msg:
+            value = msg[name]
+            if not ok(value):
+                raise ProtocolError("bad_message", f"{kind}: field {name!r} has the wrong type")
+            kwargs[name] = value
+        elif required:
+            raise ProtocolError("bad_message", f"{kind}: missing field {name!r}")
+    if len(msg) != len(kwargs) + 1:
+        extra = set(msg) - set(kwargs) - {"t"}
         raise ProtocolError("bad_message", f"{kind}: unknown field {sorted(map(repr, extra))[0]}")
     return cls(**kwargs)
 

@@ -322,8 +322,25 @@ class RecordingClient(Client):
         self.raw_events.append(msg)
         super()._on_event(msg)
 
+    async def move(self, race: str, move: str, seq: int | None = None) -> dict[str, Any]:
+        ack = await super().move(race, move, seq)
+        if "v" in ack:
+            self.acked_versions.append((race, ack["v"]))
+        return ack
+
+    @property
+    def acked_versions(self) -> list[tuple[str, int]]:
+        return self.__dict__.setdefault("_acked", [])
+
     def versions_seen(self, race: str) -> list[int]:
+        """Event versions received, in arrival order (own moves' progress events are not sent
+        to the connection that moved: its acks carry those versions)."""
         return [e["v"] for e in self.raw_events if e.get("race") == race]
+
+    def versions_covered(self, race: str) -> list[int]:
+        """Versions received as events or acks, sorted."""
+        acked = {v for r, v in self.acked_versions if r == race}
+        return sorted(set(self.versions_seen(race)) | acked)
 
 
 @dataclass
