@@ -53,39 +53,36 @@ class Hub:
     def race_watchers(self, rid: str) -> int:
         return len(self._races.get(rid, ()))
 
-    async def watch_race(self, rid: str, sub: Subscriber) -> None:
+    async def _watch(self, table: dict[str, set[Subscriber]], key: str, channel: str,
+                     sub: Subscriber) -> None:
         async with self._lock:
-            subs = self._races.setdefault(rid, set())
+            subs = table.setdefault(key, set())
             if not subs:
-                await self._pubsub.subscribe(Keys.race_channel(rid))
+                await self._pubsub.subscribe(channel)
             subs.add(sub)
+
+    async def _unwatch(self, table: dict[str, set[Subscriber]], key: str, channel: str,
+                       sub: Subscriber) -> None:
+        async with self._lock:
+            subs = table.get(key)
+            if subs is None:
+                return
+            subs.discard(sub)
+            if not subs:
+                del table[key]
+                await self._pubsub.unsubscribe(channel)
+
+    async def watch_race(self, rid: str, sub: Subscriber) -> None:
+        await self._watch(self._races, rid, Keys.race_channel(rid), sub)
 
     async def unwatch_race(self, rid: str, sub: Subscriber) -> None:
-        async with self._lock:
-            subs = self._races.get(rid)
-            if subs is None:
-                return
-            subs.discard(sub)
-            if not subs:
-                del self._races[rid]
-                await self._pubsub.unsubscribe(Keys.race_channel(rid))
+        await self._unwatch(self._races, rid, Keys.race_channel(rid), sub)
 
     async def watch_player(self, pid: str, sub: Subscriber) -> None:
-        async with self._lock:
-            subs = self._players.setdefault(pid, set())
-            if not subs:
-                await self._pubsub.subscribe(Keys.player_channel(pid))
-            subs.add(sub)
+        await self._watch(self._players, pid, Keys.player_channel(pid), sub)
 
     async def unwatch_player(self, pid: str, sub: Subscriber) -> None:
-        async with self._lock:
-            subs = self._players.get(pid)
-            if subs is None:
-                return
-            subs.discard(sub)
-            if not subs:
-                del self._players[pid]
-                await self._pubsub.unsubscribe(Keys.player_channel(pid))
+        await self._unwatch(self._players, pid, Keys.player_channel(pid), sub)
 
     async def _run(self) -> None:
         lost = False
