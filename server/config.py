@@ -128,7 +128,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("spectator_delay", parse_duration, "how far spectators of rated races run behind"),
     Setting("casual_spectator_delay", parse_duration,
             "how far spectators of unrated races run behind"),
-    Setting("daily_budget", int, "solver node budget to certify one daily candidate deal"),
+    Setting("daily_budget", int,
+            "solver node budget per daily candidate deal (0: per-variant defaults)"),
     Setting("daily_prepare", int,
             "days ahead to certify dailies in the background (-1: only on demand)"),
 )  # fmt: skip
@@ -164,7 +165,7 @@ class Config:
     # waste shows the stock order): a delay shorter than the race helps a racer who watches.
     spectator_delay: float = 600.0
     casual_spectator_delay: float = 0.0
-    daily_budget: int = 200_000
+    daily_budget: int = 0
     daily_prepare: int = 1
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
@@ -193,8 +194,8 @@ class Config:
             problems.append(f"countdown must not be negative, not {self.countdown}")
         if not (self.spectator_delay >= 0 and self.casual_spectator_delay >= 0):
             problems.append("spectator delays must not be negative")
-        if self.daily_budget < 1 or self.daily_prepare < -1:
-            problems.append("daily_budget must be >= 1 and daily_prepare >= -1")
+        if self.daily_budget < 0 or self.daily_prepare < -1:
+            problems.append("daily_budget must be >= 0 and daily_prepare >= -1")
         for name in ("quick_time_limit", "send_queue"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, not {getattr(self, name)}")

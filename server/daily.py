@@ -35,6 +35,16 @@ from solrace.shared.variants import VARIANTS, resolve
 log = logging.getLogger("solrace.daily")
 
 MAX_CANDIDATES = 500
+# A daily is played with the variant's default options, except where those are (almost)
+# never winnable: Seven by Five without cells and with King-only spaces was proved lost for
+# 500 of 500 candidate deals, so its daily uses the 5-cell, any-card version (PySolFC's).
+DAILY_OPTIONS: dict[str, dict[str, str]] = {"seven-by-five": {"cells": "5", "empty_fill": "any"}}
+# Node budgets per candidate: an undecided candidate costs the whole budget, and a smaller one
+# finds a win among the next candidates sooner (forty-and-eight: none of 21 at 200 000 nodes in
+# six minutes, the 14th at 20 000 in 20 s). ``--daily-budget`` overrides them all.
+DAILY_BUDGETS = {"sixes-and-sevens": 20_000, "forty-and-eight": 20_000}
+DEFAULT_BUDGET = 200_000
+FAILURE_MEMO = 3600.0  # seconds a day's failed certification is not retried by this process
 DAILY_TIME_LIMIT = 3600  # seconds for one attempt
 
 
@@ -78,7 +88,7 @@ def certify_one(variant: str, options: dict[str, str], seed: int, nodes: int
 
 class DailyService:
     def __init__(self, store: Store, races: RaceService, secret: bytes, *,
-                 budget_nodes: int = 200_000, process: str = "") -> None:
+                 budget_nodes: int = 0, process: str = "") -> None:
         self.store = store
         self.races = races
         self.secret = secret
@@ -86,6 +96,7 @@ class DailyService:
         self.process = process
         self._pool: ProcessPoolExecutor | None = None
         self._certifying: dict[tuple[str, str], asyncio.Task[dict[str, str]]] = {}
+        self._failed: dict[tuple[str, str], float] = {}  # (day, variant) -> when it failed
         races.on_finished.append(self.on_finished)
 
     async def close(self) -> None:
@@ -99,8 +110,10 @@ class DailyService:
 
     @staticmethod
     def variant_name(name: str) -> tuple[str, dict[str, str]]:
+        """The variant's canonical name and the options its daily is played with."""
         try:
             v, opts, _ = resolve(name, None)
+            opts = resolve(v.name, {**opts, **DAILY_OPTIONS.get(v.name, {})})[1]
         except Exception as exc:
             raise ProtocolError("bad_option", str(exc)) from None
         return v.name, opts
@@ -113,6 +126,9 @@ class DailyService:
         if record is not None:
             return record
         key = (day, variant)
+        failed = self._failed.get(key)
+        if failed is not None and time.monotonic() - failed < FAILURE_MEMO:
+            raise ProtocolError("unavailable", f"no winnable {variant} deal found for {day}")
         task = self._certifying.get(key)
         if task is None or task.done():
             task = asyncio.ensure_future(self._certify(variant, day))
@@ -146,8 +162,11 @@ class DailyService:
         started = time.monotonic()
         for index in range(MAX_CANDIDATES):
             seed = candidate_seed(self.secret, day, name, options_text(opts), index)
+            budget = self.budget_nodes or DAILY_BUDGETS.get(name, DEFAULT_BUDGET)
             outcome, par, nodes = await loop.run_in_executor(
-                self._pool, certify_one, name, opts, seed, self.budget_nodes)
+                self._pool, certify_one, name, opts, seed, budget)
+            # a long search keeps its lock (it expires only if this process dies)
+            await self.store.renew_daily_lock(day, name, self.process)
             if outcome == "won":
                 record = {
                     "seed": str(seed), "candidate": str(index), "commitment": commitment(seed),
@@ -160,6 +179,7 @@ class DailyService:
                 stored = await self.store.daily(day, name)
                 assert stored is not None
                 return stored
+        self._failed[(day, name)] = time.monotonic()
         raise ProtocolError("unavailable", f"no winnable deal found for {name} on {day}")
 
     async def prepare(self, days_ahead: int = 1) -> None:

@@ -406,6 +406,14 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+# KEYS lock | ARGV owner ttl — extend the lock only while the caller holds it
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+end
+return 0
+"""
+
 # KEYS stats | ARGV variant won(1/0) race_won(1/0) time_ms
 _WIN_STATS = """
 local v = ARGV[1]
@@ -530,6 +538,7 @@ class Store:
         self._daily_stats = redis.register_script(_DAILY_STATS)
         self._win_stats = redis.register_script(_WIN_STATS)
         self._unlock = redis.register_script(_UNLOCK)
+        self._renew = redis.register_script(_RENEW)
         self.batcher = ScriptBatcher(redis)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
 
@@ -842,6 +851,13 @@ class Store:
         """Release the certification lock if ``owner`` holds it."""
         self._count()
         await self.batcher.call(self._unlock, keys=[Keys.daily_lock(day, variant)], args=[owner])
+
+    async def renew_daily_lock(self, day: str, variant: str, owner: str, ttl: int = 600
+                               ) -> bool:
+        """Keep the certification lock while a long search goes on; False if it was lost."""
+        self._count()
+        return bool(await self.batcher.call(self._renew, keys=[Keys.daily_lock(day, variant)],
+                                            args=[owner, ttl]))
 
     async def daily_locked(self, day: str, variant: str) -> bool:
         self._count()

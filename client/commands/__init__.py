@@ -23,10 +23,14 @@ COMMANDS: tuple[str, ...] = (
     "variants",
     "deal",
     "replay",
+    "solve",
     "play",
     "race",
     "watch",
     "races",
+    "daily",
+    "leaderboard",
+    "profile",
 )
 
 SEED_MAX = 2**64 - 1

@@ -1,0 +1,172 @@
+"""Play today's daily challenge: one certified deal per variant per UTC day, the same for all.
+
+Shows the day's commitment (the sha256 of the secret seed, published before anyone plays) and
+par (the length of the solver's winning line: every daily can be won), then plays your one
+ranked attempt exactly like ``solrace play`` — same board, same move notation, same resume
+after a crash or a dropped connection (running ``solrace daily`` again resumes an unfinished
+attempt). When the attempt ends, your rank on the day's leaderboard is printed. After it,
+``--practice`` plays the same deal again, never ranked. Yesterday's seed is revealed, checked
+against yesterday's commitment, so anyone can recompute that deal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from solrace.client.commands import CommandError, use_color, variant_name
+from solrace.client.commands.leaderboard import RANK_RULE, fetch
+from solrace.client.commands.play import RaceTerminal, interrupted
+from solrace.client.library import Client, ClientError
+from solrace.client.render import paint
+from solrace.client.session import login
+from solrace.client.tui import (
+    add_server_arguments,
+    clock,
+    options_text,
+    resolve_name,
+    resolve_server,
+    result_word,
+    seed_lines,
+)
+from solrace.shared.variants import VARIANTS
+
+NAME = "daily"
+HELP = "play today's daily challenge (one ranked attempt; --practice after it)"
+
+DEFAULT_VARIANT = "unlimited"
+RANK_WAIT = 3.0  # seconds to wait for the finished attempt to appear on the leaderboard
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("variant", nargs="?", type=variant_name, default=None, metavar="VARIANT",
+                        help=f"whose daily (default {DEFAULT_VARIANT}): " + ", ".join(VARIANTS))
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--practice", action="store_true",
+                      help="play today's deal unranked (allowed after your ranked attempt)")
+    mode.add_argument("--info", action="store_true",
+                      help="show today's daily and yesterday's revealed seed, do not play")
+    add_server_arguments(parser)
+
+
+def info_lines(info: Mapping[str, Any], *, color: bool = False) -> list[str]:
+    """Today's daily as the server publishes it, and yesterday's seed checked."""
+    variant = str(info.get("variant"))
+    title = VARIANTS[variant].title if variant in VARIANTS else variant
+    opts = options_text(info.get("options"))
+    lines = [
+        paint(f"daily challenge · {title}", "1", color) + (f" ({opts})" if opts else "")
+        + f" · {info.get('date')} (UTC)",
+        f"commitment {info.get('commitment')} (sha256 of the seed; the seed is revealed "
+        "tomorrow)",
+        f"par {info.get('par')} moves (the solver's winning line: this deal can be won)",
+    ]
+    attempt = info.get("attempt")
+    lines.append(f"your ranked attempt: started (race {attempt})" if attempt
+                 else "your ranked attempt: not played yet")
+    yesterday = info.get("yesterday")
+    if yesterday and yesterday.get("seed") is not None:
+        lines.append(f"yesterday ({yesterday.get('date')}):")
+        lines += ["  " + line for line in seed_lines(
+            yesterday, yesterday.get("commitment"), variant, yesterday.get("options"))]
+    return lines
+
+
+class DailyTerminal(RaceTerminal):
+    """The play terminal, titled with the day and whether the game is ranked."""
+
+    def __init__(self, client: Client, url: str, info: Mapping[str, Any], *, color: bool
+                 ) -> None:
+        super().__init__(client, url, color=color, auto_ready=True)
+        self.info = info
+        self.ranked = True
+
+    def title(self) -> str:
+        kind = "ranked attempt" if self.ranked else "practice (unranked)"
+        return " · ".join([paint("solrace daily", "1", self.color), self.variant_label(),
+                           str(self.info.get("date")), kind, f"par {self.info.get('par')}",
+                           f"you: {self.client.welcome.get('name') or '?'}"])
+
+
+async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, Any] | None:
+    """The caller's leaderboard row for that day, waiting briefly for it to be written (the
+    server writes it just after it sends the end of the race)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + RANK_WAIT
+    while True:
+        board = await fetch(client, variant, date=date, limit=1, around_me=True)
+        if board.get("my_rank") is not None:
+            for row in board["rows"]:
+                if row.get("player") == client.player:
+                    return {**row, "total": board["total"]}
+        if loop.time() > deadline:
+            return None
+        await asyncio.sleep(0.2)
+
+
+def rank_lines(row: Mapping[str, Any] | None, variant: str, *, color: bool = False) -> list[str]:
+    if row is None:
+        return [f"your result will appear on 'solrace leaderboard {variant}'"]
+    return [
+        paint(f"today's leaderboard: you are #{row['rank']} of {row['total']}", "1", color)
+        + f" ({result_word(row.get('result'), color)}, {row.get('home')} home, "
+        f"{row.get('moves')} moves, {clock(row.get('time', 0), tenths=True)})",
+        RANK_RULE,
+        f"see it: solrace leaderboard {variant} --around-me",
+    ]
+
+
+async def daily_main(args: argparse.Namespace) -> int:
+    url, name = resolve_server(args), resolve_name(args)
+    variant = args.variant or DEFAULT_VARIANT
+    color = use_color(args)
+    client = await login(url, name)
+    try:
+        try:
+            info = await client.request("daily", variant=variant)
+        except ClientError as exc:
+            raise CommandError(f"{exc.code}: {exc.reason}") from None
+        print("\n".join(info_lines(info, color=color)), flush=True)
+        if args.info:
+            return 0
+        term = DailyTerminal(client, url, info, color=color)
+
+        async def enter() -> dict[str, Any]:
+            try:
+                reply = await client.request("daily.start", variant=variant,
+                                             practice=args.practice)
+            except ClientError as exc:
+                if exc.code == "already_played":
+                    raise CommandError(
+                        f"you have played today's ranked {variant} daily; "
+                        f"'solrace daily {variant} --practice' plays the deal again, unranked; "
+                        f"'solrace leaderboard {variant} --around-me' shows your rank") from None
+                raise CommandError(f"{exc.code}: {exc.reason}") from None
+            term.ranked = bool(reply.get("ranked"))
+            rid = reply["race"]["race"]
+            client.versions.setdefault(rid, 0)
+            synced = await client.sync(rid)  # the board as it is (a resumed attempt has moves)
+            if term.ranked and synced["board"] and synced["board"]["seq"]:
+                term.message(f"resuming your ranked attempt ({synced['board']['seq']} moves "
+                             "made; its clock kept running)")
+            return dict(synced["race"])
+
+        code = await term.run(enter)
+        if term.end is not None:
+            if term.ranked:
+                row = await my_rank(client, variant, info.get("date"))
+                print("\n".join(rank_lines(row, variant, color=color)))
+            else:
+                print("practice game: not ranked")
+        return code
+    finally:
+        await client.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(daily_main(args))
+    except KeyboardInterrupt:
+        return interrupted()
