@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from solrace.server import store
 from solrace.server.lifecycle import (
     TERMINAL,
     TRANSITIONS,
@@ -13,11 +12,12 @@ from solrace.server.lifecycle import (
     accepts,
     next_state,
 )
+from solrace.server.store import lua
 
 STATES = {s.value for s in RaceState}
 SETS = r"'HSET',\s*\w+(?:\[\d\])?,\s*'state',\s*'(\w+)'"
-SCRIPTS = {name: text for name, text in vars(store).items()
-           if name.startswith("_") and isinstance(text, str) and "redis.call" in text}
+SCRIPTS = {name: text for name, text in vars(lua).items()
+           if name.isupper() and isinstance(text, str) and "redis.call" in text}
 
 
 def test_every_state_a_script_names_is_in_the_table() -> None:

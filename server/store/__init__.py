@@ -54,470 +54,37 @@ server process, so a race's clock does not depend on which process serves it.
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import msgpack
 from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
 from solrace.server import metrics
+from solrace.server.store import lua
+from solrace.server.store.batch import ScriptBatcher
+from solrace.server.store.keys import (
+    CODE_TTL,
+    DAILY_TTL,
+    PROFILE_TTL,
+    QUICK_TTL,
+    RETENTION,
+    Keys,
+)
+from solrace.server.store.records import RaceRecord, ScriptResult, _s, decode_map
 
-RETENTION = 30 * 24 * 3600  # seconds finished races (and their replays) are kept
-CODE_TTL = 24 * 3600
-DAILY_TTL = 40 * 24 * 3600  # daily deals, attempts and leaderboards: kept at least 30 days
-PROFILE_TTL = 365 * 24 * 3600
-QUICK_TTL = 300
-
-
-def _b(x: str) -> bytes:
-    return x.encode()
-
-
-class Keys:
-    """Every key and channel name, built in one place."""
-
-    @staticmethod
-    def session(token: str) -> str:
-        return f"sr:session:{{{hashlib.sha256(token.encode()).hexdigest()}}}"
-
-    @staticmethod
-    def name(name: str) -> str:
-        return f"sr:name:{{{name.lower()}}}"
-
-    @staticmethod
-    def player_races(pid: str) -> str:
-        return f"sr:player:{{{pid}}}:races"
-
-    @staticmethod
-    def player_channel(pid: str) -> str:
-        return f"sr:player:{{{pid}}}"
-
-    @staticmethod
-    def race(rid: str) -> str:
-        return f"sr:race:{{{rid}}}"
-
-    @staticmethod
-    def race_channel(rid: str) -> str:
-        return f"sr:race:{{{rid}}}"
-
-    @staticmethod
-    def racers(rid: str) -> str:
-        return f"sr:race:{{{rid}}}:racers"
-
-    @staticmethod
-    def order(rid: str) -> str:
-        return f"sr:race:{{{rid}}}:order"
-
-    @staticmethod
-    def ready(rid: str) -> str:
-        return f"sr:race:{{{rid}}}:ready"
-
-    @staticmethod
-    def pstate(rid: str, pid: str) -> str:
-        return f"sr:race:{{{rid}}}:p:{pid}"
-
-    @staticmethod
-    def log(rid: str, pid: str) -> str:
-        return f"sr:race:{{{rid}}}:log:{pid}"
-
-    @staticmethod
-    def events(rid: str) -> str:
-        return f"sr:race:{{{rid}}}:ev"
-
-    @staticmethod
-    def result(rid: str) -> str:
-        return f"sr:race:{{{rid}}}:result"
-
-    @staticmethod
-    def watchers(rid: str) -> str:
-        return f"sr:race:{{{rid}}}:watchers"
-
-    LIVE = "sr:live"
-    DEADLINES = "sr:deadlines"
-
-    @staticmethod
-    def daily(day: str, variant: str) -> str:
-        return f"sr:daily:{{{day}|{variant}}}"
-
-    @staticmethod
-    def daily_lock(day: str, variant: str) -> str:
-        return f"sr:daily:{{{day}|{variant}}}:lock"
-
-    @staticmethod
-    def daily_attempts(day: str, variant: str) -> str:
-        return f"sr:daily:{{{day}|{variant}}}:attempts"
-
-    @staticmethod
-    def leaderboard(day: str, variant: str) -> str:
-        return f"sr:lb:{{{day}|{variant}}}"
-
-    @staticmethod
-    def leaderboard_entries(day: str, variant: str) -> str:
-        return f"sr:lb:{{{day}|{variant}}}:entries"
-
-    @staticmethod
-    def stats(pid: str) -> str:
-        return f"sr:stats:{{{pid}}}"
-
-    @staticmethod
-    def rating(pid: str) -> str:
-        return f"sr:rating:{{{pid}}}"
-
-    @staticmethod
-    def profile(name: str) -> str:
-        return f"sr:profile:{{{name.lower()}}}"
-
-    @staticmethod
-    def code(code: str) -> str:
-        return f"sr:code:{{{code}}}"
-
-    @staticmethod
-    def quick(queue: str) -> str:
-        return f"sr:quick:{{{queue}}}"
-
-
-# ----------------------------------------------------------------------------- Lua
-
-_PRELUDE = """
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
--- Append key/value pairs to a msgpack fixmap (at most 15 entries) without unpacking it.
-local function add_fields(payload, pairs)
-  local head = string.byte(payload, 1)
-  local n = #pairs / 2
-  if head < 0x80 or head + n > 0x8f then error('event is not a small msgpack map') end
-  local out = {string.char(head + n), string.sub(payload, 2)}
-  for i = 1, #pairs do out[#out + 1] = cmsgpack.pack(pairs[i]) end
-  return table.concat(out)
-end
-local function emit(meta, ev, channel, payload)
-  local v = redis.call('HINCRBY', meta, 'version', 1)
-  payload = add_fields(payload, {'at', now_ms()})
-  redis.call('XADD', ev, v .. '-0', 'e', payload)
-  redis.call('PUBLISH', channel, v .. ':' .. payload)
-  return v
-end
-local function maybe_countdown(meta, racers, ready, ev, channel, countdown_ms)
-  local n = redis.call('HLEN', racers)
-  local least = tonumber(redis.call('HGET', meta, 'min_racers') or '2')
-  if n >= least and redis.call('SCARD', ready) == n then
-    local starts = now_ms() + tonumber(countdown_ms)
-    redis.call('HSET', meta, 'state', 'countdown', 'starts_at', starts)
-    emit(meta, ev, channel, cmsgpack.pack({k='countdown', starts_at=starts,
-      commitment=redis.call('HGET', meta, 'commitment'), racers=n}))
-  end
-end
-"""
-
-# KEYS meta racers order ev ready | ARGV pid name channel auto_ready countdown_ms
-_JOIN = _PRELUDE + """
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return {'err', 'race_not_found'} end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {'ok', 0} end
-if state ~= 'lobby' then return {'err', 'race_started'} end
-if redis.call('HLEN', KEYS[2]) >= tonumber(redis.call('HGET', KEYS[1], 'seats')) then
-  return {'err', 'race_full'}
-end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('RPUSH', KEYS[3], ARGV[1])
-local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='join', player=ARGV[1], name=ARGV[2]}))
-local ttl = redis.call('TTL', KEYS[1])
-if ttl > 0 then for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ttl) end end
-if ARGV[4] == '1' then
-  redis.call('SADD', KEYS[5], ARGV[1])
-  if ttl > 0 then redis.call('EXPIRE', KEYS[5], ttl) end
-  maybe_countdown(KEYS[1], KEYS[2], KEYS[5], KEYS[4], ARGV[3], ARGV[5])
-end
-return {'ok', v}
-"""
-
-# KEYS meta racers order ready ev | ARGV pid channel countdown_ms retention
-_LEAVE = _PRELUDE + """
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return {'err', 'race_not_found'} end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
-if state ~= 'lobby' then return {'err', 'race_started'} end
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('LREM', KEYS[3], 0, ARGV[1])
-redis.call('SREM', KEYS[4], ARGV[1])
-local v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='leave', player=ARGV[1]}))
-if redis.call('HLEN', KEYS[2]) == 0 then
-  redis.call('HSET', KEYS[1], 'state', 'closed')
-  v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='closed'}))
-  for i = 1, 5 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[4])) end
-else
-  maybe_countdown(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[2], ARGV[3])
-end
-return {'ok', v}
-"""
-
-# KEYS meta racers ready ev | ARGV pid channel countdown_ms
-_READY = _PRELUDE + """
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return {'err', 'race_not_found'} end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
-if state ~= 'lobby' then return {'err', 'race_started'} end
-if redis.call('SADD', KEYS[3], ARGV[1]) == 1 then
-  local ttl = redis.call('TTL', KEYS[1])
-  if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
-  emit(KEYS[1], KEYS[4], ARGV[2], cmsgpack.pack({k='ready', player=ARGV[1]}))
-  maybe_countdown(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3])
-end
-return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
-"""
-
-# KEYS meta racers ev order ready pstate... | ARGV channel start_event_bytes home_at_deal ttl
-_START = _PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'starts_at', 'time_limit')
-if not m[1] then return {'err', 'race_not_found'} end
-if m[1] ~= 'countdown' then return {'state', m[1]} end
-local now = now_ms()
-local starts = tonumber(m[2])
-if now < starts then return {'wait', starts - now} end
-redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', starts,
-  'ends_at', starts + 1000 * tonumber(m[3]), 'unfinished', redis.call('HLEN', KEYS[2]))
-for i = 6, #KEYS do redis.call('HSET', KEYS[i], 'home', ARGV[3], 'moves', 0) end
-local v = emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])
-local ttl = tonumber(m[3]) + tonumber(ARGV[4])
-for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
-return {'ok', v}
-"""
-
-# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel event_body
-# event_body: the msgpack ``progress`` event without ``elapsed`` (added here)
-_MOVE = _PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
-if m[1] ~= 'running' then return {'err', 'not_running'} end
-local now = now_ms()
-if now >= tonumber(m[3]) then return {'err', 'time_up'} end
-local res = redis.call('HGET', KEYS[3], 'result')
-if res and res ~= '' then return {'err', 'already_finished'} end
-local n = redis.call('LLEN', KEYS[2])
-local seq = tonumber(ARGV[2])
-if n ~= seq then
-  if seq < n and redis.call('LINDEX', KEYS[2], seq) == ARGV[3] then return {'dup', n} end
-  return {'stale', n}
-end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-local elapsed = now - tonumber(m[2])
-redis.call('HSET', KEYS[3], 'home', ARGV[4], 'moves', n + 1, 'last', elapsed)
-if ARGV[5] == '1' then redis.call('HSET', KEYS[3], 'progress_at', elapsed) end
-local unfinished = -1
-if ARGV[6] ~= '' then
-  redis.call('HSET', KEYS[3], 'result', ARGV[6], 'finished_at', elapsed)
-  unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
-end
-local body = add_fields(ARGV[8], {'elapsed', elapsed})
-return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], body), elapsed, unfinished}
-"""
-
-# KEYS meta pstate ev racers | ARGV pid channel dealt_home (home of a racer who never moved)
-_RESIGN = _PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
-if not m[1] then return {'err', 'race_not_found'} end
-if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
-if m[1] ~= 'running' then return {'err', 'not_running'} end
-local now = now_ms()
-if now >= tonumber(m[3]) then return {'err', 'time_up'} end
-local p = redis.call('HMGET', KEYS[2], 'result', 'home', 'moves')
-if p[1] and p[1] ~= '' then return {'err', 'already_finished'} end
-local elapsed = now - tonumber(m[2])
-redis.call('HSET', KEYS[2], 'result', 'resigned', 'finished_at', elapsed)
-local unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
-local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or ARGV[3]),
-  moves=tonumber(p[3] or '0'), elapsed=elapsed, result='resigned'}
-return {'ok', emit(KEYS[1], KEYS[3], ARGV[2], cmsgpack.pack(ev)), elapsed, unfinished}
-"""
-
-# KEYS meta ev result | ARGV channel end_event_bytes version_read
-_FINISH = _PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'ends_at', 'unfinished', 'version')
-if m[1] ~= 'running' then return {'state', m[1] or 'none'} end
-local now = now_ms()
-if tonumber(m[3]) > 0 and now < tonumber(m[2]) then return {'early', tonumber(m[2]) - now} end
-if m[4] ~= ARGV[3] then return {'retry', 0} end
-redis.call('HSET', KEYS[1], 'state', 'finished', 'ended_at', now)
-redis.call('SET', KEYS[3], ARGV[2])
-return {'ok', emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
-"""
-
-# KEYS meta watchers ev | ARGV member add(1/0) ttl_ms channel
-_SPECTATE = _PRELUDE + """
-local now = now_ms()
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local changed
-if ARGV[2] == '1' then
-  changed = redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
-else
-  changed = redis.call('ZREM', KEYS[2], ARGV[1])
-end
-local count = redis.call('ZCARD', KEYS[2])
-local state = redis.call('HGET', KEYS[1], 'state')
-if changed == 1 and state and state ~= 'finished' and state ~= 'closed' then
-  emit(KEYS[1], KEYS[3], ARGV[4], cmsgpack.pack({k='spectators', count=count}))
-end
-return count
-"""
-
-# KEYS lb entries | ARGV pid rank_key row ttl
-_LB_RECORD = """
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3]) == 0 then return 0 end
-redis.call('ZADD', KEYS[1], 0, ARGV[2])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
-return 1
-"""
-
-# KEYS stats | ARGV variant date yesterday won(1/0)
-# A streak counts consecutive UTC days with a won daily; a lost daily ends it.
-_DAILY_STATS = """
-local v = ARGV[1]
-redis.call('HINCRBY', KEYS[1], v .. ':dailies', 1)
-if ARGV[4] ~= '1' then
-  redis.call('HSET', KEYS[1], v .. ':streak', 0)
-  return 0
-end
-redis.call('HINCRBY', KEYS[1], v .. ':daily_wins', 1)
-local last = redis.call('HGET', KEYS[1], v .. ':last_daily')
-local streak
-if last == ARGV[2] then
-  streak = tonumber(redis.call('HGET', KEYS[1], v .. ':streak') or '1')
-elseif last == ARGV[3] then
-  streak = redis.call('HINCRBY', KEYS[1], v .. ':streak', 1)
-else
-  streak = 1
-  redis.call('HSET', KEYS[1], v .. ':streak', 1)
-end
-if streak > tonumber(redis.call('HGET', KEYS[1], v .. ':best_streak') or '0') then
-  redis.call('HSET', KEYS[1], v .. ':best_streak', streak)
-end
-redis.call('HSET', KEYS[1], v .. ':last_daily', ARGV[2])
-return streak
-"""
-
-# KEYS lock | ARGV owner: delete the lock only if this owner holds it
-_UNLOCK = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-# KEYS lock | ARGV owner ttl — extend the lock only while the caller holds it
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-end
-return 0
-"""
-
-# KEYS stats | ARGV variant won(1/0) race_won(1/0) time_ms
-_WIN_STATS = """
-local v = ARGV[1]
-if ARGV[2] == '1' then
-  redis.call('HINCRBY', KEYS[1], v .. ':wins', 1)
-  local best = redis.call('HGET', KEYS[1], v .. ':best_time')
-  if not best or tonumber(ARGV[4]) < tonumber(best) then
-    redis.call('HSET', KEYS[1], v .. ':best_time', ARGV[4])
-  end
-end
-if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], v .. ':races_won', 1) end
-return 1
-"""
-
-# KEYS queue | ARGV pid ttl
-_QUICK = """
-for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  if m == ARGV[1] then return {'already'} end
-end
-local other = redis.call('LPOP', KEYS[1])
-if other then return {'match', other} end
-redis.call('RPUSH', KEYS[1], ARGV[1])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
-return {'wait'}
-"""
-
-
-class ScriptBatcher:
-    """Sends the script calls made during one event-loop tick as one pipeline.
-
-    Hundreds of connections each awaiting their own round trip cost hundreds of socket writes,
-    reads and parser passes; one pipeline per tick costs one of each. Results are demultiplexed
-    to each caller's future, so callers still see one call and one answer. Scripts are called by
-    SHA (EVALSHA); a server that lost its script cache (a restart) answers NOSCRIPT, and those
-    calls — which did not run — are retried once after loading the script.
-    """
-
-    def __init__(self, redis: Redis) -> None:
-        self.redis = redis
-        self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
-        self.batches = 0
-
-    def call(self, script: Any, keys: list[Any], args: list[Any]) -> asyncio.Future[Any]:
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        if not self._pending:
-            asyncio.get_running_loop().call_soon(self._flush)
-        self._pending.append((script, keys, args, fut))
-        return fut
-
-    def _flush(self) -> None:
-        batch, self._pending = self._pending, []
-        if batch:
-            task = asyncio.ensure_future(self._send(batch))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _send(self, batch: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]]
-                    ) -> None:
-        self.batches += 1
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for script, keys, args, _ in batch:
-                    pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-                results = await pipe.execute(raise_on_error=False)
-            for (script, keys, args, fut), res in zip(batch, results):
-                if isinstance(res, NoScriptError):
-                    await self.redis.script_load(script.script)
-                    try:
-                        res = await self.redis.evalsha(script.sha, len(keys), *keys, *args)
-                    except Exception as exc:
-                        res = exc
-                if fut.done():
-                    continue
-                if isinstance(res, Exception):
-                    fut.set_exception(res)
-                else:
-                    fut.set_result(res)
-        except Exception as exc:
-            for *_, fut in batch:
-                if not fut.done():
-                    fut.set_exception(exc)
-
-
-@dataclass(frozen=True, slots=True)
-class ScriptResult:
-    """A script's answer: ``status`` (ok, err, stale, dup, wait, …) and its values."""
-
-    status: str
-    values: tuple[Any, ...]
-
-    @classmethod
-    def of(cls, raw: Sequence[Any]) -> ScriptResult:
-        status = raw[0].decode() if isinstance(raw[0], bytes) else str(raw[0])
-        vals = tuple(v.decode() if isinstance(v, bytes) else v for v in raw[1:])
-        return cls(status, vals)
-
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def decode_map(raw: dict[Any, Any]) -> dict[str, str]:
-    return {_s(k): _s(v) for k, v in raw.items()}
+__all__ = [
+    "CODE_TTL",
+    "DAILY_TTL",
+    "PROFILE_TTL",
+    "QUICK_TTL",
+    "RETENTION",
+    "Keys",
+    "RaceRecord",
+    "ScriptBatcher",
+    "ScriptResult",
+    "Store",
+    "decode_map",
+]
 
 
 class Store:
@@ -525,20 +92,20 @@ class Store:
 
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
-        self._join = redis.register_script(_JOIN)
-        self._leave = redis.register_script(_LEAVE)
-        self._ready = redis.register_script(_READY)
-        self._start = redis.register_script(_START)
-        self._move = redis.register_script(_MOVE)
-        self._resign = redis.register_script(_RESIGN)
-        self._finish = redis.register_script(_FINISH)
-        self._quick = redis.register_script(_QUICK)
-        self._spectate = redis.register_script(_SPECTATE)
-        self._lb_record = redis.register_script(_LB_RECORD)
-        self._daily_stats = redis.register_script(_DAILY_STATS)
-        self._win_stats = redis.register_script(_WIN_STATS)
-        self._unlock = redis.register_script(_UNLOCK)
-        self._renew = redis.register_script(_RENEW)
+        self._join = redis.register_script(lua.JOIN)
+        self._leave = redis.register_script(lua.LEAVE)
+        self._ready = redis.register_script(lua.READY)
+        self._start = redis.register_script(lua.START)
+        self._move = redis.register_script(lua.MOVE)
+        self._resign = redis.register_script(lua.RESIGN)
+        self._finish = redis.register_script(lua.FINISH)
+        self._quick = redis.register_script(lua.QUICK)
+        self._spectate = redis.register_script(lua.SPECTATE)
+        self._lb_record = redis.register_script(lua.LB_RECORD)
+        self._daily_stats = redis.register_script(lua.DAILY_STATS)
+        self._win_stats = redis.register_script(lua.WIN_STATS)
+        self._unlock = redis.register_script(lua.UNLOCK)
+        self._renew = redis.register_script(lua.RENEW)
         self.batcher = ScriptBatcher(redis)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
 
@@ -990,21 +557,3 @@ class Store:
         self._count()
         sec, usec = await self.redis.time()
         return int(sec) * 1000 + int(usec) // 1000
-
-
-@dataclass(slots=True)
-class RaceRecord:
-    rid: str
-    meta: dict[str, str]
-    order: list[str]
-    names: dict[str, str]
-    ready: set[str]
-    players: dict[str, dict[str, str]]
-
-    @property
-    def state(self) -> str:
-        return self.meta["state"]
-
-    def num(self, field: str, default: int = 0) -> int:
-        v = self.meta.get(field)
-        return int(v) if v not in (None, "") else default

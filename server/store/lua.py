@@ -1,0 +1,267 @@
+"""The Lua scripts: every state change of a race, atomic in Redis.
+
+Each script touches the keys of one race (one hash tag, one Cluster slot) passed in KEYS, reads
+the Redis clock with ``TIME`` (one clock for every server process), checks the state it starts
+from by name (the names are those of :mod:`solrace.server.lifecycle`, a test holds them to it)
+and emits race events with ``emit``: a version from the race hash, an entry ``<v>-0`` in the
+race's stream, and a pub/sub message ``<v>:<event>``.
+"""
+
+PRELUDE = """
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+-- Append key/value pairs to a msgpack fixmap (at most 15 entries) without unpacking it.
+local function add_fields(payload, pairs)
+  local head = string.byte(payload, 1)
+  local n = #pairs / 2
+  if head < 0x80 or head + n > 0x8f then error('event is not a small msgpack map') end
+  local out = {string.char(head + n), string.sub(payload, 2)}
+  for i = 1, #pairs do out[#out + 1] = cmsgpack.pack(pairs[i]) end
+  return table.concat(out)
+end
+local function emit(meta, ev, channel, payload)
+  local v = redis.call('HINCRBY', meta, 'version', 1)
+  payload = add_fields(payload, {'at', now_ms()})
+  redis.call('XADD', ev, v .. '-0', 'e', payload)
+  redis.call('PUBLISH', channel, v .. ':' .. payload)
+  return v
+end
+local function maybe_countdown(meta, racers, ready, ev, channel, countdown_ms)
+  local n = redis.call('HLEN', racers)
+  local least = tonumber(redis.call('HGET', meta, 'min_racers') or '2')
+  if n >= least and redis.call('SCARD', ready) == n then
+    local starts = now_ms() + tonumber(countdown_ms)
+    redis.call('HSET', meta, 'state', 'countdown', 'starts_at', starts)
+    emit(meta, ev, channel, cmsgpack.pack({k='countdown', starts_at=starts,
+      commitment=redis.call('HGET', meta, 'commitment'), racers=n}))
+  end
+end
+"""
+
+# KEYS meta racers order ev ready | ARGV pid name channel auto_ready countdown_ms
+JOIN = PRELUDE + """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {'ok', 0} end
+if state ~= 'lobby' then return {'err', 'race_started'} end
+if redis.call('HLEN', KEYS[2]) >= tonumber(redis.call('HGET', KEYS[1], 'seats')) then
+  return {'err', 'race_full'}
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[3], ARGV[1])
+local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='join', player=ARGV[1], name=ARGV[2]}))
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ttl) end end
+if ARGV[4] == '1' then
+  redis.call('SADD', KEYS[5], ARGV[1])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[5], ttl) end
+  maybe_countdown(KEYS[1], KEYS[2], KEYS[5], KEYS[4], ARGV[3], ARGV[5])
+end
+return {'ok', v}
+"""
+
+# KEYS meta racers order ready ev | ARGV pid channel countdown_ms retention
+LEAVE = PRELUDE + """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
+if state ~= 'lobby' then return {'err', 'race_started'} end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('LREM', KEYS[3], 0, ARGV[1])
+redis.call('SREM', KEYS[4], ARGV[1])
+local v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='leave', player=ARGV[1]}))
+if redis.call('HLEN', KEYS[2]) == 0 then
+  redis.call('HSET', KEYS[1], 'state', 'closed')
+  v = emit(KEYS[1], KEYS[5], ARGV[2], cmsgpack.pack({k='closed'}))
+  for i = 1, 5 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[4])) end
+else
+  maybe_countdown(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[2], ARGV[3])
+end
+return {'ok', v}
+"""
+
+# KEYS meta racers ready ev | ARGV pid channel countdown_ms
+READY = PRELUDE + """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
+if state ~= 'lobby' then return {'err', 'race_started'} end
+if redis.call('SADD', KEYS[3], ARGV[1]) == 1 then
+  local ttl = redis.call('TTL', KEYS[1])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
+  emit(KEYS[1], KEYS[4], ARGV[2], cmsgpack.pack({k='ready', player=ARGV[1]}))
+  maybe_countdown(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3])
+end
+return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
+"""
+
+# KEYS meta racers ev order ready pstate... | ARGV channel start_event_bytes home_at_deal ttl
+START = PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'starts_at', 'time_limit')
+if not m[1] then return {'err', 'race_not_found'} end
+if m[1] ~= 'countdown' then return {'state', m[1]} end
+local now = now_ms()
+local starts = tonumber(m[2])
+if now < starts then return {'wait', starts - now} end
+redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', starts,
+  'ends_at', starts + 1000 * tonumber(m[3]), 'unfinished', redis.call('HLEN', KEYS[2]))
+for i = 6, #KEYS do redis.call('HSET', KEYS[i], 'home', ARGV[3], 'moves', 0) end
+local v = emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])
+local ttl = tonumber(m[3]) + tonumber(ARGV[4])
+for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
+return {'ok', v}
+"""
+
+# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel event_body
+# event_body: the msgpack ``progress`` event without ``elapsed`` (added here)
+MOVE = PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
+if m[1] ~= 'running' then return {'err', 'not_running'} end
+local now = now_ms()
+if now >= tonumber(m[3]) then return {'err', 'time_up'} end
+local res = redis.call('HGET', KEYS[3], 'result')
+if res and res ~= '' then return {'err', 'already_finished'} end
+local n = redis.call('LLEN', KEYS[2])
+local seq = tonumber(ARGV[2])
+if n ~= seq then
+  if seq < n and redis.call('LINDEX', KEYS[2], seq) == ARGV[3] then return {'dup', n} end
+  return {'stale', n}
+end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+local elapsed = now - tonumber(m[2])
+redis.call('HSET', KEYS[3], 'home', ARGV[4], 'moves', n + 1, 'last', elapsed)
+if ARGV[5] == '1' then redis.call('HSET', KEYS[3], 'progress_at', elapsed) end
+local unfinished = -1
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[3], 'result', ARGV[6], 'finished_at', elapsed)
+  unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
+end
+local body = add_fields(ARGV[8], {'elapsed', elapsed})
+return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], body), elapsed, unfinished}
+"""
+
+# KEYS meta pstate ev racers | ARGV pid channel dealt_home (home of a racer who never moved)
+RESIGN = PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
+if not m[1] then return {'err', 'race_not_found'} end
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
+if m[1] ~= 'running' then return {'err', 'not_running'} end
+local now = now_ms()
+if now >= tonumber(m[3]) then return {'err', 'time_up'} end
+local p = redis.call('HMGET', KEYS[2], 'result', 'home', 'moves')
+if p[1] and p[1] ~= '' then return {'err', 'already_finished'} end
+local elapsed = now - tonumber(m[2])
+redis.call('HSET', KEYS[2], 'result', 'resigned', 'finished_at', elapsed)
+local unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
+local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or ARGV[3]),
+  moves=tonumber(p[3] or '0'), elapsed=elapsed, result='resigned'}
+return {'ok', emit(KEYS[1], KEYS[3], ARGV[2], cmsgpack.pack(ev)), elapsed, unfinished}
+"""
+
+# KEYS meta ev result | ARGV channel end_event_bytes version_read
+FINISH = PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'ends_at', 'unfinished', 'version')
+if m[1] ~= 'running' then return {'state', m[1] or 'none'} end
+local now = now_ms()
+if tonumber(m[3]) > 0 and now < tonumber(m[2]) then return {'early', tonumber(m[2]) - now} end
+if m[4] ~= ARGV[3] then return {'retry', 0} end
+redis.call('HSET', KEYS[1], 'state', 'finished', 'ended_at', now)
+redis.call('SET', KEYS[3], ARGV[2])
+return {'ok', emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
+"""
+
+# KEYS meta watchers ev | ARGV member add(1/0) ttl_ms channel
+SPECTATE = PRELUDE + """
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local changed
+if ARGV[2] == '1' then
+  changed = redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+else
+  changed = redis.call('ZREM', KEYS[2], ARGV[1])
+end
+local count = redis.call('ZCARD', KEYS[2])
+local state = redis.call('HGET', KEYS[1], 'state')
+if changed == 1 and state and state ~= 'finished' and state ~= 'closed' then
+  emit(KEYS[1], KEYS[3], ARGV[4], cmsgpack.pack({k='spectators', count=count}))
+end
+return count
+"""
+
+# KEYS lb entries | ARGV pid rank_key row ttl
+LB_RECORD = """
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3]) == 0 then return 0 end
+redis.call('ZADD', KEYS[1], 0, ARGV[2])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+return 1
+"""
+
+# KEYS stats | ARGV variant date yesterday won(1/0)
+# A streak counts consecutive UTC days with a won daily; a lost daily ends it.
+DAILY_STATS = """
+local v = ARGV[1]
+redis.call('HINCRBY', KEYS[1], v .. ':dailies', 1)
+if ARGV[4] ~= '1' then
+  redis.call('HSET', KEYS[1], v .. ':streak', 0)
+  return 0
+end
+redis.call('HINCRBY', KEYS[1], v .. ':daily_wins', 1)
+local last = redis.call('HGET', KEYS[1], v .. ':last_daily')
+local streak
+if last == ARGV[2] then
+  streak = tonumber(redis.call('HGET', KEYS[1], v .. ':streak') or '1')
+elseif last == ARGV[3] then
+  streak = redis.call('HINCRBY', KEYS[1], v .. ':streak', 1)
+else
+  streak = 1
+  redis.call('HSET', KEYS[1], v .. ':streak', 1)
+end
+if streak > tonumber(redis.call('HGET', KEYS[1], v .. ':best_streak') or '0') then
+  redis.call('HSET', KEYS[1], v .. ':best_streak', streak)
+end
+redis.call('HSET', KEYS[1], v .. ':last_daily', ARGV[2])
+return streak
+"""
+
+# KEYS lock | ARGV owner: delete the lock only if this owner holds it
+UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+# KEYS lock | ARGV owner ttl — extend the lock only while the caller holds it
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+end
+return 0
+"""
+
+# KEYS stats | ARGV variant won(1/0) race_won(1/0) time_ms
+WIN_STATS = """
+local v = ARGV[1]
+if ARGV[2] == '1' then
+  redis.call('HINCRBY', KEYS[1], v .. ':wins', 1)
+  local best = redis.call('HGET', KEYS[1], v .. ':best_time')
+  if not best or tonumber(ARGV[4]) < tonumber(best) then
+    redis.call('HSET', KEYS[1], v .. ':best_time', ARGV[4])
+  end
+end
+if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], v .. ':races_won', 1) end
+return 1
+"""
+
+# KEYS queue | ARGV pid ttl
+QUICK = """
+for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  if m == ARGV[1] then return {'already'} end
+end
+local other = redis.call('LPOP', KEYS[1])
+if other then return {'match', other} end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return {'wait'}
+"""
