@@ -77,8 +77,9 @@ class Server:
             url = self.redis_proc.url
             log.info("embedded Redis-protocol server started at %s (AOF in %s)",
                      url, cfg.data_dir / "redis")
-        # Retried commands are safe: every script is idempotent or checks state (a retried
-        # move is answered as a duplicate), and reads are reads.
+        # Retries after a lost connection: every script checks state, so a retried one never
+        # applies twice (a move is answered as a duplicate, a finish recognises its own retry);
+        # docs/protocol.md lists the few replies a retry can get wrong.
         # A blocking pool queues commands when every connection is busy (the default pool
         # raises "Too many connections" under load).
         self.redis = Redis.from_pool(BlockingConnectionPool.from_url(

@@ -292,8 +292,16 @@ class Connection:
     async def on_move(self, req: P.MakeMove) -> dict[str, Any]:
         # The ack tells this connection everything its own progress event would: that event
         # (same version ``v``) is not sent back to it; see _deliver.
+        before = self._own.get(req.race)
         self._own[req.race] = req.seq + 1
-        ack = await self.ctx.races.move(self.me, req.race, req.seq, req.move)
+        try:
+            ack = await self.ctx.races.move(self.me, req.race, req.seq, req.move)
+        except BaseException:  # refused: another connection's move n+1 is not ours to skip
+            if before is None:
+                self._own.pop(req.race, None)
+            else:
+                self._own[req.race] = before
+            raise
         return P.reply(req.id, "ack", race=req.race, **ack)
 
     async def on_resign(self, req: P.Resign) -> dict[str, Any]:

@@ -54,6 +54,7 @@ server process, so a race's clock does not depend on which process serves it.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -250,11 +251,13 @@ class Store:
         )
 
     async def finish(self, rid: str, end_event: bytes, version_read: int) -> ScriptResult:
+        """running -> finished, once; ``ok`` also for a retry of this very call whose first
+        reply was lost (see the script)."""
         self._count()
         return ScriptResult.of(
             await self.batcher.call(self._finish,
                 keys=[Keys.race(rid), Keys.events(rid), Keys.result(rid)],
-                args=[Keys.race_channel(rid), end_event, version_read],
+                args=[Keys.race_channel(rid), end_event, version_read, secrets.token_hex(8)],
             )
         )
 

@@ -160,14 +160,17 @@ local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or ARGV[3]),
 return {'ok', emit(KEYS[1], KEYS[3], ARGV[2], cmsgpack.pack(ev)), elapsed, unfinished}
 """
 
-# KEYS meta ev result | ARGV channel end_event_bytes version_read
+# KEYS meta ev result | ARGV channel end_event_bytes version_read finisher
+# ``finisher`` is a token of the calling attempt: a retry of a finish that already took effect
+# (a lost reply) answers ok again, so its caller still retires the race and runs the hooks.
 FINISH = PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'ends_at', 'unfinished', 'version')
+local m = redis.call('HMGET', KEYS[1], 'state', 'ends_at', 'unfinished', 'version', 'finisher')
+if m[1] == 'finished' and m[5] == ARGV[4] then return {'ok', tonumber(m[4])} end
 if m[1] ~= 'running' then return {'state', m[1] or 'none'} end
 local now = now_ms()
 if tonumber(m[3]) > 0 and now < tonumber(m[2]) then return {'early', tonumber(m[2]) - now} end
 if m[4] ~= ARGV[3] then return {'retry', 0} end
-redis.call('HSET', KEYS[1], 'state', 'finished', 'ended_at', now)
+redis.call('HSET', KEYS[1], 'state', 'finished', 'ended_at', now, 'finisher', ARGV[4])
 redis.call('SET', KEYS[3], ARGV[2])
 return {'ok', emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
 """

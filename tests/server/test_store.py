@@ -478,3 +478,24 @@ async def test_quick_queue(store: Store) -> None:
     assert await store.quick_cancel(queue, "p3:Cy") == 0
     assert (await store.quick_enqueue(queue, "p4:Di")).status == "wait"
     assert 0 < await store.redis.ttl(Keys.quick(queue)) <= 300
+
+
+async def test_a_retried_finish_is_still_its_callers_success(store: Store) -> None:
+    """A finish whose reply was lost and that redis-py retries (same arguments, same finisher
+    token) answers ok again, so its caller still retires the race and runs the finish hooks;
+    any other caller sees the race finished."""
+    from solrace.server.store import ScriptResult
+
+    rid = await running_race(store)
+    await store.resign(rid, "p1")
+    await store.resign(rid, "p2")
+    version = int((await meta(store, rid))["version"])
+    keys = [Keys.race(rid), Keys.events(rid), Keys.result(rid)]
+    args = [Keys.race_channel(rid), msgpack.packb({"k": "end"}), version, "token-a"]
+    first = ScriptResult.of(await store.batcher.call(store._finish, keys=keys, args=args))
+    again = ScriptResult.of(await store.batcher.call(store._finish, keys=keys, args=args))
+    other = ScriptResult.of(await store.batcher.call(
+        store._finish, keys=keys, args=[*args[:3], "token-b"]))
+    assert first.status == again.status == "ok"
+    assert (other.status, other.values) == ("state", ("finished",))
+    assert len([e for e in await store.events_since(rid, 0) if e["k"] == "end"]) == 1
