@@ -133,6 +133,16 @@ def _check_race(race: str) -> None:
         raise ProtocolError("race_not_found", f"no race {race!r}")
 
 
+def _check_target(kind: str, code: str | None, race: str | None) -> None:
+    """A race named by exactly one of an invite ``code`` or a ``race`` id."""
+    if (code is None) == (race is None):
+        raise ProtocolError("bad_message", f"{kind} needs exactly one of code, race")
+    if code is not None and not CODE_RE.fullmatch(code.upper()):
+        raise ProtocolError("race_not_found", f"no race with code {code!r}")
+    if race is not None:
+        _check_race(race)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hello(Request):
     """First message: protocol version, then a name (new session), a token (resume) or
@@ -200,12 +210,7 @@ class JoinRace(Request):
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
-        if (self.code is None) == (self.race is None):
-            raise ProtocolError("bad_message", "race.join needs exactly one of code, race")
-        if self.code is not None and not CODE_RE.fullmatch(self.code.upper()):
-            raise ProtocolError("race_not_found", f"no race with code {self.code!r}")
-        if self.race is not None:
-            _check_race(self.race)
+        _check_target(self.TYPE, self.code, self.race)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -277,12 +282,7 @@ class Watch(Request):
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
-        if (self.code is None) == (self.race is None):
-            raise ProtocolError("bad_message", "watch needs exactly one of code, race")
-        if self.code is not None and not CODE_RE.fullmatch(self.code.upper()):
-            raise ProtocolError("race_not_found", f"no race with code {self.code!r}")
-        if self.race is not None:
-            _check_race(self.race)
+        _check_target(self.TYPE, self.code, self.race)
         if self.since < 0:
             raise ProtocolError("bad_message", "since must be >= 0")
 
