@@ -12,8 +12,9 @@ for, and the reason they never sit in ranked races.
 * ``strong`` — follows a solver line found with a small node budget, re-planned whenever the
   game leaves it, and plays like ``medium`` when the solver finds nothing.
 
-All three give up after ``patience`` moves in a row without putting a card home or turning
-one up, so a bot driving a load test always finishes its game.
+All three give up after ``patience`` moves in a row that neither bring the number of cards
+home above its best so far nor turn up a face-down card, so a bot driving a load test always
+finishes its game.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from solrace.shared.notation import Move
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.result import Budget
 from solrace.shared.solver.safe_moves import SafeMoves
+from solrace.shared.solver.search import search_game
 
 Triple = tuple[int, int, int]
 
@@ -37,6 +39,7 @@ class Strength(enum.Enum):
 
 
 STRONG_BUDGET = Budget(nodes=5_000)
+RETRY_AFTER = 15  # moves the strong bot plays like medium after a search that found nothing
 
 
 class Bot:
@@ -62,6 +65,7 @@ class Bot:
         self._plan: list[Move] = []
         self._plan_at = -1  # len(game.moves) when the next plan move applies
         self._plan_game: int | None = None
+        self._retry_at = 0  # when the solver found nothing: no new search before this move
         self._idle = 0
         self._progress: tuple[int, int] | None = None
 
@@ -74,13 +78,14 @@ class Bot:
         """The bot's move in ``game``'s current position (the game is left untouched)."""
         if game.status is not Status.PLAYING:
             return None
-        progress = (game.cards_home, sum(len(p) - d for p, d in zip(game.pos.piles,
-                                                                      game.pos.down)))
-        if progress == self._progress:
-            self._idle += 1
-        else:
+        home, down = game.cards_home, sum(game.pos.down)
+        best = self._progress
+        if best is None or home > best[0] or down < best[1]:
             self._idle = 0
-            self._progress = progress
+            self._progress = (home if best is None else max(home, best[0]),
+                              down if best is None else min(down, best[1]))
+        else:
+            self._idle += 1
         if self._idle > self.patience:
             return None
         if self.strength is Strength.WEAK:
@@ -147,14 +152,15 @@ class Bot:
             if game.is_legal(move):
                 self._plan_at += 1
                 return move
-        from solrace.shared.solver.search import search_game
-
+        if self._retry_at > len(game.moves) and self._plan_game == id(game):
+            return None  # the solver found nothing lately: play medium for a while
         result = search_game(game, self.budget)
+        self._plan_game = id(game)
         if not result.moves:
             self._plan = []
+            self._retry_at = len(game.moves) + RETRY_AFTER
             return None
         self._plan = list(result.moves[1:])
-        self._plan_game = id(game)
         self._plan_at = len(game.moves) + 1
         return result.moves[0]
 

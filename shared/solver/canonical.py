@@ -65,8 +65,10 @@ def key_function(game: Game) -> Callable[[], bytes]:
         down = pos.down
         parts = []
         for grp in groups:
-            tops = bytes(sorted([piles[i][-1] if piles[i] else EMPTY for i in grp]))
-            parts.append(tops if table is None else tops.translate(table))
+            tops = bytes([piles[i][-1] if piles[i] else EMPTY for i in grp])
+            if table is not None:
+                tops = tops.translate(table)  # before sorting: the order is by rank then
+            parts.append(bytes(sorted(tops)))
         if table is None:
             parts.append(_PILE_SEP.join(sorted([bytes((down[i], *piles[i])) for i in T])))
         else:
@@ -75,8 +77,11 @@ def key_function(game: Game) -> Callable[[], bytes]:
                                       for i in T))
             )
         if R:
-            res = _PILE_SEP.join(sorted([bytes(piles[i]) for i in R]))
-            parts.append(res if table is None else res.translate(table))
+            if table is None:
+                parts.append(_PILE_SEP.join(sorted([bytes(piles[i]) for i in R])))
+            else:
+                parts.append(_PILE_SEP.join(sorted([bytes(piles[i]).translate(table)
+                                                    for i in R])))
         if C:
             parts.append(bytes(sorted([piles[i][0] if piles[i] else EMPTY for i in C])))
         if S >= 0:

@@ -13,8 +13,12 @@ the move as part of the edge that led to the position (no branch, no node). The 
 3. taking ``c`` away changes nothing else: no space is refilled from the waste or stock by it
    (auto-fill variants only while nothing could refill), and with ``draw 3`` a waste card is
    never auto-played, because removing it shifts the groups of three on the next pass;
-4. with foundation take-back (``foundation_to_tableau``), "home for good" needs every card of
-   a lower rank than ``c`` to be home: only then can no card come back to be built on.
+4. with foundation take-back (``foundation_to_tableau``) a card is home for good only inside a
+   set of home cards that is closed under "may be built on" and under "lies below on a
+   foundation": nothing outside such a set ever needs one of its cards back. For same-suit
+   building that is every copy of the cards of ``c``'s suit below ``c`` (condition 2 again);
+   for alternate colours, the other colour's foundations up to ``r-1`` and the other suit of
+   ``c``'s colour up to ``r-2``.
 
 Games with foundations regardless of suit that also let cards move between foundations
 (Double Aces and Kings) get no safe moves: which foundation takes a card is a real choice there.
@@ -50,7 +54,7 @@ class SafeMoves:
             and not rules.foundation_to_foundation
             and (not self.takeback or ace_up)
         )
-        self.ace_up = ace_up and self.auto is AutoFill.NONE
+        self.ace_up = ace_up and self.auto is AutoFill.NONE and self.build is not Build.NONE
         self.tableau = game._T
         self.others = game._C + game._R
         waste_ok = rules.draw == 1 and self.auto is AutoFill.NONE and game._W >= 0
@@ -90,9 +94,9 @@ class SafeMoves:
                     n += 1
         return n
 
-    def _fill_possible(self) -> bool:
+    def refill_possible(self) -> bool:
         """Would emptying a tableau pile now pull a card into it?"""
-        if self.auto is AutoFill.NONE:
+        if self.auto is AutoFill.NONE or self.S < 0:
             return False
         piles = self.pos.piles
         if piles[self.S]:
@@ -103,7 +107,14 @@ class SafeMoves:
         """May ``card`` go home to foundation ``f`` (where it fits) without a search?"""
         r = RANK_OF[card]
         decks = self.decks
-        if self.takeback:
+        if self.takeback and self.build is not Build.DOWN_SAME_SUIT:
+            if self.build is Build.DOWN_ALTERNATE_COLOUR:
+                # rule 4: the other colour home to r-1, the other suit of c's colour to r-2
+                s = SUIT_OF[card]
+                opp = (0, 3) if s in (1, 2) else (1, 2)
+                same = 3 - s
+                return (r == 1 or all(self.home_copies(o * 13 + r - 2) >= decks for o in opp)
+                        ) and (r <= 2 or self.home_copies(same * 13 + r - 3) >= decks)
             piles = self.pos.piles
             return all(len(piles[g]) >= r - 1 for g in self.F)
         if decks > 1 and r != self.start[f] and self.home_copies(card - self.step[f]) < decks:
@@ -130,7 +141,7 @@ class SafeMoves:
         piles, down = self.pos.piles, self.pos.down
         accepting = None
         sources = self.others + self.waste
-        if not self._fill_possible():
+        if not self.refill_possible():
             sources = self.tableau + sources
         for s in sources:
             p = piles[s]
@@ -154,7 +165,6 @@ class SafeMoves:
         heights: list[list[int]] = [[], [], [], []]
         where: dict[tuple[int, int], int] = {}  # (suit, height) -> foundation
         empty = -1
-        low = 13
         for f in self.F:
             p = piles[f]
             n = len(p)
@@ -164,9 +174,6 @@ class SafeMoves:
                 where.setdefault((s, n), f)
             elif empty < 0:
                 empty = f
-            if n < low:
-                low = n
-        limit = low + 1  # take-back: every card of a lower rank is home
         red = min(_full_height(heights[1], decks), _full_height(heights[2], decks))
         black = min(_full_height(heights[0], decks), _full_height(heights[3], decks))
         sources = self.sources
@@ -184,10 +191,7 @@ class SafeMoves:
                 f = where.get((s, r - 1), -1)
             if f < 0:
                 continue
-            if self.takeback:
-                if r > limit:
-                    continue
-            elif r > 1:
+            if r > 1:
                 if decks > 1 and _full_height(heights[s], decks) < r - 1:
                     continue  # the twin rule: every copy of the card below is home
                 # same suit building: the twin rule above already covers it
@@ -223,15 +227,14 @@ class SafeMoves:
                 continue
             if r == 1:
                 return (src, empty, 1)
-            if takeback:
-                if min(h) < r - 1:
-                    continue
-            elif alt:
+            if alt:
                 if s == 1 or s == 2:
                     if h[0] < r - 1 or h[3] < r - 1:
                         continue
                 elif h[1] < r - 1 or h[2] < r - 1:
                     continue
+                if takeback and h[3 - s] < r - 2:
+                    continue  # rule 4: the other suit of c's colour home to r-2
             # same suit building, one deck: the card below c is home, since c fits
             return (src, at[s], 1)
         return None
