@@ -284,7 +284,7 @@ class Config:
             if s.secret:
                 shown = MASK
             elif s.name == "redis_url":
-                shown = mask_url(value) if value else f"embedded (AOF in {self.data_dir})"
+                shown = mask_url(value) if value else f"embedded (AOF in {self.data_dir / 'redis'})"
             else:
                 shown = str(value)
             lines.append(f"  {s.name:<14} {shown:<32} ({self.sources.get(s.name, 'given')})")
