@@ -76,6 +76,7 @@ class Connection:
         self.ctx = ctx
         self.player: Player | None = None
         self.races: dict[str, int | None] = {}  # attached race -> last version delivered
+        self._attached_at: dict[str, int] = {}  # attached race -> version it was attached after
         self.watching: set[str] = set()  # attached races this connection spectates
         self.delays: dict[str, DelayLine] = {}
         self._own: dict[str, int] = {}  # race -> move count after this connection's last move
@@ -313,18 +314,44 @@ class Connection:
         rec = await races.record(req.race)
         if self.me.pid not in rec.names:
             raise ProtocolError("not_in_race", "you are not a racer in this race")
-        events = await self.ctx.store.events_since(req.race, req.since, limit=SYNC_PAGE)
+        events, more = await self._sync_page(req.race, req.since)
         last = events[-1]["v"] if events else min(req.since, rec.num("version"))
-        more = len(events) == SYNC_PAGE
         board = None
         if rec.state in ("running", "finished"):
             board = await races.board(req.race, self.me.pid)
         races.arm(rec)
+        events = self._unsent(req.race, events)  # the live stream may have moved meanwhile
         reply = P.reply(req.id, "synced", race=races.summary(rec),
                         events=[P.racer_event(e) for e in events], board=board, more=more)
         self.send(reply)
         if not more:
             await self.attach(req.race, last)  # after the reply: events follow it, in order
+
+    async def _sync_page(self, rid: str, since: int) -> tuple[list[dict[str, Any]], bool]:
+        """One ``synced`` page: the events after ``since`` that this connection has not been
+        sent yet. On an attached connection the versions between its attach point and the last
+        one delivered went out as live frames (or, for its own moves, as acks): a repeated
+        ``sync`` skips them, yet still gives the history before the attach point."""
+        store = self.ctx.store
+        sent, start = self.races.get(rid), self._attached_at.get(rid)
+        if sent is None or start is None or since >= sent:
+            events = await store.events_since(rid, since, limit=SYNC_PAGE)
+            return events, len(events) == SYNC_PAGE
+        if since >= start:
+            events = await store.events_since(rid, sent, limit=SYNC_PAGE)
+            return events, len(events) == SYNC_PAGE
+        head = [e for e in await store.events_since(rid, since, limit=SYNC_PAGE)
+                if e["v"] <= start]
+        if len(head) == SYNC_PAGE:
+            return head, True
+        tail = await store.events_since(rid, sent, limit=SYNC_PAGE - len(head))
+        return head + tail, len(head) + len(tail) == SYNC_PAGE
+
+    def _unsent(self, rid: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        sent, start = self.races.get(rid), self._attached_at.get(rid)
+        if sent is None or start is None:
+            return events
+        return [e for e in events if not start < e["v"] <= sent]
 
     # ------------------------------------------------------------------ quick pairing
 
@@ -364,12 +391,15 @@ class Connection:
     async def attach(self, rid: str, last: int) -> None:
         """Start delivering race ``rid``'s events after version ``last`` (catching up from the
         durable stream first)."""
-        self.races[rid] = last
+        if rid not in self.races:
+            self._attached_at[rid] = last
+        self.races[rid] = max(last, self.races.get(rid) or 0)  # never resend what was sent
         await self.ctx.hub.watch_race(rid, self)
         await self.advance(rid, None)
 
     async def detach(self, rid: str) -> None:
         self.races.pop(rid, None)
+        self._attached_at.pop(rid, None)
         await self.ctx.hub.unwatch_race(rid, self)
         if rid in self.watching:
             self.watching.discard(rid)

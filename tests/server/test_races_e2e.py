@@ -191,6 +191,47 @@ async def test_reconnect_mid_race_loses_and_repeats_nothing(redis_url: str) -> N
             await close_all(cs)
 
 
+async def test_repeated_sync_on_an_attached_connection_repeats_nothing(redis_url: str
+                                                                         ) -> None:
+    """A client that syncs again while live events are still in flight (its ``since`` lags
+    behind what the server already queued) gets each version once; ``since: 0`` still gives
+    the history from before the connection was attached."""
+    async with running_server(redis_url) as server:
+        cs, summary = await start_race(ws_url(server), redis_url, "unlimited", ["alice", "bob"],
+                                       cls=RecordingClient)
+        alice, bob = cs
+        rid = summary["race"]
+        try:
+            secrets = await race_info(redis_url, rid)
+            ra, rb = Racer(alice, rid, secrets.game()), Racer(bob, rid, secrets.game())
+            await rb.play(3)
+            await alice.next_event(t="event", race=rid, k="progress", player=bob.player,
+                                   moves=len(rb.game.moves))
+            # Syncs racing the live stream: the rival moves while alice asks from stale points.
+            lagging = [alice.request("sync", race=rid, since=max(0, alice.versions[rid] - k))
+                       for k in (3, 2, 1)]
+            replies = await asyncio.gather(rb.play(4), *lagging)
+            for reply in replies[1:]:
+                for ev in reply["events"]:
+                    alice._on_event({"t": "event", "race": rid, **ev})
+            await ra.play(2)
+            await alice.next_event(t="event", race=rid, k="progress", player=bob.player,
+                                   moves=len(rb.game.moves))
+            assert_consecutive(alice, rid)
+
+            # Bob joined after alice created the race: what came before his join is history
+            # his connection was never sent, and a sync from 0 gives exactly that, once.
+            first_live = bob.versions_seen(rid)[0]
+            history = await bob.request("sync", race=rid, since=0)
+            got = [ev["v"] for ev in history["events"]]
+            assert got and got == list(range(1, got[-1] + 1)), got
+            assert got[-1] < first_live, (got, first_live)
+            assert not history["more"]
+            assert history["board"]["seq"] == len(rb.game.moves)
+        finally:
+            await close_all(cs)
+
+
 async def test_illegal_move_changes_nothing(redis_url: str) -> None:
     async with running_server(redis_url) as server:
         cs, summary = await start_race(ws_url(server), redis_url, "unlimited", ["alice", "bob"])
