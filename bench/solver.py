@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="deals solved at once (1)")
     parser.add_argument("--strategy", choices=STRATEGIES, default="portfolio",
                         help="search: portfolio (best-first, then depth-first; the default), "
-                        "best or dfs alone")
+                        "portfolio3 (then plain depth-first too), best, dfs or plain alone")
     parser.add_argument("--only", nargs="*", metavar="LABEL",
                         help="configurations to run (labels as printed)")
     parser.add_argument("--baseline", action="store_true",
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.seeds, args.budget = 3, "2k"
     Budget.parse(args.budget)  # fail early on a bad budget
-    configs = [c for c in CONFIGS if not args.only or c[0] in args.only]
+    configs = [c for c in CONFIGS if args.only is None or c[0] in args.only]
     if not configs:
         parser.error(f"no configuration among {[c[0] for c in CONFIGS]}")
     seeds = list(range(1, args.seeds + 1))

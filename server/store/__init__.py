@@ -105,6 +105,7 @@ class Store:
         self._lb_record = redis.register_script(lua.LB_RECORD)
         self._daily_stats = redis.register_script(lua.DAILY_STATS)
         self._win_stats = redis.register_script(lua.WIN_STATS)
+        self._rating_cas = redis.register_script(lua.RATING_CAS)
         self._unlock = redis.register_script(lua.UNLOCK)
         self._renew = redis.register_script(lua.RENEW)
         self.batcher = ScriptBatcher(redis)
@@ -520,12 +521,13 @@ class Store:
         self._count()
         return [_s(x) if x is not None else None for x in raw]
 
-    async def set_ratings(self, values: dict[str, str], variant: str) -> None:
-        async with self.redis.pipeline(transaction=False) as p:
-            for pid, text in values.items():
-                p.hset(Keys.rating(pid), variant, text)
-            await p.execute()
+    async def set_rating(self, pid: str, variant: str, expected: str | None, text: str
+                         ) -> bool:
+        """Store ``pid``'s new rating only if the stored one is still ``expected`` (None: no
+        rating yet); False when another race's update landed first."""
         self._count()
+        return bool(await self._rating_cas(keys=[Keys.rating(pid)],
+                                           args=[variant, expected or "", text]))
 
     async def all_ratings(self, pid: str) -> dict[str, str]:
         self._count()

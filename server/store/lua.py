@@ -243,6 +243,16 @@ end
 return 0
 """
 
+# KEYS rating | ARGV variant expected new — compare-and-set one player's rating: write ``new``
+# only if the stored text is still ``expected`` ('' = none yet); 0 when another race's update
+# came first (the caller recomputes from the fresh value). One key: Cluster-safe.
+RATING_CAS = """
+local cur = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if cur ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
 # KEYS stats | ARGV variant won(1/0) race_won(1/0) time_ms
 WIN_STATS = """
 local v = ARGV[1]

@@ -32,7 +32,7 @@ from solrace.shared.solver.shorten import shorten
 _TIME_CHECK = 256  # nodes between clock readings
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
-STRATEGIES = ("portfolio", "best", "dfs")
+STRATEGIES = ("portfolio", "portfolio3", "best", "dfs", "plain")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -205,21 +205,33 @@ class Searcher(MoveGen):
 # ---------------------------------------------------------------------- entry point
 
 
-def _split(budget: Budget) -> tuple[Budget, Callable[[int, float], Budget]]:
-    """Half the budget for the first phase; the rest (given what it used) for the second."""
-    first = Budget(
-        nodes=None if budget.nodes is None else max(1, budget.nodes // 2),
-        seconds=None if budget.seconds is None else budget.seconds / 2,
+def _share(budget: Budget, part: int, of: int, used_nodes: int, used_seconds: float
+           ) -> Budget:
+    """Phase ``part`` (0-based) of ``of``: an equal share of what the earlier phases left; the
+    last phase gets all that is left."""
+    left = of - part
+
+    def cut(total: float, used: float) -> float:
+        return (total - used) / left
+
+    return Budget(
+        nodes=None if budget.nodes is None
+        else max(1, int(cut(budget.nodes, used_nodes))),
+        seconds=None if budget.seconds is None
+        else max(1e-3, cut(budget.seconds, used_seconds)),
     )
 
-    def rest(used_nodes: int, used_seconds: float) -> Budget:
-        return Budget(
-            nodes=None if budget.nodes is None else max(1, budget.nodes - used_nodes),
-            seconds=None if budget.seconds is None
-            else max(1e-3, budget.seconds - used_seconds),
-        )
 
-    return first, rest
+# A portfolio is a list of (search, pruning) phases; each runs on an equal share of what the
+# earlier ones left. The plain depth-first search (no safe moves, no macro-moves: one draw per
+# node) wins Forty and Eight deals the pruned searches miss; see docs/solver.md.
+PHASES: dict[str, tuple[tuple[str, bool], ...]] = {
+    "portfolio": (("best", True), ("dfs", True)),
+    "portfolio3": (("best", True), ("dfs", True), ("dfs", False)),
+    "best": (("best", True),),
+    "dfs": (("dfs", True),),
+    "plain": (("dfs", False),),
+}
 
 
 def search_game(
@@ -228,31 +240,28 @@ def search_game(
     """Solve the current position of ``game`` (left untouched) within ``budget``.
 
     ``strategy``: ``"portfolio"`` (best-first on half the budget, then depth-first on the
-    rest), ``"best"`` or ``"dfs"`` alone. ``pruning=False`` turns off safe moves, delayed
-    moves, stock macro-moves and target deduplication (the transposition table stays): the
-    baseline of ``bench/solver.py``.
+    rest), ``"portfolio3"`` (best-first, depth-first, then plain depth-first, a third each),
+    ``"best"``, ``"dfs"`` or ``"plain"`` alone. ``pruning=False`` turns off safe moves, delayed
+    moves, stock macro-moves and target deduplication in every phase (the transposition table
+    stays): the baseline of ``bench/solver.py``.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown search strategy {strategy!r} (known: {STRATEGIES})")
     start = game.pos.copy()
     work = Game(game.variant, game.options, game.seed, position=start.copy())
     t0 = time.perf_counter()
-    searcher = Searcher(work, pruning=pruning)
-    if strategy == "dfs":
-        outcome, triples = searcher.run_dfs(budget)
-        nodes = searcher.nodes
-    elif strategy == "best":
-        outcome, triples = searcher.run_best(budget)
-        nodes = searcher.nodes
-    else:
-        first, rest = _split(budget)
-        outcome, triples = searcher.run_best(first)
-        nodes = searcher.nodes
-        if outcome is Outcome.UNKNOWN:
-            second = Searcher(work, pruning=pruning)
-            outcome, triples = second.run_dfs(rest(nodes, time.perf_counter() - t0))
-            nodes += second.nodes
-    if outcome is Outcome.WON and pruning:
+    phases = PHASES[strategy]
+    nodes = 0
+    outcome, triples = Outcome.UNKNOWN, []
+    for i, (kind, prune) in enumerate(phases):
+        share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
+        searcher = Searcher(work, pruning=pruning and prune)
+        run = searcher.run_best if kind == "best" else searcher.run_dfs
+        outcome, triples = run(share)
+        nodes += searcher.nodes
+        if outcome is not Outcome.UNKNOWN:
+            break
+    if outcome is Outcome.WON and pruning:  # the baseline's lines stay as found
         triples = shorten(work, triples, max_edges=SHORTEN_EDGES)
     elapsed = time.perf_counter() - t0
     moves: tuple[Move, ...] = ()

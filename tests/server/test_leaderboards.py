@@ -347,8 +347,8 @@ async def test_rated_race_standings_show_ratings_stored_once(redis_url: str) -> 
             assert server.ctx is not None and other.ctx is not None
             store = server.ctx.store
             pids = [str(c.player) for c in cs]
-            await store.set_ratings({pids[0]: "1700.000,80.000,0.059000,12",
-                                     pids[2]: "1450.000,200.000,0.060000,3"}, "unlimited")
+            assert await store.set_rating(pids[0], "unlimited", None, "1700.000,80.000,0.059000,12")
+            assert await store.set_rating(pids[2], "unlimited", None, "1450.000,200.000,0.060000,3")
             race = await cs[0].create_race("unlimited", seats=3, rated=True)
             for c in cs[1:]:
                 await c.join(code=race["code"])
@@ -393,6 +393,56 @@ async def test_rated_race_standings_show_ratings_stored_once(redis_url: str) -> 
         finally:
             for c in cs:
                 await c.close()
+
+
+async def test_two_rated_races_ending_together_lose_no_rating_update(redis_url: str) -> None:
+    """Rita ends two rated races at the same moment (say on two processes): both updates were
+    computed from her old rating before either was stored. Compare-and-set makes the second
+    one apply its results to the rating the first stored — nothing is lost."""
+    from solrace.server.races import RaceInfo
+    from solrace.server.results import Results
+
+    class Hooks:  # the two lists Results registers on
+        def __init__(self) -> None:
+            self.annotators: list[Any] = []
+            self.on_finished: list[Any] = []
+
+    rita, sam, tess = (f"p{secrets.token_hex(6)}" for _ in range(3))
+    texts = {rita: "1500.000,200.000,0.060000,5", sam: "1400.000,30.000,0.060000,40",
+             tess: "1550.000,100.000,0.060000,8"}
+    async with open_store(redis_url) as store:
+        for pid, text in texts.items():
+            assert await store.set_rating(pid, "unlimited", None, text)
+        # two processes' Results, one race each
+        one, two = Results(store, Hooks()), Results(store, Hooks())  # type: ignore[arg-type]
+
+        def info(rid: str) -> RaceInfo:
+            return RaceInfo(rid, "unlimited", {}, 1, 2, 600, True, "ABCDEF", rita)
+
+        a = [{"player": rita, "rank": 1, "result": "resigned", "elapsed": 1},
+             {"player": sam, "rank": 2, "result": "resigned", "elapsed": 1}]
+        b = [{"player": tess, "rank": 1, "result": "resigned", "elapsed": 1},
+             {"player": rita, "rank": 2, "result": "resigned", "elapsed": 1}]
+        await one.annotate(info("race-a"), a)
+        await two.annotate(info("race-b"), b)
+        await one.on_finished(info("race-a"), None, a)  # type: ignore[arg-type]
+        await two.on_finished(info("race-b"), None, b)  # type: ignore[arg-type]
+
+        old = {pid: parse_rating(t)[0] for pid, t in texts.items()}
+        after_a = update(old[rita], [(old[sam], 1.0)])
+        after_b = update(after_a, [(old[tess], 0.0)])  # race b's results, on top of race a
+        got, games = parse_rating((await store.ratings([rita], "unlimited"))[0])
+        assert games == 7
+        assert got.rating == pytest.approx(after_b.rating, abs=0.001)
+        assert got.rd == pytest.approx(after_b.rd, abs=0.001)
+        # the others each played one race, computed from the pre-race ratings
+        for pid, opp, score in ((sam, rita, 0.0), (tess, rita, 1.0)):
+            got, games = parse_rating((await store.ratings([pid], "unlimited"))[0])
+            want = update(old[pid], [(old[opp], score)])
+            assert got.rating == pytest.approx(want.rating, abs=0.001)
+            assert games == parse_rating(texts[pid])[1] + 1
+        # what race b's standings showed was computed before race a's update landed
+        assert b[1]["rating"]["before"] == 1500
 
 
 async def test_unrated_and_daily_games_leave_ratings_alone(redis_url: str) -> None:
@@ -474,8 +524,9 @@ async def test_solrace_leaderboard_and_profile(redis_url: str, inline: Any) -> N
         code, _, err = await inline("leaderboard", "unlimited", "--date", "soon", *base)
         assert code == 2 and "not a date" in err
 
-        await store.set_ratings({me["player"]: "1612.400,95.000,0.060000,9"}, "unlimited")
-        await store.set_ratings({me["player"]: "1500.000,300.000,0.060000,1"}, "sixes-and-sevens")
+        assert await store.set_rating(me["player"], "unlimited", None, "1612.400,95.000,0.060000,9")
+        assert await store.set_rating(me["player"], "sixes-and-sevens", None,
+                                      "1500.000,300.000,0.060000,1")
         await store.win_stats(me["player"], "unlimited", True, True, 83_400)
         await store.daily_stats(me["player"], "unlimited", "2020-01-01", "2019-12-31", True)
         await store.daily_stats(me["player"], "unlimited", "2020-01-02", "2020-01-01", True)
