@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="per deal: nodes (50k) or seconds (10s); default 50k")
     parser.add_argument("--jobs", type=int, default=1, help="deals solved at once (1)")
     parser.add_argument("--strategy", choices=STRATEGIES, default="portfolio",
-                        help="search: portfolio (best-first, then depth-first; the default), "
+                        help="search: portfolio (the default: portfolio2, or portfolio3 "
+                        "with a limited stock), portfolio2 (best-first, then depth-first), "
                         "portfolio3 (then plain depth-first too), best, dfs or plain alone")
     parser.add_argument("--only", nargs="*", metavar="LABEL",
                         help="configurations to run (labels as printed)")
