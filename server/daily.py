@@ -267,5 +267,7 @@ class DailyService:
             if me is not None:
                 offset = max(0, me - limit // 2)
         rows = await self.store.leaderboard_range(day, name, offset, offset + limit - 1)
+        record = await self.store.daily(day, name)  # par beside the results (no certifying)
+        par = int(record["par"]) if record and record.get("par") else None
         return {"date": day, "variant": name, "total": total, "offset": offset, "rows": rows,
-                "my_rank": me + 1 if me is not None else None}
+                "my_rank": me + 1 if me is not None else None, "par": par}

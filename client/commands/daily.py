@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from solrace.client.commands import CommandError, use_color, variant_name
-from solrace.client.commands.leaderboard import RANK_RULE, fetch
+from solrace.client.commands.leaderboard import RANK_RULE, fetch, versus_par
 from solrace.client.commands.play import RaceTerminal, interrupted
 from solrace.client.library import Client, ClientError
 from solrace.client.render import paint
@@ -106,13 +106,20 @@ async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, A
         await asyncio.sleep(0.2)
 
 
-def rank_lines(row: Mapping[str, Any] | None, variant: str, *, color: bool = False) -> list[str]:
+def par_text(row: Mapping[str, Any], par: Any) -> str:
+    vs = versus_par(row, par)
+    return f" ({vs} against par {par})" if vs and vs != "par" else (" (par)" if vs else "")
+
+
+def rank_lines(row: Mapping[str, Any] | None, variant: str, *, color: bool = False,
+               par: Any = None) -> list[str]:
     if row is None:
         return [f"your result will appear on 'solrace leaderboard {variant}'"]
     return [
         paint(f"today's leaderboard: you are #{row['rank']} of {row['total']}", "1", color)
         + f" ({result_word(row.get('result'), color)}, {row.get('home')} home, "
-        f"{row.get('moves')} moves, {clock(row.get('time', 0), tenths=True)})",
+        f"{row.get('moves')} moves{par_text(row, par)}, "
+        f"{clock(row.get('time', 0), tenths=True)})",
         RANK_RULE,
         f"see it: solrace leaderboard {variant} --around-me",
     ]
@@ -157,7 +164,7 @@ async def daily_main(args: argparse.Namespace) -> int:
         if term.end is not None:
             if term.ranked:
                 row = await my_rank(client, variant, info.get("date"))
-                print("\n".join(rank_lines(row, variant, color=color)))
+                print("\n".join(rank_lines(row, variant, color=color, par=info.get("par"))))
             else:
                 print("practice game: not ranked")
         return code

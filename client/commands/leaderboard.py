@@ -70,6 +70,15 @@ async def fetch(client: Client, variant: str, *, date: str | None = None, offset
     return await client.request("leaderboard", **fields)
 
 
+def versus_par(row: Mapping[str, Any], par: Any) -> str:
+    """A winner's moves against par ("+12", "-3", "par"); blank for the others, whose move
+    count measures no finished game."""
+    if not par or row.get("result") != "won":
+        return ""
+    diff = int(row.get("moves", 0)) - int(par)
+    return "par" if diff == 0 else f"{diff:+d}"
+
+
 def board_lines(board: Mapping[str, Any], *, me: str | None = None, color: bool = False
                 ) -> list[str]:
     """The reply as a titled table with the paging line and the ranking rule."""
@@ -77,19 +86,22 @@ def board_lines(board: Mapping[str, Any], *, me: str | None = None, color: bool 
     title = VARIANTS[variant].title if variant in VARIANTS else variant
     total = int(board.get("total", 0))
     head = paint(f"daily leaderboard · {title} · {board.get('date')}", "1", color)
-    lines = [f"{head} · {total} {'entry' if total == 1 else 'entries'}"]
+    par = board.get("par")
+    lines = [f"{head} · {total} {'entry' if total == 1 else 'entries'}"
+             + (f" · par {par} moves" if par else "")]
     rows = list(board.get("rows") or [])
     if not rows:
         lines.append("no entry on this page" if total else "nobody has finished this daily yet")
         return lines
-    cells = [["#", "name", "result", "home", "moves", "time"]]
+    cells = [["#", "name", "result", "home", "moves", "vs par", "time"]]
     for r in rows:
         you = me is not None and r.get("player") == me
         name = str(r.get("name", "?")) + (" (you)" if you else "")
         cells.append([str(r.get("rank", "")), paint(name, "1", color) if you else name,
                       result_word(r.get("result"), color), str(r.get("home", 0)),
-                      str(r.get("moves", 0)), clock(r.get("time", 0), tenths=True)])
-    lines += ["  " + line for line in table(cells, right=(0, 3, 4, 5))]
+                      str(r.get("moves", 0)), versus_par(r, par),
+                      clock(r.get("time", 0), tenths=True)])
+    lines += ["  " + line for line in table(cells, right=(0, 3, 4, 5, 6))]
     first, last = int(rows[0]["rank"]), int(rows[-1]["rank"])
     paging = f"rows {first}–{last} of {total}"
     if board.get("my_rank"):

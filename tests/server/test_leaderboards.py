@@ -29,6 +29,7 @@ from solrace.shared import protocol as P
 from solrace.shared.ratings import Rating, update
 from test_daily import (  # the daily tests' helpers: stored dailies, the winning line
     FAST,
+    WIN_SEED,
     WIN_VARIANT,
     daily_start,
     end_of,
@@ -503,6 +504,14 @@ async def test_solrace_leaderboard_and_profile(redis_url: str, inline: Any) -> N
         assert code == 0, err
         lines = out.splitlines()
         assert lines[0] == f"daily leaderboard · Unlimited · {day} · 8 entries"
+        assert "vs par" in lines[1] and lines[2].split()[5] == "1:00.0"  # no par: blank
+
+        await store_daily(redis_url, "unlimited", WIN_SEED, day=day, par=94)
+        code, out, err = await inline("leaderboard", "unlimited", "--limit", "3", *base)
+        assert code == 0, err
+        lines = out.splitlines()
+        assert lines[0] == f"daily leaderboard · Unlimited · {day} · 8 entries · par 94 moves"
+        assert lines[2].split()[5] == "+6"  # a winner's 100 moves against par 94
         assert "rows 1–3 of 8 · next page: --offset 3" in out
         assert "order: winners first, by time, then fewer moves" in out
         shown = [ln.split()[1] for ln in lines[2:5]]
@@ -518,6 +527,7 @@ async def test_solrace_leaderboard_and_profile(redis_url: str, inline: Any) -> N
                                       "2", "--json", *base)
         board = json.loads(out)
         assert [r["rank"] for r in board["rows"]] == [4, 5] and board["total"] == 8
+        assert board["par"] == 94
 
         code, out, err = await inline("leaderboard", "unlimited", "--date", "2020-01-01", *base)
         assert code == 0 and "nobody has finished this daily yet" in out
