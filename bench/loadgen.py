@@ -38,6 +38,7 @@ import redis.asyncio as aredis
 from solrace.server.store import Keys
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
+from solrace.shared.solver import Bot
 from websockets.asyncio.client import ClientConnection, connect
 
 VARIANT = "unlimited"
@@ -65,21 +66,35 @@ def _unpack(data: bytes | str) -> dict[str, Any]:
 
 
 class MoveSource:
-    """Uniformly random legal moves of one player's game, as notation text.
+    """One player's moves, as notation text: uniformly random legal moves (``player`` =
+    ``"random"``), or a practice bot's (``"weak"``, ``"medium"``, ``"strong"``:
+    :class:`solrace.shared.solver.Bot`, playing like a person would — towards a win, so its
+    games end, after which that connection stops sending).
 
-    Uses the engine's index-triple fast path (``_legal``/``_do``): the same move generator and
-    the same state change as ``Game.push``, without the notation round trip.
+    Random moves use the engine's index-triple fast path (``_legal``/``_do``): the same move
+    generator and the same state change as ``Game.push``, without the notation round trip.
     """
 
-    def __init__(self, variant: str, options: dict[str, str], seed: int, rng_seed: int) -> None:
+    def __init__(self, variant: str, options: dict[str, str], seed: int, rng_seed: int,
+                 player: str = "random") -> None:
         self.game = Game(variant, options, seed)
         self.rng = random.Random(rng_seed)
+        self.bot = None if player == "random" else Bot(player, rng_seed)
         self.ids = self.game.layout.ids
         self.moves: list[str] = []
 
     def extend(self, count: int) -> int:
-        """Draw up to ``count`` more moves; fewer when the game has none left."""
+        """Draw up to ``count`` more moves; fewer when the game has none left (or the bot
+        gives up)."""
         game, ids, choice, out = self.game, self.ids, self.rng.choice, self.moves
+        if self.bot is not None:
+            for i in range(count):
+                move = self.bot.choose(game)
+                if move is None:
+                    return i
+                game.push(move)
+                out.append(move.text())
+            return count
         for i in range(count):
             triples = game._legal()
             if not triples:
@@ -268,7 +283,8 @@ async def setup_race(
     rng = random.Random(spec["rng_seed"])
     for pl in players:
         variant, opts, seed = seeds[pl.race]
-        pl.source = MoveSource(variant, opts, seed, rng.getrandbits(64))
+        pl.source = MoveSource(variant, opts, seed, rng.getrandbits(64),
+                               spec.get("player", "random"))
         pl.source.extend(spec["prefill"])
         await asyncio.sleep(0)  # let pings and the like through between long draws
     await _bounded([_start(a, b, race) for a, b, race in lobbies])

@@ -436,6 +436,7 @@ class Bench:
         specs = [
             {"mode": mode, "urls": urls, "active": c, "redis_url": self.redis_proc.url,
              "name_prefix": self.name_prefix(), "rng_seed": args.seed * 1000 + i,
+             "player": args.players,
              "moves_per_conn": args.moves_per_conn,
              "prefill": min(prefill, PREFILL_CAP // max(1, c))}
             for i, c in enumerate(counts)
@@ -657,7 +658,8 @@ def print_report(
     w("machine: " + "; ".join(f"{k} {v}" for k, v in info.items()))
     w("")
     w(f"settings: {args.seconds:g} s window after {args.warmup:g} s warm-up per row; variant "
-      f"{loadgen.VARIANT} {loadgen.OPTIONS}; 2-seat races; Redis AOF everysec; loopback; "
+      f"{loadgen.VARIANT} {loadgen.OPTIONS}; 2-seat races; moves: {args.players}; "
+      "Redis AOF everysec; loopback; "
       f"moves/conn ≤ {args.moves_per_conn}")
     w("")
     w("## Throughput and latency (request → reply, one in flight per connection)")
@@ -791,6 +793,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--profile-n", type=int, default=100, help="N of the profiled window (100)")
     p.add_argument("--json", type=Path, default=None, help="write every figure here as JSON")
     p.add_argument("--seed", type=int, default=1, help="seed of the load generators' choices")
+    p.add_argument("--players", choices=("random", "weak", "medium", "strong"),
+                   default="random",
+                   help="how the load generators choose moves: uniformly random legal moves "
+                   "(the default: games practically never end) or a practice bot of that "
+                   "strength (games end in a win or when the bot gives up; that connection "
+                   "then stops)")
     args = p.parse_args(argv)
     smoke = args.smoke
     args.n = [int(x) for x in (args.n or ("1,10" if smoke else "1,100,1000")).split(",")]
