@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import websockets
@@ -182,6 +182,15 @@ class Client:
         fields = {"code": code} if code is not None else {"race": race}
         return self._track((await self.request("race.join", **fields))["race"])
 
+    async def practice_start(self, variant: str, options: dict[str, str] | None = None,
+                             bots: Sequence[str] = (), time_limit: int = 600,
+                             seed: int | None = None) -> dict[str, Any]:
+        """A practice race against server bots (``weak``, ``medium``, ``strong``), running at
+        once; the race's events follow from version 1 (the start sets the board)."""
+        r = await self.request("practice.start", variant=variant, options=options or {},
+                               bots=list(bots), time_limit=time_limit, seed=seed)
+        return self._track(r["race"])
+
     async def leave(self, race: str) -> dict[str, Any]:
         return (await self.request("race.leave", race=race))["race"]
 
@@ -210,6 +219,11 @@ class Client:
 
     async def resign(self, race: str) -> dict[str, Any]:
         return await self.request("resign", race=race)
+
+    async def hint(self, race: str) -> dict[str, Any]:
+        """The solver's next move for your game (practice games only; ``not_practice``
+        elsewhere): the reply's ``move`` is ``None`` when no win was found within budget."""
+        return await self.request("hint", race=race)
 
     async def sync(self, race: str) -> dict[str, Any]:
         """Events missed since the last version seen (in pages), and the own board afresh."""

@@ -23,9 +23,11 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server import metrics
+from solrace.server.bots import BotService
 from solrace.server.config import Config
 from solrace.server.connection import Connection
 from solrace.server.daily import DailyService
+from solrace.server.hints import HintService
 from solrace.server.hub import Hub
 from solrace.server.races import RaceService
 from solrace.server.redisproc import RedisProcess
@@ -49,6 +51,8 @@ class Context:
     send_queue: int
     quick_time_limit: int
     daily: DailyService
+    hints: HintService
+    bots: BotService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
 
 
@@ -99,7 +103,11 @@ class Server:
         Results(store, races)
         daily = DailyService(store, races, cfg.secret_key, budget_nodes=cfg.daily_budget,
                              process=cfg.process_id)
-        self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily)
+        hints = HintService(store, races, budget_nodes=cfg.hint_budget)
+        bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
+                          lease_seconds=cfg.bot_lease)
+        self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
+                           hints, bots)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         self.ws = await serve(
@@ -139,12 +147,25 @@ class Server:
 
     async def _refresh_spectators(self) -> None:
         """Every 30 s: keep this process's spectator registrations alive (they expire if it
-        dies), and end races whose time is up though no process holds their timer."""
+        dies), and end races whose time is up though no process holds their timer. Every tick
+        (half of ``--bot-lease`` when that is shorter): drive the bots of practice races whose
+        driver has gone (crashed, or stopped)."""
         from solrace.server.connection import SPECTATOR_TTL_MS
 
+        period = SPECTATOR_TTL_MS / 3000
+        tick = min(period, self.config.bot_lease / 2)
+        loop = asyncio.get_running_loop()
+        chores_at = loop.time() + period
         while True:
-            await asyncio.sleep(SPECTATOR_TTL_MS / 3000)
+            await asyncio.sleep(tick)
             assert self.ctx is not None
+            try:
+                await self.ctx.bots.sweep()
+            except Exception as exc:
+                log.warning("bot sweep failed: %s", exc)
+            if loop.time() < chores_at - tick / 2:
+                continue
+            chores_at = loop.time() + period
             try:
                 await self.ctx.races.sweep()
             except Exception as exc:
@@ -178,7 +199,9 @@ class Server:
             with contextlib.suppress(Exception):
                 await self.ws.wait_closed()
         if self.ctx is not None:
+            await self.ctx.bots.close()  # before the store closes: it releases its leases
             await self.ctx.daily.close()
+            await self.ctx.hints.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()
         if self.redis is not None:

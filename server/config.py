@@ -132,6 +132,13 @@ SETTINGS: tuple[Setting, ...] = (
             "solver node budget per daily candidate deal (0: per-variant defaults)"),
     Setting("daily_prepare", int,
             "days ahead to certify dailies in the background (-1: only on demand)"),
+    Setting("hint_budget", int, "solver node budget of one hint in a practice game"),
+    Setting("bot_delay", float,
+            "scale of practice bots' think time per move (1: weak 1.5 s, medium 1 s, "
+            "strong 0.8 s; 0: no wait)"),
+    Setting("bot_lease", parse_duration,
+            "how long a process's hold on a practice race's bots lasts unrenewed; another "
+            "process takes the bots over after it (renewed every third of it)"),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -167,6 +174,9 @@ class Config:
     casual_spectator_delay: float = 0.0
     daily_budget: int = 0
     daily_prepare: int = 1
+    hint_budget: int = 20_000
+    bot_delay: float = 1.0
+    bot_lease: float = 10.0
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
@@ -196,6 +206,10 @@ class Config:
             problems.append("spectator delays must not be negative")
         if self.daily_budget < 0 or self.daily_prepare < -1:
             problems.append("daily_budget must be >= 0 and daily_prepare >= -1")
+        if not (0 <= self.bot_delay < float("inf") and 0.1 <= self.bot_lease < float("inf")):
+            problems.append("bot_delay must be finite and >= 0, bot_lease finite and >= 0.1 s")
+        if self.hint_budget < 1:
+            problems.append(f"hint_budget must be at least 1, not {self.hint_budget}")
         for name in ("quick_time_limit", "send_queue"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, not {getattr(self, name)}")

@@ -30,6 +30,7 @@ from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
+    from solrace.server.hints import HintJob
     from websockets.asyncio.server import ServerConnection
 
 log = logging.getLogger("solrace.connection")
@@ -88,6 +89,7 @@ class Connection:
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=ctx.send_queue)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing = False
+        self._hinting = False  # a hint of this connection is being computed
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -353,6 +355,25 @@ class Connection:
             return events
         return [e for e in events if not start < e["v"] <= sent]
 
+    async def on_hint(self, req: P.Hint) -> None:
+        """Checked here, searched in the background: the reply follows when the worker
+        process is done, and this connection's moves are served meanwhile."""
+        if self._hinting:
+            raise ProtocolError("rate_limited", "a hint is already being computed; wait for it")
+        job = await self.ctx.hints.prepare(self.me, req.race)
+        self._hinting = True
+        self._spawn(self._hint(req.id, job))
+
+    async def _hint(self, req_id: Any, job: HintJob) -> None:
+        try:
+            self.send(P.reply(req_id, "hint", **await self.ctx.hints.compute(job)))
+        except Exception:  # the worker died or the pool is shut down: a server fault
+            metrics.ERRORS.labels("internal").inc()
+            log.exception("hint for race %s failed", job.race)
+            self.send(P.error(req_id, "internal", "the hint could not be computed"))
+        finally:
+            self._hinting = False
+
     # ------------------------------------------------------------------ quick pairing
 
     async def on_quick(self, req: P.QuickPair) -> dict[str, Any]:
@@ -463,6 +484,16 @@ class Connection:
         rec = await self.ctx.races.record(rid)
         self.ctx.races.arm(rec)
         self.send(P.reply(req.id, "race", race=self.ctx.races.summary(rec), ranked=ranked))
+        await self.attach(rid, 0)
+
+    async def on_practice_start(self, req: P.PracticeStart) -> None:
+        """A practice race against server bots, running at once; attached from version 0
+        like ``daily.start``, so its join, countdown and start events follow the reply."""
+        rid = await self.ctx.bots.start(self.me, req.variant, req.options, req.bots,
+                                        req.time_limit, req.seed)
+        rec = await self.ctx.races.record(rid)
+        self.ctx.races.arm(rec)
+        self.send(P.reply(req.id, "race", race=self.ctx.races.summary(rec)))
         await self.attach(rid, 0)
 
     async def on_leaderboard(self, req: P.Leaderboard) -> dict[str, Any]:

@@ -328,6 +328,10 @@ RACES_CREATED = REGISTRY.counter("solrace_races_created_total", "Races created b
 RACES_FINISHED = REGISTRY.counter(
     "solrace_races_finished_total", "Races this process brought to their end."
 )
+HINTS = REGISTRY.counter(
+    "solrace_hints_total", "Hints computed for practice games, by the solver's outcome.",
+    ("outcome",),
+)
 REDIS_COMMANDS = REGISTRY.counter(
     "solrace_redis_commands_total", "Redis round trips (commands, pipelines, scripts) issued."
 )

@@ -68,6 +68,7 @@ class RaceInfo:
     code: str
     host: str
     kind: str = "race"
+    bots: dict[str, str] = field(default_factory=dict)  # bot player id -> strength (practice)
 
     @classmethod
     def of(cls, rec: RaceRecord) -> RaceInfo:
@@ -83,6 +84,7 @@ class RaceInfo:
             code=m["code"],
             host=m["host"],
             kind=m.get("kind", "race"),
+            bots=parse_options(m.get("bots", "")),
         )
 
 
@@ -181,6 +183,7 @@ class RaceService:
             "v": rec.num("version"),
             "racers": [
                 {"player": pid, "name": rec.names.get(pid, "?"), "ready": pid in rec.ready}
+                | ({"bot": info.bots[pid]} if pid in info.bots else {})
                 for pid in rec.order
             ],
         }
@@ -331,7 +334,9 @@ class RaceService:
                 "k": "end", "reason": reason, "commitment": rec.meta["commitment"],
                 "standings": rows,
             }
-            if info.kind == "race":  # a daily's seed stays secret until its day is over
+            # A daily's seed (its ranked attempts and the practice games on its deal) stays
+            # secret until its day is over; other practice games reveal theirs like races.
+            if info.kind == "race" or (info.kind == "practice" and "daily" not in rec.meta):
                 event["seed"] = info.seed
             res = await self.store.finish(rid, msgpack.packb(event), rec.num("version"))
             if res.status == "ok":

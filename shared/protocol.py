@@ -45,6 +45,7 @@ ERROR_CODES = (
     "not_watching",  # unwatch of a race this connection does not watch
     "not_watchable",  # daily and practice games cannot be watched (their deal is secret)
     "already_played",  # the ranked daily attempt of the day is used up (practice is allowed)
+    "not_practice",  # hint in a game that is not a practice game (races, ranked dailies)
     "player_not_found",  # profile of a name no player holds
     "not_your_game",  # acting on a game that belongs to someone else
     "not_running",  # a move or resign when the race is not running
@@ -324,6 +325,44 @@ class DailyStart(Request):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Hint(RaceRequest):
+    """The solver's next move for the caller's game. Practice games only: the solver sees
+    face-down cards and the stock order, so a hint anywhere else would leak them."""
+
+    TYPE: ClassVar[str] = "hint"
+
+
+BOT_STRENGTHS = ("weak", "medium", "strong")
+MAX_BOTS = 7  # a race seats at most 8
+SEED_MAX = 2**64 - 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PracticeStart(Request):
+    """A practice race against 0–7 server bots, started at once. Never rated or ranked and
+    never watchable: the bots know the hidden cards (``docs/protocol.md`` 5.18)."""
+
+    TYPE: ClassVar[str] = "practice.start"
+    variant: str
+    options: dict[str, str] = field(default_factory=dict)
+    bots: list[str] = field(default_factory=list)
+    time_limit: int = 600  # seconds
+    seed: int | None = None  # None: a random deal
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_options(self.options)
+        if len(self.bots) > MAX_BOTS or not all(b in BOT_STRENGTHS for b in self.bots):
+            raise ProtocolError(
+                "bad_option", f"bots is a list of at most {MAX_BOTS} of "
+                + ", ".join(BOT_STRENGTHS))
+        if not 30 <= self.time_limit <= 3600:
+            raise ProtocolError("bad_option", "time_limit must be 30..3600 seconds")
+        if self.seed is not None and not 0 <= self.seed <= SEED_MAX:
+            raise ProtocolError("bad_option", "seed must be an unsigned 64-bit integer")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Leaderboard(Request):
     """A daily leaderboard page: ``offset``/``limit``, or the page around the caller."""
 
@@ -388,7 +427,7 @@ _REQUESTS: dict[str, type[Request]] = {
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
-        Leaderboard, Profile,
+        Leaderboard, Profile, Hint, PracticeStart,
     )
 }
 
@@ -405,6 +444,8 @@ def _type_ok(value: Any, annotation: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if origin is dict or annotation is dict:
         return isinstance(value, dict)
+    if origin is list or annotation is list:  # items are checked by the request itself
+        return isinstance(value, list)
     if isinstance(annotation, type):
         return isinstance(value, annotation)
     return False

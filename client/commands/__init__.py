@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "watch",
     "races",
     "daily",
+    "practice",
     "leaderboard",
     "profile",
 )

@@ -5,8 +5,9 @@ par (the length of the solver's winning line: every daily can be won), then play
 ranked attempt exactly like ``solrace play`` — same board, same move notation, same resume
 after a crash or a dropped connection (running ``solrace daily`` again resumes an unfinished
 attempt). When the attempt ends, your rank on the day's leaderboard is printed. After it,
-``--practice`` plays the same deal again, never ranked. Yesterday's seed is revealed, checked
-against yesterday's commitment, so anyone can recompute that deal.
+``--practice`` plays the same deal again, never ranked (there, and only there, typing ``hint``
+asks the server's solver for a move). Yesterday's seed is revealed, checked against
+yesterday's commitment, so anyone can recompute that deal.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ The board is drawn from the views the server sends (the start view, then each ac
 the client holds no game state of its own and judges no move, so what it shows is exactly what
 the server believes. Moves are typed in the notation of ``docs/variants.md`` (``t3t5``, ``sw``,
 ``wf1``, ``t1t4:3``), several per line if you like; ``resign``, ``help``, ``board`` and ``quit``
-are commands. Rivals' progress (cards home, moves, finished) arrives live while you type.
+are commands, and in practice games ``hint`` asks the server's solver for a move. Rivals'
+progress (cards home, moves, finished) arrives live while you type.
 
 A dropped connection is resumed with the saved session token and the missed events are synced;
 a move in flight is re-sent with the same sequence number, which the server treats as a
@@ -65,6 +66,7 @@ MESSAGES = 3  # message lines kept on the terminal frame
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 HELP_WORDS = frozenset({"help", "h", "?"})
 BOARD_WORDS = frozenset({"board", "b"})
+HINT_WORDS = frozenset({"hint"})
 READY_WORDS = frozenset({"", "ready", "r"})
 PILE_KINDS = {"f": "foundations", "t": "tableau", "r": "reserve", "c": "cells", "s": "stock",
               "w": "waste"}
@@ -399,6 +401,8 @@ class RaceTerminal:
                 self.help()
             elif word in BOARD_WORDS or (word == "" and (self.ready_sent or self.state != "lobby")):
                 self.redraw()
+            elif word in HINT_WORDS and not self.practice:
+                self.message("✗ hint: hints are for practice games only")
             elif self.state == "queued":
                 self.message("still waiting for an opponent (quit cancels)")
             elif self.state == "lobby" and not self.ready_sent:
@@ -421,6 +425,8 @@ class RaceTerminal:
                 if self.echo:
                     self.screen.line("> resign")
                 await self.resign()
+            elif token.lower() in HINT_WORDS:
+                await self.hint()
             else:
                 await self.move(token)
         if self.held and self.state in ("finished", "closed"):
@@ -479,6 +485,35 @@ class RaceTerminal:
         self.refresh("status")
         self.message("you resigned; waiting for the others to finish")
 
+    @property
+    def practice(self) -> bool:
+        """A practice game: the only kind where the server gives hints."""
+        return self.summary.get("kind") == "practice"
+
+    async def hint(self) -> None:
+        """Ask the server's solver for the next move of a winning line and show it."""
+        assert self.rid is not None
+        if self.echo:
+            self.screen.line("> hint")
+        elif self.screen.tty:
+            self.message("hint: the solver is thinking…")
+        while True:
+            try:
+                reply = await self.client.hint(self.rid)
+                break
+            except ClientError as exc:
+                if exc.code == "not_practice":
+                    self.message("✗ hint: hints are for practice games only")
+                else:
+                    self.message(self.error_text("hint", exc))
+                return
+            except CONNECT_ERRORS:
+                if self._connected():  # the request timed out: the solver is busy
+                    self.message("✗ hint: the server took too long; try again")
+                    return
+                await self.reconnect()
+        self.message(hint_text(reply, self.board))
+
     async def quit(self) -> None:
         self.done = True
         try:
@@ -499,7 +534,9 @@ class RaceTerminal:
                  "sw (draw) · ws (redeal)"]
         if self.board:
             lines.append("piles here: " + pile_summary(self.board["view"]))
-        lines.append("commands: resign · board · help · quit (leave; 'solrace play' resumes)")
+        hint = "hint (the solver's next move) · " if self.practice else ""
+        lines.append(f"commands: {hint}resign · board · help · quit "
+                     "(leave; 'solrace play' resumes)")
         for line in lines:
             self.message(line)
 
@@ -682,6 +719,20 @@ class RaceTerminal:
             self.screen.frame(self.frame() + lines)
         else:
             self.screen.frame(lines)
+
+
+def hint_text(reply: dict[str, Any], board: dict[str, Any] | None = None) -> str:
+    """One line for a ``hint`` reply: the move to type, or why there is none."""
+    when = ""
+    if board is not None and int(board["seq"]) != int(reply["seq"]):
+        when = f" (for the position after {reply['seq']} moves)"
+    if reply.get("move"):
+        par = reply.get("par")
+        line = f" — a win in {par} moves from here" if par is not None else ""
+        return f"hint: {reply['move']}{line}{when}"
+    if reply.get("outcome") == "lost":
+        return f"no hint: the solver proved this position lost (no line wins){when}"
+    return f"no hint: no winning line found within the budget{when}"
 
 
 def pile_summary(view: dict[str, Any]) -> str:

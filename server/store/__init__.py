@@ -10,7 +10,9 @@ key (type) — holds — TTL
 * ``sr:player:{<pid>}:races`` (set) — race ids the player is in, not finished — session TTL
 * ``sr:race:{<rid>}`` (hash) — race meta: variant, options, seats, time_limit, rated, state,
   code, host, seed, commitment, created_at, starts_at, started_at, ends_at, ended_at,
-  unfinished, version — none while live, RETENTION after the end
+  unfinished, version; kind, min_racers, daily (daily attempts and their practice games), bots
+  (practice races with bots: ``<bot id>=<strength>,…`` in seat order) — none while live,
+  RETENTION after the end
 * ``sr:race:{<rid>}:racers`` (hash) — player id -> display name — as the race
 * ``sr:race:{<rid>}:order`` (list) — player ids in seat (join) order — as the race
 * ``sr:race:{<rid>}:ready`` (set) — player ids that are ready — as the race
@@ -25,6 +27,11 @@ key (type) — holds — TTL
 * ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
 * ``sr:deadlines`` (zset) — running race ids (every kind) scored by ``ends_at``: any process's
   sweeper ends races whose time is up even if no process holds a timer for them — as live
+* ``sr:race:{<rid>}:botlease`` (string) — the process id driving the bots of a practice race
+  with bots (one driver per race) — ``--bot-lease``, renewed by its holder; deleted at the end
+* ``sr:bots`` (zset) — practice races whose bots are still playing, scored by when their lease
+  runs out (Redis ms; 0: free now): any process's sweeper takes the lease of those due and
+  drives their bots — members removed at the end, or once every bot's game is over
 * ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
 * ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing — QUICK_TTL
 
@@ -108,6 +115,8 @@ class Store:
         self._rating_cas = redis.register_script(lua.RATING_CAS)
         self._unlock = redis.register_script(lua.UNLOCK)
         self._renew = redis.register_script(lua.RENEW)
+        self._lease_take = redis.register_script(lua.LEASE_TAKE)
+        self._lease_renew = redis.register_script(lua.LEASE_RENEW)
         self.batcher = ScriptBatcher(redis)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
 
@@ -276,6 +285,8 @@ class Store:
             p.expire(Keys.watchers(rid), RETENTION)
             p.zrem(Keys.LIVE, rid)
             p.zrem(Keys.DEADLINES, rid)
+            p.zrem(Keys.BOT_RACES, rid)
+            p.delete(Keys.bot_lease(rid))  # a driver elsewhere finds its lease gone and stops
             if code:
                 p.delete(Keys.code(code))
             await p.execute()
@@ -393,6 +404,54 @@ class Store:
             if meta and _s(meta.get(b"state", b"")) == "running":
                 out.append((rid, decode_map(meta), int(racers), int(watchers)))
         return out
+
+    # ------------------------------------------------------------------ practice bots
+
+    async def add_bot_race(self, rid: str, due_ms: int) -> None:
+        """List a practice race whose bots need a driver once ``due_ms`` (Redis clock) has
+        passed without its lease being renewed."""
+        self._count()
+        await self.redis.zadd(Keys.BOT_RACES, {rid: due_ms})
+
+    async def bot_races_due(self, now: int, limit: int = 100) -> list[str]:
+        """Practice races whose bots' lease ran out (or was released) by ``now``."""
+        self._count()
+        raw = await self.redis.zrangebyscore(Keys.BOT_RACES, "-inf", now, start=0, num=limit)
+        return [_s(x) for x in raw]
+
+    async def drop_bot_race(self, rid: str) -> None:
+        """Unlist a race whose bots need no driver any more (their games or the race ended)."""
+        self._count()
+        await self.redis.zrem(Keys.BOT_RACES, rid)
+
+    async def take_bot_lease(self, rid: str, owner: str, ttl_ms: int) -> bool:
+        """Become the one driver of the race's bots; False while another owner holds it."""
+        self._count()
+        now = int(await self.batcher.call(self._lease_take, keys=[Keys.bot_lease(rid)],
+                                          args=[owner, ttl_ms]))
+        if now:
+            self._count()
+            await self.redis.zadd(Keys.BOT_RACES, {rid: now + ttl_ms}, xx=True)
+        return bool(now)
+
+    async def renew_bot_lease(self, rid: str, owner: str, ttl_ms: int) -> bool:
+        """Extend the lease while ``owner`` holds it; False when it was lost (expired and taken
+        by another process, or deleted because the race ended): the driver must stop."""
+        self._count()
+        now = int(await self.batcher.call(self._lease_renew, keys=[Keys.bot_lease(rid)],
+                                          args=[owner, ttl_ms]))
+        if now:
+            self._count()
+            await self.redis.zadd(Keys.BOT_RACES, {rid: now + ttl_ms}, xx=True)
+        return bool(now)
+
+    async def release_bot_lease(self, rid: str, owner: str) -> None:
+        """Give the lease up (a clean stop) and mark the race due at once, so that another
+        process's next sweep drives its bots without waiting for the lease to run out."""
+        self._count()
+        await self.batcher.call(self._unlock, keys=[Keys.bot_lease(rid)], args=[owner])
+        self._count()
+        await self.redis.zadd(Keys.BOT_RACES, {rid: 0}, xx=True)
 
     # ------------------------------------------------------------------ dailies
 

@@ -75,8 +75,13 @@ class Keys:
     def watchers(rid: str) -> str:
         return f"sr:race:{{{rid}}}:watchers"
 
+    @staticmethod
+    def bot_lease(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:botlease"
+
     LIVE = "sr:live"
     DEADLINES = "sr:deadlines"
+    BOT_RACES = "sr:bots"
 
     @staticmethod
     def daily(day: str, variant: str) -> str:

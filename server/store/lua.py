@@ -243,6 +243,23 @@ end
 return 0
 """
 
+# KEYS lease | ARGV owner ttl_ms — take a free lease (SET NX PX); the Redis time in ms when
+# taken (the caller dates its index entry with it), 0 when another owner holds it
+LEASE_TAKE = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) then return 0 end
+local t = redis.call('TIME')
+return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+"""
+
+# KEYS lease | ARGV owner ttl_ms — extend the lease only while the caller holds it; the Redis
+# time in ms when extended, 0 when the lease is lost (expired, taken over, or deleted at the end)
+LEASE_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+local t = redis.call('TIME')
+return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+"""
+
 # KEYS rating | ARGV variant expected new — compare-and-set one player's rating: write ``new``
 # only if the stored text is still ``expected`` ('' = none yet); 0 when another race's update
 # came first (the caller recomputes from the fresh value). One key: Cluster-safe.

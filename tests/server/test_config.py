@@ -43,6 +43,9 @@ SAMPLES: dict[str, tuple[tuple[str, object], tuple[str, object]]] = {
     "casual_spectator_delay": (("5", 5.0), ("1m", 60.0)),
     "daily_budget": (("1000", 1000), ("50000", 50000)),
     "daily_prepare": (("-1", -1), ("2", 2)),
+    "hint_budget": (("5000", 5000), ("100", 100)),
+    "bot_delay": (("0", 0.0), ("0.5", 0.5)),
+    "bot_lease": (("2s", 2.0), ("1m", 60.0)),
 }  # fmt: skip
 
 
@@ -101,6 +104,9 @@ def test_empty_redis_url_means_embedded() -> None:
         (["--secret", "short"], {}, "at least 16"),
         (["--rate", "0"], {}, "rate must be positive"),
         (["--send-queue", "0"], {}, "send_queue must be at least 1"),
+        ([], {"SOLRACE_HINT_BUDGET": "0"}, "hint_budget must be at least 1"),
+        ([], {"SOLRACE_BOT_DELAY": "-1"}, "bot_delay must be finite and >= 0"),
+        ([], {"SOLRACE_BOT_LEASE": "0"}, "bot_lease finite and >= 0.1 s"),
         ([], {"SOLRACE_COUNTDOWN": "-1"}, "SOLRACE_COUNTDOWN"),
         (["--no-such-flag"], {}, "unrecognized"),
     ],

@@ -179,6 +179,7 @@ def test_default_registry_has_the_server_metrics() -> None:
         "solrace_move_ack_seconds": "histogram",
         "solrace_races_created_total": "counter",
         "solrace_races_finished_total": "counter",
+        "solrace_hints_total": "counter",
         "solrace_redis_commands_total": "counter",
     }
     assert metrics.MESSAGES.labelnames == ("type",)

@@ -73,6 +73,10 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
                     "offset": ("int", False), "limit": ("int", False),
                     "around_me": ("bool", False)},
     "profile": {"id": ("id", False), "name": ("str?", False)},
+    "hint": {"id": ("id", False), "race": ("str", True)},
+    "practice.start": {"id": ("id", False), "variant": ("str", True), "options": ("map", False),
+                       "bots": ("list", False), "time_limit": ("int", False),
+                       "seed": ("int?", False)},
 }
 
 # A valid map per request type, every field set to a value that passes validation.
@@ -98,6 +102,10 @@ VALID: dict[str, dict[str, Any]] = {
     "leaderboard": {"t": "leaderboard", "id": 18, "variant": "unlimited", "date": "2026-11-29",
                     "offset": 40, "limit": 10, "around_me": True},
     "profile": {"t": "profile", "id": 19, "name": "alice"},
+    "hint": {"t": "hint", "id": 20, "race": RACE},
+    "practice.start": {"t": "practice.start", "id": 21, "variant": "unlimited",
+                       "options": {"draw": "3"}, "bots": ["weak", "strong", "weak"],
+                       "time_limit": 300, "seed": 2**64 - 1},
 }
 
 # Values of the wrong type for each kind (bools are not ints and ints are not bools).
@@ -108,6 +116,7 @@ WRONG: dict[str, list[Any]] = {
     "str?": [1, 1.5, True, ["a"], {"a": "b"}, b"alice"],
     "bool": [1, 0, "true", None, 1.0, []],
     "map": [[], "draw=3", 3, None, True],
+    "list": ["weak", 1, True, None, {"weak": 1}, b"weak"],
     "id": [True, False, 1.5, ["x"], {"x": 1}, b"x"],
 }
 
@@ -332,6 +341,7 @@ def test_minimal_requests_take_the_documented_defaults(kind: str) -> None:
         "daily.start": {"practice": False},
         "leaderboard": {"date": None, "offset": 0, "limit": 20, "around_me": False},
         "profile": {"name": None},
+        "practice.start": {"options": {}, "bots": [], "time_limit": 600, "seed": None},
     }.get(kind, {})
     for name, value in defaults.items():
         assert getattr(req, name) == value, name
@@ -488,7 +498,7 @@ def test_bad_token_lengths(token: str) -> None:
 # ----------------------------------------------------------------------------- races
 
 
-RACE_REQUESTS = ["race.leave", "race.ready", "resign", "sync", "move", "unwatch"]
+RACE_REQUESTS = ["race.leave", "race.ready", "resign", "sync", "move", "unwatch", "hint"]
 
 
 @pytest.mark.parametrize("kind", [*RACE_REQUESTS, "race.join", "watch"])
@@ -567,6 +577,35 @@ def test_options(kind: str) -> None:
     for bad_value in (True, 1.5, None, ["3"], {"x": "y"}, b"3"):
         assert parse_code({**VALID[kind], "options": {"draw": bad_value}}) == "bad_option"
     assert parse_code({**VALID[kind], "options": {b"draw": "3"}}) == "bad_option"
+
+
+def test_hint_names_a_race_and_nothing_else() -> None:
+    req = P.parse_request({"t": "hint", "id": 1, "race": RACE})
+    assert isinstance(req, P.Hint) and req.race == RACE
+    for bad in ({"t": "hint", "id": 1}, {"t": "hint", "race": RACE, "seq": 3},
+                {"t": "hint", "race": RACE, "move": "t3t5"}, {"t": "hint", "race": 7},
+                {"t": "hint", "race": None}, {"t": "hint", "race": RACE, "id": True}):
+        assert parse_code(bad) == "bad_message", bad
+    assert parse_code({"t": "hint", "race": "NOT-A-RACE"}) == "race_not_found"
+    assert "not_practice" in P.ERROR_CODES
+
+
+def test_practice_start_bounds() -> None:
+    base = VALID["practice.start"]
+    for ok in ({"bots": []}, {"bots": ["strong"] * 7}, {"bots": ["medium", "weak"]},
+               {"time_limit": 30}, {"time_limit": 3600}, {"seed": 0}, {"seed": None},
+               {"seed": 2**64 - 1}):
+        req = P.parse_request({**base, **ok})
+        assert isinstance(req, P.PracticeStart)
+        for name, value in ok.items():
+            assert getattr(req, name) == value
+    for bad in ({"bots": ["weak"] * 8}, {"bots": ["expert"]}, {"bots": ["Weak"]},
+                {"bots": [1]}, {"bots": [None]}, {"bots": [["weak"]]}, {"bots": ["weak", ""]},
+                {"time_limit": 29}, {"time_limit": 3601}, {"time_limit": 0},
+                {"seed": -1}, {"options": {"draw": ["3"]}}):
+        assert parse_code({**base, **bad}) == "bad_option", bad
+    assert parse_code({**base, "bots": "weak"}) == "bad_message"  # not a list at all
+    assert P.BOT_STRENGTHS == ("weak", "medium", "strong") and P.MAX_BOTS == 7
 
 
 def test_moves() -> None:
