@@ -40,8 +40,10 @@ MAX_CANDIDATES = 500
 # 500 of 500 candidate deals, so its daily uses the 5-cell, any-card version (PySolFC's).
 DAILY_OPTIONS: dict[str, dict[str, str]] = {"seven-by-five": {"cells": "5", "empty_fill": "any"}}
 # Node budgets per candidate: an undecided candidate costs the whole budget, and a smaller one
-# finds a win among the next candidates sooner (forty-and-eight: none of 21 at 200 000 nodes in
-# six minutes, the 14th at 20 000 in 20 s). ``--daily-budget`` overrides them all.
+# finds a win among the next candidates sooner (forty-and-eight, interim solver: none of 21 at
+# 200 000 nodes in six minutes, the 14th at 20 000 in 20 s). With the final solver every
+# variant certifies in at most about a minute of one core (``bench/daily.py``, figures in
+# docs/leaderboards.md). ``--daily-budget`` overrides them all.
 DAILY_BUDGETS = {"sixes-and-sevens": 20_000, "forty-and-eight": 20_000}
 DEFAULT_BUDGET = 200_000
 FAILURE_MEMO = 3600.0  # seconds a day's failed certification is not retried by this process
