@@ -550,7 +550,8 @@ def _sleep_until(epoch: float) -> None:
 
 
 def start_py_spy(pid: int, seconds: float, out: Path) -> subprocess.Popen[bytes] | None:
-    exe = shutil.which("py-spy")
+    # PATH first, then beside this interpreter (a venv's bin/ is often not on PATH)
+    exe = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
     if exe is None:
         print("(--profile: py-spy is not installed: pip install py-spy)", file=sys.stderr)
         return None
