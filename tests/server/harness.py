@@ -215,6 +215,20 @@ class ServerProcess:
             return f"--- {self.name}: no stderr log ---"
 
 
+@contextlib.asynccontextmanager
+async def two_processes(redis_url: str, tmp_path: Path, *extra: str
+                        ) -> AsyncIterator[list[ServerProcess]]:
+    """Two server subprocesses ("one", "two") on one Redis, with ``extra`` flags each."""
+    procs = [ServerProcess(redis_url, tmp_path / name, *extra, name=name)
+             for name in ("one", "two")]
+    try:
+        await asyncio.gather(*(asyncio.to_thread(p.start) for p in procs))
+        yield procs
+    finally:
+        for p in procs:
+            await asyncio.to_thread(p.terminate)
+
+
 # ----------------------------------------------------------------------------- peeking
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from harness import (
     read_log,
     running_server,
     start_race,
+    two_processes,
     ws_url,
 )
 from solrace.client.library import Client, ClientError
@@ -41,15 +41,6 @@ def replay(game: Game, moves: list[str]) -> Game:
     return game
 
 
-@contextlib.asynccontextmanager
-async def two_processes(redis_url: str, tmp_path: Path) -> AsyncIterator[list[ServerProcess]]:
-    procs = [ServerProcess(redis_url, tmp_path / name, name=name) for name in ("one", "two")]
-    try:
-        await asyncio.gather(*(asyncio.to_thread(p.start) for p in procs))
-        yield procs
-    finally:
-        for p in procs:
-            await asyncio.to_thread(p.terminate)
 
 
 async def move_until_killed(racer: Racer, proc: ServerProcess, acks_before_kill: int

@@ -9,11 +9,10 @@ a bot move that the server had not validated could not replay. Bots think for no
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ from harness import (
     Racer,
     RawConnection,
     RecordingClient,
-    ServerProcess,
     check_standings,
     choose_move,
     clients,
@@ -31,6 +29,7 @@ from harness import (
     race_info,
     read_log,
     running_server,
+    two_processes,
     ws_url,
 )
 from solrace.client.library import Client, ClientError
@@ -368,22 +367,13 @@ async def _start_server(redis_url: str, **overrides: Any) -> Any:
 # ----------------------------------------------------------------------------- crashes
 
 
-@contextlib.asynccontextmanager
-async def two_bot_processes(redis_url: str, tmp_path: Path) -> AsyncIterator[list[ServerProcess]]:
-    procs = [ServerProcess(redis_url, tmp_path / name, "--bot-delay", "0.05", "--bot-lease", "1",
-                           name=name) for name in ("one", "two")]
-    try:
-        await asyncio.gather(*(asyncio.to_thread(p.start) for p in procs))
-        yield procs
-    finally:
-        for p in procs:
-            await asyncio.to_thread(p.terminate)
 
 
 async def test_sigkill_of_the_driving_process_the_bots_play_on_elsewhere(
         redis_url: str, tmp_path: Path) -> None:
     variant, seed = QUICK
-    async with two_bot_processes(redis_url, tmp_path) as (one, two):
+    async with two_processes(redis_url, tmp_path, "--bot-delay", "0.05", "--bot-lease", "1"
+                             ) as (one, two):
         alice = RecordingClient(one.url, name="alice")
         await alice.connect()
         try:
