@@ -122,6 +122,7 @@ class Server:
             process_request=self._http,
             compression=None,
         )
+        await self._heartbeat()
         self._refresher = asyncio.create_task(self._refresh_spectators())
         log.info("solrace server %s listening on ws://%s:%d", cfg.process_id, cfg.host, self.port)
 
@@ -145,20 +146,36 @@ class Server:
             return resp
         return None
 
+    def _tick(self) -> float:
+        """Seconds between two rounds of the periodic chores (see below)."""
+        from solrace.server.connection import SPECTATOR_TTL_MS
+
+        return min(SPECTATOR_TTL_MS / 3000, self.config.bot_lease / 2)
+
+    async def _heartbeat(self) -> None:
+        """This process is alive for three more ticks: quick pairing skips the waiting
+        entries of a process whose heartbeat has lapsed (it died with its players)."""
+        assert self.ctx is not None
+        await self.ctx.store.heartbeat(self.config.process_id, int(3000 * self._tick()))
+
     async def _refresh_spectators(self) -> None:
         """Every 30 s: keep this process's spectator registrations alive (they expire if it
         dies), and end races whose time is up though no process holds their timer. Every tick
-        (half of ``--bot-lease`` when that is shorter): drive the bots of practice races whose
-        driver has gone (crashed, or stopped)."""
+        (half of ``--bot-lease`` when that is shorter): renew this process's heartbeat, and
+        drive the bots of practice races whose driver has gone (crashed, or stopped)."""
         from solrace.server.connection import SPECTATOR_TTL_MS
 
         period = SPECTATOR_TTL_MS / 3000
-        tick = min(period, self.config.bot_lease / 2)
+        tick = self._tick()
         loop = asyncio.get_running_loop()
         chores_at = loop.time() + period
         while True:
             await asyncio.sleep(tick)
             assert self.ctx is not None
+            try:
+                await self._heartbeat()
+            except Exception as exc:
+                log.warning("heartbeat failed: %s", exc)
             try:
                 await self.ctx.bots.sweep()
             except Exception as exc:

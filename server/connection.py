@@ -38,6 +38,7 @@ log = logging.getLogger("solrace.connection")
 HELLO_TIMEOUT = 10.0
 CATCH_UP_PAGE = 200  # events read from the stream per catch-up step
 SYNC_PAGE = 1000  # events per sync reply; ``more`` says another sync is needed
+QUICK_GHOSTS = 10  # stale quick-pair entries one request may skip before giving up
 SPECTATOR_TTL_MS = 90_000  # a spectator registration lives this long unless refreshed
 ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces)
 
@@ -381,14 +382,24 @@ class Connection:
         if self.quick_queue is not None:
             raise ProtocolError("already_queued", "you are already waiting for a quick race")
         queue, opts = races.queue_name(req.variant, req.options)
-        entry = f"{self.me.pid}:{self.me.name}"
-        res = await self.ctx.store.quick_enqueue(queue, entry)
-        if res.status == "already":
-            raise ProtocolError("already_queued", "you are already waiting for a quick race")
-        if res.status == "wait":
-            self.quick_queue = queue
-            return P.reply(req.id, "queued", queue=queue)
-        other_pid, _, other_name = str(res.values[0]).partition(":")
+        for _ in range(QUICK_GHOSTS + 1):
+            res = await self.ctx.store.quick_enqueue(queue, self._quick_entry())
+            if res.status == "already":
+                raise ProtocolError("already_queued", "you are already waiting for a quick race")
+            if res.status == "wait":
+                self.quick_queue = queue
+                return P.reply(req.id, "queued", queue=queue)
+            other_pid, _, rest = str(res.values[0]).partition(":")
+            other_name, _, process = rest.partition(":")
+            if not process or process == self.ctx.config.process_id or \
+                    await self.ctx.store.is_alive(process):
+                break
+            # The entry's process died with its waiting player: the script has popped the
+            # ghost; pair with the next one (or wait) instead of racing nobody.
+            log.info("quick pairing skipped %s: its process %s is gone", other_pid, process)
+        else:
+            raise ProtocolError("unavailable", "the quick-pairing queue is full of stale "
+                                "entries; try again")
         variant = queue.split("|", 1)[0]
         rid, _ = await races.create(Player(other_pid, other_name), variant, opts, 2,
                                     self.ctx.quick_time_limit, False)
@@ -399,11 +410,15 @@ class Connection:
         await self.attach(rid, v)
         return reply
 
+    def _quick_entry(self) -> str:
+        """This player's quick-queue entry: ``pid:name:process`` (names have no ``:``)."""
+        return f"{self.me.pid}:{self.me.name}:{self.ctx.config.process_id}"
+
     async def on_quick_cancel(self, req: P.QuickCancel) -> dict[str, Any]:
         removed = 0
         if self.quick_queue is not None:
             removed = await self.ctx.store.quick_cancel(
-                self.quick_queue, f"{self.me.pid}:{self.me.name}")
+                self.quick_queue, self._quick_entry())
             self.quick_queue = None
         return P.reply(req.id, "unqueued", removed=bool(removed))
 
@@ -438,8 +453,7 @@ class Connection:
             if self.player is not None:
                 await hub.unwatch_player(self.player.pid, self)
                 if self.quick_queue is not None:
-                    await self.ctx.store.quick_cancel(
-                        self.quick_queue, f"{self.player.pid}:{self.player.name}")
+                    await self.ctx.store.quick_cancel(self.quick_queue, self._quick_entry())
         except Exception as exc:  # the store may be down; nothing is lost by skipping this
             log.info("cleanup after disconnect failed: %s", exc)
 

@@ -33,7 +33,11 @@ key (type) — holds — TTL
   runs out (Redis ms; 0: free now): any process's sweeper takes the lease of those due and
   drives their bots — members removed at the end, or once every bot's game is over
 * ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
-* ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing — QUICK_TTL
+* ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing, as
+  ``<pid>:<name>:<process>`` (the process holding the waiting connection) — QUICK_TTL
+* ``sr:alive:{<process>}`` (string) — a server process's heartbeat: a waiting quick-pair entry
+  whose process has no heartbeat is a ghost (that process died) and is skipped — three
+  heartbeat periods, refreshed by its process
 
 * ``sr:daily:{<date>|<variant>}`` (hash) — the certified daily deal: seed, candidate,
   commitment, par, nodes, options, certified_at — DAILY_TTL
@@ -603,11 +607,21 @@ class Store:
 
     # ------------------------------------------------------------------ quick pairing
 
-    async def quick_enqueue(self, queue: str, pid: str) -> ScriptResult:
+    async def quick_enqueue(self, queue: str, entry: str) -> ScriptResult:
+        """Wait in ``queue`` with ``entry`` (``<pid>:...``), or pop the player waiting first."""
         self._count()
-        return ScriptResult.of(
-            await self.batcher.call(self._quick, keys=[Keys.quick(queue)], args=[pid, QUICK_TTL])
-        )
+        player = entry.partition(":")[0] + ":"  # one entry per player, whatever its process
+        return ScriptResult.of(await self.batcher.call(
+            self._quick, keys=[Keys.quick(queue)], args=[entry, QUICK_TTL, player]))
+
+    async def heartbeat(self, process: str, ttl_ms: int) -> None:
+        """This process is alive for ``ttl_ms`` more (see :meth:`is_alive`)."""
+        self._count()
+        await self.redis.set(Keys.alive(process), "1", px=ttl_ms)
+
+    async def is_alive(self, process: str) -> bool:
+        self._count()
+        return bool(await self.redis.exists(Keys.alive(process)))
 
     async def quick_cancel(self, queue: str, pid: str) -> int:
         self._count()

@@ -122,3 +122,7 @@ class Keys:
     @staticmethod
     def quick(queue: str) -> str:
         return f"sr:quick:{{{queue}}}"
+
+    @staticmethod
+    def alive(process: str) -> str:
+        return f"sr:alive:{{{process}}}"

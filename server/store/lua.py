@@ -284,10 +284,12 @@ if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], v .. ':races_won', 1) end
 return 1
 """
 
-# KEYS queue | ARGV pid ttl
+# KEYS queue | ARGV entry ttl player: entry is <pid>:<name>:<process>, player its <pid>: prefix
+# (a player already waiting, from any process, gets 'already')
 QUICK = """
+local mine = ARGV[3]
 for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  if m == ARGV[1] then return {'already'} end
+  if string.sub(m, 1, #mine) == mine then return {'already'} end
 end
 local other = redis.call('LPOP', KEYS[1])
 if other then return {'match', other} end

@@ -13,6 +13,7 @@ import contextlib
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aredis
 from harness import (
     Racer,
     RecordingClient,
@@ -161,6 +162,48 @@ async def test_sigkill_during_countdown_race_still_starts(redis_url: str, tmp_pa
             assert await racer.play(3) == 3
         finally:
             await close_all(cs)
+
+
+async def test_quick_pairing_skips_players_whose_process_died(redis_url: str, tmp_path: Path
+                                                               ) -> None:
+    """A player waiting for a quick pairing on a process that is SIGKILLed leaves a ghost entry
+    in the queue (no cleanup runs). Once that process's heartbeat has lapsed, the next player
+    is not paired with the ghost: it waits, and the next live player gets the race."""
+    from solrace.server.store import Keys
+
+    queue_key = Keys.quick("unlimited|draw=1,foundation_takeback=yes")
+    r = aredis.Redis.from_url(redis_url)
+    async with two_processes(redis_url, tmp_path) as (one, two):
+        names = {"alice": one, "bob": two, "carol": one, "dave": two, "erin": two}
+        cs: dict[str, Client] = {}
+        try:
+            for name, proc in names.items():
+                cs[name] = Client(proc.url, name=name)
+                await cs[name].connect()
+            # Across two live processes: paired as before (the heartbeat check passes).
+            assert (await cs["alice"].quick("unlimited"))["t"] == "queued"
+            paired = await cs["bob"].quick("unlimited")
+            assert paired["t"] == "race"
+            await cs["alice"].next_event(t="matched")
+
+            assert (await cs["carol"].quick("unlimited"))["t"] == "queued"
+            entry = (await r.lrange(queue_key, 0, -1))[0].decode()
+            process = entry.split(":", 2)[2]
+            assert entry.startswith(f"{cs['carol'].player}:carol:") and process.startswith("one")
+            assert 0 < await r.pttl(Keys.alive(process)) <= 30_000
+            await asyncio.to_thread(one.kill)
+            await r.delete(Keys.alive(process))  # its heartbeat lapses (we do not wait for it)
+            assert await r.lrange(queue_key, 0, -1) == [entry.encode()]  # the ghost
+
+            assert (await cs["dave"].quick("unlimited"))["t"] == "queued"  # not carol's race
+            assert [e.decode().split(":")[1] for e in await r.lrange(queue_key, 0, -1)] == [
+                "dave"]
+            race = await cs["erin"].quick("unlimited")
+            assert race["t"] == "race"
+            assert {x["name"] for x in race["race"]["racers"]} == {"dave", "erin"}
+        finally:
+            await close_all(c for n, c in cs.items() if names[n] is two)
+            await r.aclose()
 
 
 async def test_clean_stop_prints_and_exits_zero(redis_url: str, tmp_path: Path) -> None:

@@ -471,6 +471,8 @@ async def test_quick_queue(store: Store) -> None:
     queue = "unlimited|draw=3,foundation_takeback=yes"
     assert (await store.quick_enqueue(queue, "p1:Al")).status == "wait"
     assert (await store.quick_enqueue(queue, "p1:Al")).status == "already"
+    # the same player through another process: still one entry per player
+    assert (await store.quick_enqueue(queue, "p1:Al:other-process")).status == "already"
     matched = await store.quick_enqueue(queue, "p2:Bo")
     assert (matched.status, matched.values) == ("match", ("p1:Al",))
     assert (await store.quick_enqueue(queue, "p3:Cy")).status == "wait"
