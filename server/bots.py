@@ -36,19 +36,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import random
 import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from redis.exceptions import RedisError
 from solrace.server.races import Player, RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
+from solrace.server.worker import BrokenProcessPool, Worker
 from solrace.shared.engine import Game, Status
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.solver.bots import Bot, Strength
@@ -139,7 +137,7 @@ class BotService:
         self.lease_ms = max(1, int(lease_seconds * 1000))
         self._drivers: dict[str, asyncio.Task[None]] = {}  # race -> its driver here
         self._plays: dict[str, list[asyncio.Task[None]]] = {}  # race -> one task per bot
-        self._pool: ProcessPoolExecutor | None = None
+        self._worker = Worker()  # strong bots' searches
         self._closing = False
         self._jitter = random.Random()  # think times only; deals never use Python's random
         races.on_finished.append(self._on_finished)
@@ -324,19 +322,11 @@ class BotService:
         args = (key, bot, info.variant, dict(info.options), info.seed, moves)
         if bot.strength is not Strength.STRONG:
             return await asyncio.to_thread(choose_move, *args)
-        loop = asyncio.get_running_loop()
-        for attempt in (1, 2):
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-            try:
-                return await loop.run_in_executor(self._pool, choose_move, *args)
-            except BrokenProcessPool:  # the worker died (killed, out of memory): a new one
-                log.warning("the bot worker process died; starting another")
-                self._pool = None
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+        try:
+            return await self._worker.run(choose_move, *args)
+        except BrokenProcessPool:  # the worker died (killed, out of memory): once more on
+            log.warning("the bot worker process died; starting another")  # a fresh one
+            return await self._worker.run(choose_move, *args)
 
     async def _on_finished(self, info: RaceInfo, rec: RaceRecord,
                            standings: list[dict[str, Any]]) -> None:
@@ -358,6 +348,4 @@ class BotService:
         for task in drivers:
             task.cancel()
         await asyncio.gather(*drivers, return_exceptions=True)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self._worker.close()

@@ -20,13 +20,12 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from solrace.server.races import Player, RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
+from solrace.server.worker import Worker
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
@@ -96,7 +95,7 @@ class DailyService:
         self.secret = secret
         self.budget_nodes = budget_nodes
         self.process = process
-        self._pool: ProcessPoolExecutor | None = None
+        self._worker = Worker()  # certification searches
         self._certifying: dict[tuple[str, str], asyncio.Task[dict[str, str]]] = {}
         self._failed: dict[tuple[str, str], float] = {}  # (day, variant) -> when it failed
         races.on_finished.append(self.on_finished)
@@ -104,8 +103,7 @@ class DailyService:
     async def close(self) -> None:
         for task in self._certifying.values():
             task.cancel()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._worker.close()
 
     async def today(self) -> str:
         return day_of(await self.store.server_time_ms())
@@ -149,24 +147,18 @@ class DailyService:
                 if not locked:
                     raise ProtocolError("unavailable", f"no winnable deal found for {name}")
             raise ProtocolError("unavailable", "the daily deal is still being certified")
-        loop = asyncio.get_running_loop()
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         try:
-            return await self._search(name, opts, day, loop)
+            return await self._search(name, opts, day)
         finally:  # found or not: the next request (any process) must not wait for a lock
             with contextlib.suppress(Exception):  # (it expires anyway)
                 await self.store.unlock_daily(day, name, self.process)
 
-    async def _search(self, name: str, opts: dict[str, str], day: str,
-                      loop: asyncio.AbstractEventLoop) -> dict[str, str]:
+    async def _search(self, name: str, opts: dict[str, str], day: str) -> dict[str, str]:
         started = time.monotonic()
         for index in range(MAX_CANDIDATES):
             seed = candidate_seed(self.secret, day, name, options_text(opts), index)
             budget = self.budget_nodes or DAILY_BUDGETS.get(name, DEFAULT_BUDGET)
-            outcome, par, nodes = await loop.run_in_executor(
-                self._pool, certify_one, name, opts, seed, budget)
+            outcome, par, nodes = await self._worker.run(certify_one, name, opts, seed, budget)
             # a long search keeps its lock (it expires only if this process dies)
             await self.store.renew_daily_lock(day, name, self.process)
             if outcome == "won":

@@ -21,16 +21,13 @@ fallback — a player asking for help should be told plainly that no win was fou
 
 from __future__ import annotations
 
-import asyncio
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 from solrace.server import metrics
 from solrace.server.races import Player, RaceService
 from solrace.server.store import Store
+from solrace.server.worker import Worker
 from solrace.shared.protocol import ProtocolError
 
 HINT_SECONDS = 5.0  # the most search time one hint may take, whatever the node budget
@@ -67,12 +64,10 @@ class HintService:
         self.store = store
         self.races = races
         self.budget_nodes = budget_nodes
-        self._pool: ProcessPoolExecutor | None = None
+        self.worker = Worker()  # a dead worker costs one hint: the next starts a fresh one
 
     async def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self.worker.close()
 
     async def prepare(self, player: Player, rid: str) -> HintJob:
         """The position to search, or :class:`ProtocolError`: ``race_not_found``,
@@ -100,20 +95,9 @@ class HintService:
 
     async def compute(self, job: HintJob) -> dict[str, Any]:
         """The ``hint`` reply's fields for ``job``, searched in the worker process."""
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        pool = self._pool
-        loop = asyncio.get_running_loop()
-        try:
-            outcome, move, par = await loop.run_in_executor(
-                pool, solve_position, job.variant, job.options, job.seed, job.moves,
-                self.budget_nodes, HINT_SECONDS)
-        except BrokenProcessPool:  # the worker died (killed, out of memory): the next hint
-            if self._pool is pool:  # starts a fresh one instead of failing forever
-                self._pool = None
-                pool.shutdown(wait=False, cancel_futures=True)
-            raise
+        outcome, move, par = await self.worker.run(
+            solve_position, job.variant, job.options, job.seed, job.moves, self.budget_nodes,
+            HINT_SECONDS)
         metrics.HINTS.labels(outcome).inc()
         return {"race": job.race, "seq": len(job.moves), "move": move, "outcome": outcome,
                 "par": par}

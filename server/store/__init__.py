@@ -430,19 +430,18 @@ class Store:
 
     async def take_bot_lease(self, rid: str, owner: str, ttl_ms: int) -> bool:
         """Become the one driver of the race's bots; False while another owner holds it."""
-        self._count()
-        now = int(await self.batcher.call(self._lease_take, keys=[Keys.bot_lease(rid)],
-                                          args=[owner, ttl_ms]))
-        if now:
-            self._count()
-            await self.redis.zadd(Keys.BOT_RACES, {rid: now + ttl_ms}, xx=True)
-        return bool(now)
+        return await self._hold_bot_lease(self._lease_take, rid, owner, ttl_ms)
 
     async def renew_bot_lease(self, rid: str, owner: str, ttl_ms: int) -> bool:
         """Extend the lease while ``owner`` holds it; False when it was lost (expired and taken
         by another process, or deleted because the race ended): the driver must stop."""
+        return await self._hold_bot_lease(self._lease_renew, rid, owner, ttl_ms)
+
+    async def _hold_bot_lease(self, script: Any, rid: str, owner: str, ttl_ms: int) -> bool:
+        """Run a lease script (it answers the Redis time, or 0 when not held) and date the
+        race's ``sr:bots`` entry to when the lease now runs out."""
         self._count()
-        now = int(await self.batcher.call(self._lease_renew, keys=[Keys.bot_lease(rid)],
+        now = int(await self.batcher.call(script, keys=[Keys.bot_lease(rid)],
                                           args=[owner, ttl_ms]))
         if now:
             self._count()

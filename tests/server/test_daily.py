@@ -235,7 +235,9 @@ class FakeSolver:
 def threaded_solver(monkeypatch: pytest.MonkeyPatch) -> None:
     """Certification runs its solver calls in a thread instead of a worker process, so a
     monkeypatched ``certify_one`` is the one called."""
-    monkeypatch.setattr(D, "ProcessPoolExecutor", lambda **_: ThreadPoolExecutor(1))
+    from solrace.server import worker
+
+    monkeypatch.setattr(worker, "ProcessPoolExecutor", lambda **_: ThreadPoolExecutor(1))
 
 
 async def test_certification_skips_lost_and_undecided_candidates(

@@ -217,11 +217,11 @@ async def test_a_dead_worker_costs_one_hint_not_all_later_ones(redis_url: str) -
             _, rid = await practice_game(c)
             assert (await c.hint(rid))["outcome"] == "won"
             assert server.ctx is not None
-            pool = server.ctx.hints._pool
+            pool = server.ctx.hints.worker._pool
             assert pool is not None
             (pid,) = list(pool._processes)  # the one worker this test's server spawned
             os.kill(pid, signal.SIGKILL)
             err = await error_of(c.hint(rid))
             assert err.code == "internal"
             assert (await c.hint(rid))["outcome"] == "won"  # on a fresh worker
-            assert server.ctx.hints._pool is not pool
+            assert server.ctx.hints.worker._pool is not pool
