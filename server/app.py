@@ -148,7 +148,7 @@ class Server:
 
     def _tick(self) -> float:
         """Seconds between two rounds of the periodic chores (see below)."""
-        from solrace.server.connection import SPECTATOR_TTL_MS
+        from solrace.server.feed import SPECTATOR_TTL_MS
 
         return min(SPECTATOR_TTL_MS / 3000, self.config.bot_lease / 2)
 
@@ -163,7 +163,7 @@ class Server:
         dies), and end races whose time is up though no process holds their timer. Every tick
         (half of ``--bot-lease`` when that is shorter): renew this process's heartbeat, and
         drive the bots of practice races whose driver has gone (crashed, or stopped)."""
-        from solrace.server.connection import SPECTATOR_TTL_MS
+        from solrace.server.feed import SPECTATOR_TTL_MS
 
         period = SPECTATOR_TTL_MS / 3000
         tick = self._tick()

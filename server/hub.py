@@ -4,7 +4,7 @@ Every process subscribes to the channels of the races and players that its own c
 care about — one subscription per race per process, however many local subscribers — and hands
 each message to those subscribers. Pub/sub may drop messages (a reconnect, a slow consumer);
 subscribers never rely on it alone: race events carry versions and a subscriber that sees a gap
-reads the missing events from the durable stream (see ``Connection.advance``).
+reads the missing events from the durable stream (see ``Feed.advance`` in feed.py).
 """
 
 from __future__ import annotations
