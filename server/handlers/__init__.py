@@ -4,11 +4,13 @@
 - ``lobby``: ``race.create``, ``race.join``, ``race.leave``, ``race.ready``, ``races.mine``,
   ``quick``, ``quick.cancel``
 - ``play``: ``move``, ``resign``, ``sync``, ``hint``
+- ``pointing``: ``autoplay``, ``finish``, ``legal`` and the batch form of ``move``
 - ``dailies``: ``daily``, ``daily.start``, ``practice.start``, ``leaderboard``, ``profile``
 - ``watching``: ``watch``, ``unwatch``, ``races.live``
 """
 
-from solrace.server.handlers import dailies, lobby, play, session, watching
+from solrace.server.handlers import dailies, lobby, play, pointing, session, watching
 from solrace.server.handlers.base import HANDLERS, Handler, handles
 
-__all__ = ["HANDLERS", "Handler", "dailies", "handles", "lobby", "play", "session", "watching"]
+__all__ = ["HANDLERS", "Handler", "dailies", "handles", "lobby", "play", "pointing", "session",
+           "watching"]
