@@ -135,6 +135,22 @@ def _why_not(game: Game, src: str, count: int | None) -> str:
     return f"{what} from {src} fits nowhere"
 
 
+def click_for(game: Game, move: Move) -> str | None:
+    """The shortest source-only text that makes ``move`` in this position (``t3``, then
+    ``t3:2``; ``s`` for a draw or redeal), or ``None`` when no click makes it."""
+    if move in (DRAW, REDEAL):
+        clicks = ["s"]
+    else:
+        clicks = [move.src, f"{move.src}:{move.n}"] if move.src.startswith("t") else [move.src]
+    for click in clicks:
+        try:
+            if resolve_source(game, click) == move:
+                return click
+        except (NoLegalMove, IllegalMove, NotationError):
+            return None
+    return None
+
+
 def legal_texts(game: Game) -> list[str]:
     """Every legal move of the position, full notation, in the engine's fixed order."""
     return [m.text() for m in game.legal_moves()]

@@ -17,6 +17,7 @@ from solrace.shared.layout import PileKind
 from solrace.shared.pointing import (
     autoplay,
     candidates,
+    click_for,
     finish,
     finish_blocker,
     legal_texts,
@@ -369,3 +370,13 @@ def test_sixes_and_sevens_and_double_aces_finish_with_the_stock_dealt() -> None:
     kinds = g.layout.kinds
     assert all(kinds[g.layout.index[m.dst]] is PileKind.FOUNDATION for m in finish(g))
     assert g.status is Status.WON
+
+
+def test_click_for_names_the_shortest_click_that_makes_a_move() -> None:
+    g = make(U, U1, f={3: "AH2H"}, t=["2c QH JS TH", "KS", "JC"], s=top_first("5H"))
+    assert click_for(g, Move.from_text("t1t2:3")) == "t1"
+    assert click_for(g, Move.from_text("t1t3")) == "t1:1"
+    assert click_for(g, Move.from_text("sw")) == "s"
+    g2 = make("forty-and-eight", f={3: run("AH", "5H"), 7: run("AH", "5H")},
+              t=["5C 9H", "2C TH", "3C TH"])
+    assert click_for(g2, Move.from_text("t1t3")) is None  # t1 goes to t2 first
