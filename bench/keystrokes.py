@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-
-from solrace.shared.engine import Game  # noqa: E402
-from solrace.shared.errors import CannotFinish  # noqa: E402
-from solrace.shared.notation import Move  # noqa: E402
-from solrace.shared.pointing import click_for, finish, plan  # noqa: E402
-from solrace.shared.solver import Budget, Outcome, solve  # noqa: E402
+from solrace.shared.engine import Game
+from solrace.shared.errors import CannotFinish
+from solrace.shared.notation import Move
+from solrace.shared.pointing import click_for, finish, plan
+from solrace.shared.solver import Budget, Outcome, solve
 
 DEALS = [  # (variant, options, seed): deals the solver wins within BUDGET
     ("sixes-and-sevens", {}, 1),

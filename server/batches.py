@@ -69,9 +69,11 @@ def replan(game: Game, seq: int, kind: str, text: str | None, auto: bool) -> lis
         return []
 
 
-async def checked_entry(races: RaceService, player: Player, rid: str) -> GameEntry:
+async def checked_entry(races: RaceService, player: Player, rid: str,
+                        states: tuple[str, ...] = ("running",)) -> GameEntry:
     """The racer's cached game, after the same race checks as a move (nobody probes a deal
-    before the start or after the end through a request that reads the position)."""
+    before the start through a request that reads the position); ``states``: the race states
+    allowed (``legal`` also answers once the race is over)."""
     if (rid, player.pid) not in races.games:
         rec = await races.record(rid)
         if player.pid not in rec.names:
@@ -79,7 +81,7 @@ async def checked_entry(races: RaceService, player: Player, rid: str) -> GameEnt
         if rec.state == "countdown":
             await races.start(rid)
             rec = await races.record(rid)
-        if rec.state != "running":
+        if rec.state not in states:
             raise ProtocolError("not_running", f"the race is {rec.state}")
     return await races.entry(rid, player.pid)
 

@@ -380,3 +380,29 @@ def test_click_for_names_the_shortest_click_that_makes_a_move() -> None:
     g2 = make("forty-and-eight", f={3: run("AH", "5H"), 7: run("AH", "5H")},
               t=["5C 9H", "2C TH", "3C TH"])
     assert click_for(g2, Move.from_text("t1t3")) is None  # t1 goes to t2 first
+
+
+def test_sixes_and_sevens_clicks_go_home_and_fill_spaces_by_hand() -> None:
+    """Tableau piles hold one card: a click sends it to its foundation; with manual spaces and
+    an empty stock, a waste click fills the first space."""
+    g = make("sixes-and-sevens", f={9: "7C"}, t=["8C"], s=top_first("TD"))
+    assert resolve_source(g, "t1").text() == "t1f9"
+    g = make("sixes-and-sevens", {"empty_fill": "manual"}, f={9: "7C", 10: "7D"}, t=["-", "KC"],
+             s="", w="TD", rest="t3")
+    assert resolve_source(g, "w").text() == "wt1"
+    with pytest.raises(NoLegalMove, match="changes nothing"):
+        resolve_source(g, "t2")  # the lone K♣ fits no foundation: only into the space
+
+
+def test_forty_and_eight_autoplay_waits_for_both_copies_below() -> None:
+    """Two decks: a 2♣ goes home only when both A♣ are home (either copy of the 2 may then be
+    played first without a difference)."""
+    g = make("forty-and-eight", f={1: "AC", 5: ""}, t=["2C", "AC"], s=top_first("5H"))
+    played = [m.text() for m in autoplay(g)]
+    assert played[0] == "t2f5" and "t1f1" in played
+
+
+def test_seven_by_five_autoplay_sends_aces_and_twos_home() -> None:
+    g = make("seven-by-five", {"cells": "5", "empty_fill": "any"},
+             f={1: "", 2: "AD", 3: "AH", 4: ""}, t=["AC", "2C", "AS"], rest="t4")
+    assert sorted(m.text() for m in autoplay(g))[:2] == ["t1f1", "t2f1"]
