@@ -308,3 +308,48 @@ async def test_sigkill_between_a_batch_append_and_its_ack(redis_url: str, tmp_pa
             assert two.running, two.log()
         finally:
             await close_all([alice])
+
+
+async def test_a_second_connection_sees_each_batch_move_and_is_stale(redis_url: str) -> None:
+    """Two connections of one player: a batch on one reaches the other as one progress event
+    per move (only the batch's own connection skips them), and the other's next request with
+    its old seq is refused as stale, then succeeds after a sync."""
+    async with running_server(redis_url, **FAST) as server, clients(
+            ws_url(server), "alice", cls=RecordingClient) as (alice,):
+        rid = (await alice.practice_start("unlimited", {}, seed=5))["race"]
+        await alice.wait_running(rid)
+        other = RecordingClient(ws_url(server), token=alice.token)
+        await other.connect()
+        try:
+            await other.sync(rid)
+            game = Game("unlimited", {}, 5)
+            seen = {game.position_text()}
+            while not autoplay(game.copy()):
+                move = choose_move(game, seen)
+                assert move is not None
+                await alice.move(rid, move.text())
+                game.push(move)
+                seen.add(game.position_text())
+            before = len(game.moves)
+            ack = await alice.autoplay(rid)
+            for text in ack["moves"]:
+                game.push(text)
+            await other.next_event(t="event", race=rid, k="progress", moves=len(game.moves))
+            counts = [e["moves"] for e in other.raw_events if e.get("k") == "progress"]
+            assert counts[-len(ack["moves"]):] == list(range(before + 1, len(game.moves) + 1))
+            assert other.boards[rid]["seq"] == 0  # its board never moved
+            with pytest.raises(ClientError) as info:
+                await other.finish(rid)
+            assert info.value.code == "stale_seq" and info.value.extra["seq"] == len(game.moves)
+            if before == 0:  # autoplay at move 0 again: exactly the batch made, a duplicate
+                assert (await other.autoplay(rid, seq=0))["duplicate"]
+            await other.sync(rid)
+            matches(other, rid, game)
+            click = next(p for p in game.layout.ids if not _refused(game, p))
+            made = resolve_source(game, click)
+            reply = await other.move(rid, click)
+            game.push(made)
+            assert reply["move"] == made.text() and reply["seq"] == len(game.moves)
+            assert await read_log(redis_url, rid, alice.player) == [m.text() for m in game.moves]
+        finally:
+            await other.close()
