@@ -65,6 +65,19 @@ def _unpack(data: bytes | str) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+def _messages(data: bytes | str) -> list[dict[str, Any]]:
+    """The messages of one frame: a ``batch`` frame carries several (docs/protocol.md)."""
+    obj = _unpack(data)
+    if obj.get("t") == "batch":
+        return obj["msgs"]
+    return [obj]
+
+
+#: Ask the server for batch frames (``hello`` field ``batch``); set per load generator from
+#: its spec (``bench/server.py --frames``).
+BATCH = True
+
+
 class MoveSource:
     """One player's moves, as notation text: uniformly random legal moves (``player`` =
     ``"random"``), or a practice bot's (``"weak"``, ``"medium"``, ``"strong"``:
@@ -127,10 +140,10 @@ class Peer:
         await self.ws.send(_pack({"t": kind, "id": rid, **fields}))
         async with asyncio.timeout(STEP_TIMEOUT):
             while True:
-                msg = _unpack(await self.ws.recv())
-                if msg.get("re") == rid:
-                    return msg
-                self.backlog.append(msg)
+                for msg in _messages(await self.ws.recv()):
+                    if msg.get("re") == rid:
+                        return msg
+                    self.backlog.append(msg)
 
     async def expect(self, kind: str, **fields: Any) -> dict[str, Any]:
         reply = await self.request(kind, **fields)
@@ -145,17 +158,18 @@ class Peer:
                 return msg
         async with asyncio.timeout(timeout):
             while True:
-                msg = _unpack(await self.ws.recv())
-                if msg.get("t") == "event" and msg.get("k") == k:
-                    self.backlog.clear()
-                    return msg
+                for msg in _messages(await self.ws.recv()):
+                    if msg.get("t") == "event" and msg.get("k") == k:
+                        self.backlog.clear()
+                        return msg
 
     async def drain(self, tally: Tally) -> None:
         """Read and drop every frame (an idle partner must still read its rival's events, or
         the server would eventually drop it as too slow)."""
         with contextlib.suppress(Exception):
-            async for _ in self.ws:
+            async for data in self.ws:
                 tally.frames += 1
+                tally.msgs += len(_messages(data))
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -185,13 +199,14 @@ class Tally:
     inline: int = 0  # moves drawn inside the run because the precomputed ones ran out
     total: int = 0  # replies completed over the whole run (warm-up included)
     frames: int = 0  # frames received over the whole run, replies and race events
+    msgs: int = 0  # messages in those frames (a batch frame carries several)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "count": self.count, "lat_us": self.lat_us, "errors": dict(self.errors),
             "finished": self.finished, "endings": dict(self.endings),
             "exhausted": self.exhausted, "inline": self.inline, "total": self.total,
-            "frames": self.frames,
+            "frames": self.frames, "msgs": self.msgs,
         }  # fmt: skip
 
 
@@ -213,6 +228,8 @@ async def _hello(url: str, name: str | None) -> Peer:
     fields: dict[str, Any] = {"v": 1}
     if name is not None:
         fields["name"] = name
+    if BATCH:
+        fields["batch"] = True
     await peer.expect("hello", **fields)
     return peer
 
@@ -320,11 +337,14 @@ async def play_race(pl: Player, tally: Tally, warm: float, end: float, limit: in
         if t0 >= end:
             break
         await send(frame)
-        while True:
-            msg = _unpack(await recv())
+        msg = None
+        while msg is None:
             tally.frames += 1
-            if msg.get("re") == rid:
-                break
+            got = _messages(await recv())
+            tally.msgs += len(got)
+            for m in got:
+                if m.get("re") == rid:
+                    msg = m
         t1 = clock()
         if msg.get("t") != "ack":
             code = str(msg.get("code"))
@@ -387,6 +407,8 @@ def _to_perf(epoch: float) -> float:
 
 
 async def _main(pipe: Pipe, spec: dict[str, Any]) -> None:
+    global BATCH
+    BATCH = spec.get("batch", True)
     mode = spec["mode"]
     started = time.perf_counter()
     players: list[Player] = []

@@ -314,6 +314,7 @@ class Measure:
     exhausted: int = 0
     inline: int = 0
     frames_per: float = math.nan  # frames the clients received per reply (race events too)
+    msgs_per: float = math.nan  # messages in those frames per reply (batch frames carry several)
     setup_s: float = 0.0
 
     @property
@@ -436,7 +437,7 @@ class Bench:
         specs = [
             {"mode": mode, "urls": urls, "active": c, "redis_url": self.redis_proc.url,
              "name_prefix": self.name_prefix(), "rng_seed": args.seed * 1000 + i,
-             "player": args.players,
+             "player": args.players, "batch": args.frames == "batch",
              "moves_per_conn": args.moves_per_conn,
              "prefill": min(prefill, PREFILL_CAP // max(1, c))}
             for i, c in enumerate(counts)
@@ -490,6 +491,8 @@ class Bench:
             # error replies are frames too, but not moves
             frames_per=_ratio(sum(r["frames"] for r in results) - sum(errors.values()),
                               sum(r["total"] for r in results)),
+            msgs_per=_ratio(sum(r.get("msgs", r["frames"]) for r in results)
+                            - sum(errors.values()), sum(r["total"] for r in results)),
             setup_s=max(r["setup_s"] for r in ready),
         )
 
@@ -660,7 +663,7 @@ def print_report(
     w("")
     w(f"settings: {args.seconds:g} s window after {args.warmup:g} s warm-up per row; variant "
       f"{loadgen.VARIANT} {loadgen.OPTIONS}; 2-seat races; moves: {args.players}; "
-      "Redis AOF everysec; loopback; "
+      f"frames: {args.frames}; Redis AOF everysec; loopback; "
       f"moves/conn ≤ {args.moves_per_conn}")
     w("")
     w("## Throughput and latency (request → reply, one in flight per connection)")
@@ -676,15 +679,17 @@ def print_report(
     w("")
     w("CPU % is of one core over the window (this machine has "
       f"{len(os.sched_getaffinity(0))} usable); \"others\" is every process outside the "
-      "benchmark: high values mean a shared, noisy machine. \"frames out/move\": websocket "
-      "frames the server sent per acknowledged move (the ack plus race events to every racer).")
+      "benchmark: high values mean a shared, noisy machine. \"frames / msgs out/move\": websocket "
+      "frames the server sent per acknowledged move, and the messages in them (the ack plus "
+      "race events to every racer; a batch frame carries several).")
     w("")
-    w("| N | server CPU µs/move | echo CPU µs/msg | frames out/move | Redis cmds/move "
+    w("| N | server CPU µs/move | echo CPU µs/msg | frames / msgs out/move | Redis cmds/move "
       "| Redis CPU µs/move | CPU % server / Redis / loadgen / others "
       "| echo run: CPU % echo / loadgen / others |")
     w("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for e, s in rows:
-        w(f"| {s.n} | {fmt(s.server_us)} | {fmt(e.server_us)} | {fmt(s.frames_per, 2)} "
+        w(f"| {s.n} | {fmt(s.server_us)} | {fmt(e.server_us)} | {fmt(s.frames_per, 2)} / "
+          f"{fmt(s.msgs_per, 2)} "
           f"| {fmt(s.cmds_per, 1)} "
           f"| {fmt(s.redis_us)} | {fmt(s.busy(sum(s.server_cpu)))} / {fmt(s.busy(s.redis_cpu))}"
           f" / {fmt(s.busy(s.loadgen_cpu))} ({s.loadgens}p) / {fmt(s.busy(s.others_cpu))} "
@@ -800,6 +805,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    "(the default: games practically never end) or a practice bot of that "
                    "strength (games end in a win or when the bot gives up; that connection "
                    "then stops)")
+    p.add_argument("--frames", choices=("batch", "single"), default="batch",
+                   help="batch: the players ask for batch frames in hello (race events ride "
+                   "with the next reply, docs/protocol.md); single: one message per frame")
     args = p.parse_args(argv)
     smoke = args.smoke
     args.n = [int(x) for x in (args.n or ("1,10" if smoke else "1,100,1000")).split(",")]

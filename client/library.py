@@ -37,8 +37,11 @@ class ClientError(Exception):
 
 class Client:
     def __init__(self, url: str, *, name: str | None = None, token: str | None = None,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, batch: bool = False) -> None:
+        """``batch``: ask the server for batch frames (several messages in one frame, see
+        docs/protocol.md); the client reads them either way."""
         self.url = url
+        self.batch = batch
         self.name = name
         self.token = token
         self.timeout = timeout
@@ -70,6 +73,8 @@ class Client:
             hello["token"] = self.token
         else:
             hello["name"] = self.name
+        if self.batch:
+            hello["batch"] = True
         self.welcome = await self.request("hello", **hello)
         self.player = self.welcome["player"]
         self.token = self.welcome.get("token", self.token)
@@ -100,17 +105,8 @@ class Client:
         assert self.ws is not None
         try:
             async for frame in self.ws:
-                msg = P.decode(frame) if isinstance(frame, bytes) else {}
-                re = msg.get("re")
-                fut = self._pending.pop(re, None) if re is not None else None
-                if fut is not None and not fut.done():
-                    fut.set_result(msg)
-                elif msg.get("t") == "event":
-                    self._on_event(msg)
-                else:
-                    if msg.get("t") == "matched":
-                        self.versions.setdefault(msg["race"]["race"], 0)
-                    await self._events.put(msg)
+                for msg in P.unbatch(P.decode(frame) if isinstance(frame, bytes) else {}):
+                    await self._on_message(msg)
         except websockets.ConnectionClosed:
             pass
         finally:
@@ -119,6 +115,18 @@ class Client:
                     fut.set_exception(ConnectionError("connection closed"))
             self._pending.clear()
             await self._events.put({"t": "closed"})
+
+    async def _on_message(self, msg: dict[str, Any]) -> None:
+        re = msg.get("re")
+        fut = self._pending.pop(re, None) if re is not None else None
+        if fut is not None and not fut.done():
+            fut.set_result(msg)
+        elif msg.get("t") == "event":
+            self._on_event(msg)
+        else:
+            if msg.get("t") == "matched":
+                self.versions.setdefault(msg["race"]["race"], 0)
+            await self._events.put(msg)
 
     def _on_event(self, msg: dict[str, Any]) -> None:
         race, v = msg["race"], msg["v"]

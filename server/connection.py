@@ -21,6 +21,7 @@ from redis.exceptions import RedisError
 from solrace.server import metrics
 from solrace.server.feed import Feed
 from solrace.server.handlers import HANDLERS, lobby
+from solrace.server.outbox import Outbox
 from solrace.server.races import Player
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -74,7 +75,8 @@ class Connection:
         self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=ctx.send_queue)
+        self.out = Outbox(ctx.send_queue, self._too_slow)
+        self.outbox = self.out.queue
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
@@ -95,6 +97,7 @@ class Connection:
         finally:
             metrics.CONNECTIONS.dec()
             self.closing = True
+            self.out.close()
             await self._detach_all()
             writer.cancel()
             for t in list(self._tasks):
@@ -139,14 +142,13 @@ class Connection:
                 return
 
     def send(self, message: dict[str, Any]) -> None:
-        if self.closing:
-            return
-        try:
-            self.outbox.put_nowait(P.encode(message))
-        except asyncio.QueueFull:
-            log.info("closing a connection whose send queue is full")
-            self.closing = True
-            self.spawn(self.ws.close(1013, "too slow: send queue full; resume and sync"))
+        if not self.closing:
+            self.out.put(message)
+
+    def _too_slow(self) -> None:
+        log.info("closing a connection whose send queue is full")
+        self.closing = True
+        self.spawn(self.ws.close(1013, "too slow: send queue full; resume and sync"))
 
     def spawn(self, coro: Any) -> None:
         """Run ``coro`` in the background for as long as this connection lives."""

@@ -164,7 +164,7 @@ class Feed:
                 for ev in page:
                     if rid not in self.races:
                         return
-                    while self.conn.outbox.full() and not self.conn.closing:
+                    while self.conn.out.full() and not self.conn.closing:
                         await asyncio.sleep(0.01)
                     self._deliver(rid, ev)
                 if len(page) < CATCH_UP_PAGE:

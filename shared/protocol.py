@@ -81,6 +81,26 @@ def encode(message: dict[str, Any]) -> bytes:
     return msgpack.packb(message, use_bin_type=True)
 
 
+#: ``{"t": "batch", "msgs": `` — the head of a batch frame, before the array of messages
+_BATCH_HEAD = b"\x82" + msgpack.packb("t") + msgpack.packb("batch") + msgpack.packb("msgs")
+
+
+def batch_frame(frames: list[bytes]) -> bytes:
+    """One frame ``{"t": "batch", "msgs": [m1, m2, ...]}`` from already encoded messages, in
+    order, each exactly as it would have been sent alone (a client that asked for batches in
+    ``hello`` unpacks them in order). Built by concatenation: no message is encoded twice."""
+    n = len(frames)
+    head = bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+    return b"".join((_BATCH_HEAD, head, *frames))
+
+
+def unbatch(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages of a received frame: those of a ``batch`` frame, else the frame itself."""
+    if message.get("t") == "batch" and isinstance(message.get("msgs"), list):
+        return message["msgs"]
+    return [message]
+
+
 def decode(data: bytes | str) -> dict[str, Any]:
     """Bytes to a map, with size limits; :class:`ProtocolError` on anything else."""
     if isinstance(data, str):
@@ -155,6 +175,9 @@ class Hello(Request):
     v: int
     name: str | None = None
     token: str | None = None
+    # opt-in: the server may gather several messages into one ``batch`` frame (see
+    # :func:`batch_frame` and docs/protocol.md, "Batch frames")
+    batch: bool = False
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)

@@ -20,11 +20,13 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
         raise ProtocolError("already_authenticated", "this connection already said hello")
     ctx = conn.ctx
     store, ttl = ctx.store, int(ctx.config.session_ttl)
+    conn.out.gather = req.batch  # from the welcome on: batch frames, see server/outbox.py
     token: str | None = None
     if req.token is None and req.name is None:
         conn.greeted = True
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=None, name=None,
-                       races=[], server_time=await store.server_time_ms())
+                       races=[], server_time=await store.server_time_ms(),
+                       **({"batch": True} if req.batch else {}))
     if req.token is not None:
         found = await store.load_session(req.token, ttl)
         if found is None:
@@ -53,6 +55,8 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
                   name=conn.player.name, races=races, server_time=await store.server_time_ms())
     if token is not None:
         out["token"] = token
+    if req.batch:
+        out["batch"] = True
     return out
 
 

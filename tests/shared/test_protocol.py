@@ -48,7 +48,7 @@ def parse_code(msg: dict[str, Any]) -> str:
 
 FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "hello": {"id": ("id", False), "v": ("int", True), "name": ("str?", False),
-              "token": ("str?", False)},
+              "token": ("str?", False), "batch": ("bool", False)},
     "ping": {"id": ("id", False)},
     "race.create": {"id": ("id", False), "variant": ("str", True), "options": ("map", False),
                     "seats": ("int", False), "time_limit": ("int", False),

@@ -1,0 +1,95 @@
+"""What one connection sends: encoded frames through one bounded queue, optionally gathered.
+
+Every message is encoded once, here, and leaves through :attr:`Outbox.queue` (the connection's
+writer task drains it). A client that stops reading fills the queue; the connection is then
+dropped (``on_full``) instead of buffering without limit.
+
+Gathering (opt-in: ``hello`` with ``batch: true``). On a busy race every move costs its rival
+one frame, and each frame is one ``send()`` system call — the most expensive single thing the
+server does per move (docs/performance.md). A gathering connection's race events wait up to
+:data:`EVENT_WINDOW` for company; every other message (a reply: an ``ack``, an ``error``, …)
+goes out in the event-loop tick that produced it, taking the waiting events with it, in the
+order they were produced, as one ``batch`` frame (:func:`solrace.shared.protocol.batch_frame`).
+Nothing is dropped or reordered; events keep their versions; a lone message keeps its own form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from solrace.shared import protocol as P
+
+#: Seconds a race event may wait for other messages bound to the same connection (documented
+#: in docs/protocol.md, "Batch frames").
+EVENT_WINDOW = 0.05
+#: Messages and bytes per batch frame at most: a longer run (a catch-up) goes in several frames.
+MAX_GATHER = 64
+MAX_GATHER_BYTES = 16 * 1024
+
+
+class Outbox:
+    """The send side of one connection (see the module docstring)."""
+
+    __slots__ = ("_bytes", "_held", "_loop", "_now", "_timer", "gather", "on_full", "queue")
+
+    def __init__(self, size: int, on_full: Callable[[], None]) -> None:
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=size)
+        self.on_full = on_full
+        self.gather = False
+        self._held: list[bytes] = []
+        self._bytes = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self._now = False  # a flush is scheduled for the end of this tick
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def full(self) -> bool:
+        return self.queue.full() or len(self._held) >= MAX_GATHER
+
+    def put(self, message: dict[str, Any]) -> None:
+        frame = P.encode(message)
+        if not self.gather:
+            self._enqueue(frame)
+            return
+        held = self._held
+        held.append(frame)
+        self._bytes += len(frame)
+        if len(held) >= MAX_GATHER or self._bytes >= MAX_GATHER_BYTES:
+            self.flush()
+            return
+        if self._now:
+            return
+        loop = self._loop or asyncio.get_running_loop()
+        self._loop = loop
+        if message.get("t") != "event":  # a reply: this tick, with whatever waits
+            self._now = True
+            loop.call_soon(self.flush)
+        elif self._timer is None:
+            self._timer = loop.call_later(EVENT_WINDOW, self.flush)
+
+    def flush(self) -> None:
+        """Send what waits now: one frame (a lone message as itself, several as a batch)."""
+        self._now = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        held = self._held
+        if not held:
+            return
+        self._held = []
+        self._bytes = 0
+        self._enqueue(held[0] if len(held) == 1 else P.batch_frame(held))
+
+    def close(self) -> None:
+        """The connection is gone: held messages go with it, no timer outlives it."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._held = []
+
+    def _enqueue(self, frame: bytes) -> None:
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.on_full()
