@@ -20,7 +20,7 @@ from solrace.shared.deal import Position, deal_position
 from solrace.shared.errors import IllegalMove, NotationError
 from solrace.shared.layout import Layout, PileKind, layout_of
 from solrace.shared.notation import Move, parse_position, position_text
-from solrace.shared.rules import AutoFill, Build, EmptyTableau, Variant, options_text
+from solrace.shared.rules import AutoFill, Build, EmptyTableau, LostCheck, Variant, options_text
 from solrace.shared.variants import resolve
 
 # Primitive operations recorded for undo.
@@ -156,6 +156,7 @@ class Game:
         self._f_next = tuple(_NEXT[step, same] for step, same in zip(self._step, self._same))
         self._t_accept = None if self._build is Build.NONE else _BUILD_ON[self._alt]
         self.total_cards = r.total_cards
+        self._draws_keep_status = r.lost_check is LostCheck.KLONDIKE and r.redeals is None
 
     # ----------------------------------------------------------------- public API
 
@@ -185,7 +186,13 @@ class Game:
         # a Move that resolved names exactly these piles: keep it rather than build its twin
         m = move if type(move) is Move else Move(self.layout.ids[s], self.layout.ids[d], n)
         self.moves.append(m)
-        self._status = None
+        # A draw or redeal cannot change a Klondike-checked status: with unlimited redeals the
+        # stock and waste run through one cycle of states (each has one successor and one
+        # predecessor), so the cards that can reach the waste top, the tableau and the
+        # foundations are the same before and after; a known PLAYING stays PLAYING.
+        if not (self._draws_keep_status and self._status is Status.PLAYING
+                and (s == self._S or d == self._S)):
+            self._status = None
         return m
 
     def pop(self) -> Move:

@@ -36,6 +36,18 @@ class Move(NamedTuple):
 
     @classmethod
     def from_text(cls, text: str) -> Move:
+        # Every move a server applies arrives as text: valid texts are remembered (a bounded
+        # set: the count has at most two digits, and the cache stops growing at a cap)
+        known = _PARSED.get(text) if type(text) is str and cls is Move else None
+        if known is not None:
+            return known
+        move = cls._parse(text)
+        if cls is Move and len(_PARSED) < _PARSED_CAP:
+            _PARSED[text] = move
+        return move
+
+    @classmethod
+    def _parse(cls, text: str) -> Move:
         m = _MOVE_RE.match(text.strip().lower()) if isinstance(text, str) else None
         if m is None:
             raise NotationError(f"not a move: {text!r} (expected e.g. t3t5, wf2, t1t4:3, sw)")
@@ -53,6 +65,9 @@ class Move(NamedTuple):
     def __repr__(self) -> str:
         return f"Move.from_text({self.text()!r})"
 
+
+_PARSED: dict[str, Move] = {}
+_PARSED_CAP = 20_000
 
 DRAW = Move("s", "w")
 REDEAL = Move("w", "s")

@@ -151,9 +151,24 @@ def click_for(game: Game, move: Move) -> str | None:
     return None
 
 
+#: layout ids -> (source, destination, count) -> full notation; every ack carries the legal
+#: moves, so their text is built once per layout rather than once per move per ack
+_TEXTS: dict[tuple[str, ...], dict[tuple[int, int, int], str]] = {}
+
+
 def legal_texts(game: Game) -> list[str]:
     """Every legal move of the position, full notation, in the engine's fixed order."""
-    return [m.text() for m in game.legal_moves()]
+    ids = game.layout.ids
+    table = _TEXTS.get(ids)
+    if table is None:
+        table = _TEXTS[ids] = {}
+    out = []
+    for t in game._legal():
+        text = table.get(t)
+        if text is None:
+            text = table[t] = Move(ids[t[0]], ids[t[1]], t[2]).text()
+        out.append(text)
+    return out
 
 
 def autoplay(game: Game, limit: int = MAX_BATCH) -> list[Move]:
