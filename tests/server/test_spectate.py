@@ -20,15 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis.asyncio as aredis
 import websockets
 from harness import (
     Racer,
     RecordingClient,
     ServerProcess,
+    channel_subscribers,
     clients,
     close_all,
     race_info,
+    redis_client,
     running_server,
     start_race,
     ws_url,
@@ -44,6 +45,8 @@ from solrace.shared.rules import options_text
 from solrace.shared.views import apply_delta, view_of
 from websockets.asyncio.client import connect
 from websockets.protocol import State
+
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -222,11 +225,7 @@ async def end_race(racers: list[Racer]) -> dict[str, Any]:
 
 
 async def numsub(redis_url: str, channel: str) -> int:
-    r = aredis.Redis.from_url(redis_url)
-    try:
-        return int((await r.pubsub_numsub(channel))[0][1])
-    finally:
-        await r.aclose()
+    return await channel_subscribers(redis_url, channel)
 
 
 async def wait_numsub(redis_url: str, channel: str, n: int) -> None:
@@ -241,7 +240,7 @@ async def live_rows(c: Client, **fields: Any) -> list[dict[str, Any]]:
 
 async def race_version(redis_url: str, rid: str) -> int:
     """The race's current version, read from Redis."""
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     try:
         return int(await r.hget(Keys.race(rid), "version"))
     finally:
@@ -769,7 +768,7 @@ async def test_live_paging_keeps_races_that_started_in_the_same_millisecond(
                    for i in range(3)]
         try:
             ids = [s["race"] for _, s in started]
-            r = aredis.Redis.from_url(redis_url)
+            r = redis_client(redis_url)
             try:  # the two newest races started at the same millisecond
                 same = int(await r.zscore(Keys.LIVE, ids[2]))
                 await r.zadd(Keys.LIVE, {ids[1]: same})
