@@ -43,6 +43,7 @@ import redis.asyncio as aredis
 from solrace.client.library import Client
 from solrace.server.app import Server
 from solrace.server.config import Config
+from solrace.server.hub_sharded import ShardedHub
 from solrace.server.redisproc import _spawn
 from solrace.server.store import Keys
 from solrace.server.store.connect import is_cluster_url, open_cluster
@@ -263,11 +264,34 @@ async def channel_subscribers(redis_url: str, channel: str) -> int:
     r = redis_client(redis_url)
     try:
         if is_cluster_url(redis_url):
-            reply = await r.execute_command("PUBSUB SHARDNUMSUB", channel)
-            return int(reply[1]) if isinstance(reply, list) else int(dict(reply)[channel])
+            await r.initialize()
+            node = r.get_node_from_key(channel)  # the slot's master, where the hub subscribes
+            reply = await r.execute_command("PUBSUB SHARDNUMSUB", channel, target_nodes=node)
+            return int(reply[0][1])
         return int((await r.pubsub_numsub(channel))[0][1])
     finally:
         await r.aclose()
+
+
+async def hub_drop_silently(hub: Any, channel: str) -> None:
+    """Unsubscribe the hub's pub/sub from ``channel`` behind the hub's back (it still thinks
+    it listens), as a dropped subscription would."""
+    async with hub._lock:
+        if isinstance(hub, ShardedHub):
+            shard = hub._where[channel]
+            shard.leaving.add(channel)  # so the shard does not re-route it as a moved slot
+            await shard.pubsub.sunsubscribe(channel)
+        else:
+            await hub._pubsub.unsubscribe(channel)
+
+
+async def hub_resubscribe(hub: Any, channel: str) -> None:
+    """Undo :func:`hub_drop_silently`."""
+    async with hub._lock:
+        if isinstance(hub, ShardedHub):
+            await hub._where[channel].pubsub.ssubscribe(channel)
+        else:
+            await hub._pubsub.subscribe(channel)
 
 
 async def race_info(redis_url: str, rid: str) -> RaceSecrets:
