@@ -110,7 +110,10 @@ class RedisClusterProcess:
                             "--cluster-node-timeout", str(node_timeout_ms),
                             # a replica may be promoted however long its master was gone
                             "--cluster-replica-validity-factor", "0",
-                            "--appendfilename", "appendonly.aof"),
+                            "--appendfilename", "appendonly.aof",
+                            # a rejoining replica syncs at once (the default waits 5 s for
+                            # more replicas to share the transfer)
+                            "--repl-diskless-sync-delay", "0"),
             )
             for port in ports
         ]
