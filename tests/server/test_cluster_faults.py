@@ -109,6 +109,15 @@ async def play(racers: list[FaultRacer], moves: int) -> None:
                 await r.step_retrying()
 
 
+async def play_during(racers: list[FaultRacer], fault: asyncio.Future[Any]) -> Any:
+    """Both racers keep moving for as long as the fault (a thread) runs; its result."""
+    while not fault.done():
+        moved = [await r.step_retrying() for r in racers if not r.over]
+        if not any(moved):  # both games over or stuck: just wait for the fault
+            await asyncio.sleep(0.05)
+    return await fault
+
+
 async def finish_and_check(redis_url: str, racers: list[FaultRacer], rid: str) -> None:
     for r in racers:
         await r.resign_retrying()
@@ -150,9 +159,9 @@ async def test_master_killed_mid_race_with_wait_replicas_loses_no_acked_move(
                 redis_cluster.node(port).restart()
                 return port
 
-            fault = asyncio.create_task(asyncio.to_thread(kill_and_rejoin))
-            await play(racers, 6)  # during the kill, the election and the rejoin
-            port = await fault
+            # moves go on during the kill, the election and the rejoin
+            port = await play_during(racers, asyncio.ensure_future(
+                asyncio.to_thread(kill_and_rejoin)))
             await play(racers, 4)
             assert redis_cluster.master_of(slot_of(rid)).port != port
             await finish_and_check(redis_url, racers, rid)
@@ -174,10 +183,8 @@ async def test_slot_migrated_mid_race(redis_url: str, redis_cluster: RedisCluste
         try:
             await play(racers, 4)
             before = redis_cluster.master_of(slot_of(rid)).port
-            moving = asyncio.create_task(asyncio.to_thread(redis_cluster.migrate_slot,
-                                                           slot_of(rid)))
-            await play(racers, 4)
-            after = await moving
+            after = await play_during(racers, asyncio.ensure_future(
+                asyncio.to_thread(redis_cluster.migrate_slot, slot_of(rid))))
             assert after != before and redis_cluster.master_of(slot_of(rid)).port == after
             await play(racers, 6)  # events now published on the new shard
             await finish_and_check(redis_url, racers, rid)
@@ -194,7 +201,8 @@ async def test_whole_cluster_restart_from_aof_mid_race(
         racers, rid = await two_racers(redis_url, one, two)
         try:
             await play(racers, 5)
-            await asyncio.to_thread(redis_cluster.restart_all)
+            await play_during(racers, asyncio.ensure_future(
+                asyncio.to_thread(redis_cluster.restart_all)))
             await play(racers, 5)
             await finish_and_check(redis_url, racers, rid)
         finally:
