@@ -132,6 +132,10 @@ class RedisClusterProcess:
         for node in self.nodes:
             node.data_dir.mkdir(parents=True, exist_ok=True)
             node.start()
+        if self.masters < 3:  # redis-cli refuses fewer than 3 masters
+            self._create_small()
+            self.wait_ok(timeout)
+            return self
         argv = [find_redis_cli(), "--cluster", "create",
                 *(f"{BIND}:{p}" for p in self.ports),
                 "--cluster-replicas", str(self.replicas), "--cluster-yes"]
@@ -142,6 +146,39 @@ class RedisClusterProcess:
                                     f"{done.stderr}")
         self.wait_ok(timeout)
         return self
+
+    def _create_small(self) -> None:
+        """What ``--cluster create`` does, by hand: slots split over the masters, every node
+        meets the first, replicas replicate their master (for 1 or 2 masters)."""
+        masters, rest = self.nodes[: self.masters], self.nodes[self.masters :]
+        per = 16384 // self.masters
+        for i, node in enumerate(masters):
+            hi = 16383 if i == self.masters - 1 else (i + 1) * per - 1
+            with self.client(node.port) as r:
+                r.execute_command("CLUSTER ADDSLOTSRANGE", i * per, hi)
+                r.execute_command("CLUSTER SET-CONFIG-EPOCH", i + 1)
+        for node in self.nodes[1:]:
+            with self.client(node.port) as r:
+                r.execute_command("CLUSTER MEET", BIND, self.nodes[0].port)
+        ids = {}
+        deadline = time.monotonic() + 20
+        while len(ids) < len(self.nodes):
+            ids = {i.port: i.id for i in self.topology(self.nodes[0].port)}
+            if time.monotonic() > deadline:
+                raise RedisProcessError("the nodes did not meet")
+            time.sleep(0.1)
+        for k, node in enumerate(rest):
+            master = masters[k % self.masters]
+            deadline = time.monotonic() + 20
+            while True:  # the replica must know its master first
+                try:
+                    with self.client(node.port) as r:
+                        r.execute_command("CLUSTER REPLICATE", ids[master.port])
+                    break
+                except redis.ResponseError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
 
     def stop(self) -> None:
         for node in self.nodes:

@@ -91,7 +91,7 @@ class Replication:
         if isinstance(res[0], Exception):
             raise res[0]
         if (self._waitaof is not False and isinstance(res[1], ResponseError)
-                and "unknown command" in str(res[1]).lower()):
+                and "unknown command" in " ".join(map(str, res[1].args)).lower()):
             self._waitaof = False  # Redis < 7.2: plain WAIT (in memory on the replicas)
             return await self._barrier(client, barrier)
         if isinstance(res[1], Exception):
