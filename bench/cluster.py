@@ -142,6 +142,10 @@ def measure(label: str, url: str, nodes: list[Node], work: Path, args: argparse.
         m = bench.window("solrace", args.n[0], [server])
     finally:
         server.stop()
+    if m.errors.get("internal"):
+        log = server.log_path.read_text(errors="replace")
+        at = log.find("Traceback")
+        progress(f"{label}: first internal error:\n{log[at:at + 3000]}")
     per = bench.per_node()
     masters = [n for n in nodes if n.master]
     races = races_per_master(cluster) if cluster else {nodes[0].port: 0}
@@ -217,7 +221,10 @@ def main(args: argparse.Namespace) -> int:
             single.stop()
         for masters, label in ((1, "cluster, 1 shard"), (3, "cluster, 3 shards")):
             progress(f"starting a {masters}-master cluster")
-            c = RedisClusterProcess(masters=masters, replicas=1, data_dir=work / f"c{masters}")
+            # a generous node timeout: on a busy 2-core machine a starved node must not be
+            # voted down (a failover mid-window would measure the fault, not the path)
+            c = RedisClusterProcess(masters=masters, replicas=1, data_dir=work / f"c{masters}",
+                                    node_timeout_ms=15000)
             c.start()
             try:
                 nodes = cluster_nodes(c)

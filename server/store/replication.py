@@ -90,8 +90,9 @@ class Replication:
             res = await p.execute(raise_on_error=False)
         if isinstance(res[0], Exception):
             raise res[0]
-        if (self._waitaof is not False and isinstance(res[1], ResponseError)
+        if (isinstance(res[1], ResponseError)
                 and "unknown command" in " ".join(map(str, res[1].args)).lower()):
+            # (concurrent first calls may all have sent WAITAOF: each falls back)
             self._waitaof = False  # Redis < 7.2: plain WAIT (in memory on the replicas)
             return await self._barrier(client, barrier)
         if isinstance(res[1], Exception):
