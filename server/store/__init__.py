@@ -27,6 +27,8 @@ key (type) — holds — TTL
 * ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
 * ``sr:deadlines`` (zset) — running race ids (every kind) scored by ``ends_at``: any process's
   sweeper ends races whose time is up even if no process holds a timer for them — as live
+* ``sr:race:{<rid>}:barrier`` (string) — written before ``WAIT`` with ``--wait-replicas``: once
+  replicas have it they have every earlier write of the race's master — 60 s
 * ``sr:race:{<rid>}:botlease`` (string) — the process id driving the bots of a practice race
   with bots (one driver per race) — ``--bot-lease``, renewed by its holder; deleted at the end
 * ``sr:bots`` (zset) — practice races whose bots are still playing, scored by when their lease
@@ -57,7 +59,10 @@ key (type) — holds — TTL
 The race, session and player keys are owned by this module alone.
 
 Pub/sub channels: ``sr:race:{<rid>}`` carries ``<version>:<msgpack event>`` for every race
-event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches).
+event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches). On a
+Redis Cluster (a ``RedisCluster`` client) they are sharded channels (``SPUBLISH``), each on the
+shard of its tag's slot. Cluster rule: every script, ``MULTI`` and multi-key command touches one
+hash slot (docs/scaling.md; tests/server/test_slots.py checks every Store method).
 
 All times are Redis ``TIME`` in milliseconds, read inside the scripts: one clock for every
 server process, so a race's clock does not depend on which process serves it.
