@@ -17,12 +17,13 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 from solrace.server import metrics
 from solrace.server.feed import Feed
 from solrace.server.handlers import HANDLERS, lobby
 from solrace.server.outbox import Outbox
 from solrace.server.races import Player
+from solrace.server.store.errors import unavailable_reason
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
@@ -206,10 +207,10 @@ class Connection:
         except ProtocolError as exc:
             metrics.ERRORS.labels(exc.code).inc()
             self.send(P.error(req_id, exc.code, exc.reason, **exc.extra))
-        except (RedisError, OSError) as exc:
+        except (RedisError, RedisClusterException, OSError) as exc:
             metrics.ERRORS.labels("unavailable").inc()
             log.warning("store unavailable during %s: %s", kind, exc)
-            self.send(P.error(req_id, "unavailable", "the store is unreachable; retry"))
+            self.send(P.error(req_id, "unavailable", unavailable_reason(exc)))
         except Exception:
             metrics.ERRORS.labels("internal").inc()
             log.exception("internal error handling %s", kind)

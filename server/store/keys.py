@@ -76,6 +76,10 @@ class Keys:
         return f"sr:race:{{{rid}}}:watchers"
 
     @staticmethod
+    def barrier(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:barrier"
+
+    @staticmethod
     def bot_lease(rid: str) -> str:
         return f"sr:race:{{{rid}}}:botlease"
 

@@ -41,6 +41,8 @@ from test_daily import (  # the daily tests' helpers: stored dailies, the winnin
     winning_line,
 )
 
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
+
 
 def documented_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """docs/leaderboards.md: winners first by time, then fewer moves, then earlier finish; the
