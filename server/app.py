@@ -100,6 +100,9 @@ class Server:
                                                health_check_interval=10)
             hub = Hub(self.pubsub_redis, cfg.process_id)
         await hub.start()
+        store.process = cfg.process_id
+        store.local = hub.deliver  # this process's moves reach its own connections directly
+        hub.follow = store.follow  # and other processes' moves are published to this one
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
         Results(store, races)
         daily = DailyService(store, races, cfg.secret_key, budget_nodes=cfg.daily_budget,

@@ -156,7 +156,7 @@ async def _locked(
                 return await _locked(races, info, e, player, rid, seq, kind, text, auto, claim,
                                      True)
         races._raise(res, rid)
-    version, elapsed, unfinished = (int(x) for x in res.values)
+    version, elapsed, unfinished, _ = (int(x) for x in res.values)
     change = delta(e.view, after)
     e.view = after
     metrics.MOVES.labels(info.variant).inc(len(moves))

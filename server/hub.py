@@ -43,6 +43,10 @@ class HubBase:
         self._players: dict[str, set[Subscriber]] = {}
         self._lock = asyncio.Lock()
         self.on_reconnect: Callable[[], Awaitable[None]] | None = None
+        # Called with (race, True) once this process subscribed to a race's channel and
+        # (race, False) after it unsubscribed: Store.follow, so that other processes' moves
+        # publish to it (moves are published only when another process follows the race).
+        self.follow: Callable[[str, bool], Awaitable[None]] | None = None
 
     async def start(self) -> None:
         raise NotImplementedError
@@ -79,10 +83,37 @@ class HubBase:
                 await self._unsubscribe(channel)
 
     async def watch_race(self, rid: str, sub: Subscriber) -> None:
-        await self._watch(self._races, rid, Keys.race_channel(rid), sub)
+        """Subscribe (first local subscriber: the channel, then Store.follow); the caller
+        reads the stream after this, so nothing published before the follow is missed."""
+        async with self._lock:
+            subs = self._races.setdefault(rid, set())
+            if not subs:
+                await self._subscribe(Keys.race_channel(rid))
+                if self.follow is not None:
+                    await self.follow(rid, True)
+            subs.add(sub)
 
     async def unwatch_race(self, rid: str, sub: Subscriber) -> None:
-        await self._unwatch(self._races, rid, Keys.race_channel(rid), sub)
+        async with self._lock:
+            subs = self._races.get(rid)
+            if subs is None:
+                return
+            subs.discard(sub)
+            if subs:
+                return
+            del self._races[rid]
+            await self._unsubscribe(Keys.race_channel(rid))
+            if self.follow is not None:
+                try:
+                    await self.follow(rid, False)
+                except Exception as exc:  # a stale entry only costs needless PUBLISHes
+                    log.info("unfollow of race %s failed: %s", rid, exc)
+
+    def deliver(self, rid: str, version: int, event: dict[str, Any]) -> None:
+        """An event of this process's own move (Store.local): to the local subscribers of the
+        race, exactly as if it had come through pub/sub."""
+        for sub in list(self._races.get(rid, ())):
+            sub.on_race_event(rid, version, event)
 
     async def watch_player(self, pid: str, sub: Subscriber) -> None:
         await self._watch(self._players, pid, Keys.player_channel(pid), sub)

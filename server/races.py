@@ -474,7 +474,7 @@ class RaceService:
                     await self.start(rid)
                     return await self._move_locked(info, e, player, rid, seq, text, True)
             self._raise(res, rid)
-        version, elapsed, unfinished = (int(x) for x in res.values)
+        version, elapsed, unfinished, _ = (int(x) for x in res.values)
         e.view = after
         metrics.MOVES.labels(info.variant).inc()
         if unfinished == 0:

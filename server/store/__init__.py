@@ -70,8 +70,10 @@ server process, so a race's clock does not depend on which process serves it.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgpack
@@ -90,6 +92,8 @@ from solrace.server.store.keys import (
 )
 from solrace.server.store.records import RaceRecord, ScriptResult, _s, decode_map
 from solrace.server.store.replication import Replication, ReplicationLag
+
+log = logging.getLogger("solrace.store")
 
 __all__ = [
     "CODE_TTL",
@@ -122,6 +126,7 @@ class Store:
         self._start = self._script(lua.START)
         self._move = self._script(lua.MOVE)
         self._batch = self._script(lua.BATCH)
+        self._follow = self._script(lua.FOLLOW)
         self._resign = self._script(lua.RESIGN)
         self._finish = self._script(lua.FINISH)
         self._quick = self._script(lua.QUICK)
@@ -137,6 +142,11 @@ class Store:
         self.batcher = ScriptBatcher(redis)
         self.replication = Replication(self) if wait_replicas > 0 else None
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
+        # This process's id (its entry in a race's ``procs``) and its local delivery: the
+        # events of this process's moves go to its own connections from here, at once, and
+        # through pub/sub only to other processes that follow the race (see lua.MOVE).
+        self.process = ""
+        self.local: Callable[[str, int, dict[str, Any]], None] | None = None
 
     def _script(self, source: str) -> Any:
         """Register a Lua script; on a cluster its pub/sub goes sharded (SPUBLISH), so a race's
@@ -267,13 +277,13 @@ class Store:
         the msgpack progress event (a map of at most 14 entries); the script adds ``elapsed``
         and ``at``."""
         self._count()
-        res = ScriptResult.of(
-            await self.batcher.call(self._move,
-                keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
-                args=[pid, seq, move, home, "1" if progressed else "0", result,
-                      Keys.race_channel(rid), event],
-            )
+        fut = self.batcher.call(self._move,
+            keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
+            args=[pid, seq, move, home, "1" if progressed else "0", result,
+                  Keys.race_channel(rid), event, self.process],
         )
+        self._deliver_when_done(fut, rid, [event])
+        res = ScriptResult.of(await fut)
         await self.durable(rid, res)
         return res
 
@@ -294,17 +304,51 @@ class Store:
         14 entries; the script adds ``elapsed`` and ``at``). ``result`` ends the game after the
         last move ('' when it goes on). ``dup`` when these moves already follow ``seq``."""
         self._count()
-        args: list[Any] = [pid, seq, len(moves), result, Keys.race_channel(rid)]
+        args: list[Any] = [pid, seq, len(moves), result, Keys.race_channel(rid), self.process]
         for text, home, progressed, event in moves:
             args += [text, home, "1" if progressed else "0", event]
-        res = ScriptResult.of(
-            await self.batcher.call(self._batch,
-                keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
-                args=args,
-            )
+        fut = self.batcher.call(self._batch,
+            keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
+            args=args,
         )
+        self._deliver_when_done(fut, rid, [m[3] for m in moves])
+        res = ScriptResult.of(await fut)
         await self.durable(rid, res)
         return res
+
+    def _deliver_when_done(self, fut: asyncio.Future[Any], rid: str, events: list[bytes]
+                           ) -> None:
+        """Once the move script has run — whether or not its caller is still waiting (a
+        closed connection) — hand its events to this process's own connections (``local``),
+        as pub/sub would have: each with ``v``, ``elapsed`` and ``at`` as in the stream."""
+        local = self.local
+        if local is None:
+            return
+
+        def done(f: asyncio.Future[Any]) -> None:
+            if f.cancelled() or f.exception() is not None:
+                return
+            raw = f.result()
+            if _s(raw[0]) != "ok":
+                return
+            last, elapsed, now = int(raw[1]), int(raw[2]), int(raw[4])
+            first = last - len(events) + 1
+            for i, body in enumerate(events):
+                ev = msgpack.unpackb(body, raw=False)
+                ev["elapsed"], ev["at"], ev["v"] = elapsed, now, first + i
+                try:
+                    local(rid, first + i, ev)
+                except Exception:
+                    log.exception("local delivery of race %s v%d failed", rid, first + i)
+
+        fut.add_done_callback(done)
+
+    async def follow(self, rid: str, on: bool) -> None:
+        """This process's hub is (or is no longer) subscribed to the race's channel: list it in
+        the race's ``procs`` (see lua.FOLLOW), so that moves of other processes publish."""
+        self._count()
+        await self.batcher.call(self._follow, keys=[Keys.race(rid)],
+                                args=[self.process, "1" if on else "0"])
 
     async def resign(self, rid: str, pid: str, dealt_home: int = 0) -> ScriptResult:
         self._count()

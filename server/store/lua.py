@@ -129,78 +129,125 @@ for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
 return {'ok', v}
 """
 
-# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel event_body
-# event_body: the msgpack ``progress`` event without ``elapsed`` (added here)
-MOVE = PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
-if m[1] ~= 'running' then return {'err', 'not_running'} end
-local now = now_ms()
-if now >= tonumber(m[3]) then return {'err', 'time_up'} end
-local res = redis.call('HGET', KEYS[3], 'result')
-if res and res ~= '' then return {'err', 'already_finished'} end
-local n = redis.call('LLEN', KEYS[2])
+# The move path (MOVE, BATCH) is the hot one: per move it runs one HMGET of the race (state,
+# clock, version, the processes following it, whether this player's game is over), one TIME,
+# one RPUSH (its reply is the new length: the sequence check; a mismatch is undone at once and
+# answered stale or dup), one HSET of the player's state, one HSET of the race (the version),
+# one XADD — and a PUBLISH only when a process other than the caller follows the race (field
+# ``procs``, kept by FOLLOW): the caller hands the event to its own connections itself
+# (Store.local). Replies carry ``now`` so that the caller can rebuild the event's ``at``.
+MOVE_PRELUDE = PRELUDE + """
+local function move_head(meta, pid)
+  local m = redis.call('HMGET', meta, 'state', 'started_at', 'ends_at', 'version', 'procs',
+    'done:' .. pid)
+  if m[1] ~= 'running' then return nil, {'err', 'not_running'} end
+  local now = now_ms()
+  if now >= tonumber(m[3]) then return nil, {'err', 'time_up'} end
+  if m[6] then return nil, {'err', 'already_finished'} end
+  return m, now
+end
+local function others_follow(procs, me)
+  return procs and procs ~= me
+end
+"""
+
+# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel event_body process
+# event_body: the msgpack ``progress`` event without ``elapsed`` and ``at`` (added here)
+MOVE = MOVE_PRELUDE + """
+local m, now = move_head(KEYS[1], ARGV[1])
+if not m then return now end
 local seq = tonumber(ARGV[2])
+local n = redis.call('RPUSH', KEYS[2], ARGV[3]) - 1
 if n ~= seq then
+  redis.call('RPOP', KEYS[2])
   if seq < n and redis.call('LINDEX', KEYS[2], seq) == ARGV[3] then return {'dup', n} end
   return {'stale', n}
 end
-redis.call('RPUSH', KEYS[2], ARGV[3])
 local elapsed = now - tonumber(m[2])
-redis.call('HSET', KEYS[3], 'home', ARGV[4], 'moves', n + 1, 'last', elapsed)
-if ARGV[5] == '1' then redis.call('HSET', KEYS[3], 'progress_at', elapsed) end
+local v = tonumber(m[4]) + 1
+local p = {'home', ARGV[4], 'moves', n + 1, 'last', elapsed}
+if ARGV[5] == '1' then p[#p + 1] = 'progress_at'; p[#p + 1] = elapsed end
 local unfinished = -1
 if ARGV[6] ~= '' then
-  redis.call('HSET', KEYS[3], 'result', ARGV[6], 'finished_at', elapsed)
+  p[#p + 1] = 'result'; p[#p + 1] = ARGV[6]; p[#p + 1] = 'finished_at'; p[#p + 1] = elapsed
+  redis.call('HSET', KEYS[1], 'version', v, 'done:' .. ARGV[1], ARGV[6])
   unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
+else
+  redis.call('HSET', KEYS[1], 'version', v)
 end
-local body = add_fields(ARGV[8], {'elapsed', elapsed})
-return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], body), elapsed, unfinished}
+redis.call('HSET', KEYS[3], unpack(p))
+local payload = add_fields(ARGV[8], {'elapsed', elapsed, 'at', now})
+redis.call('XADD', KEYS[4], v .. '-0', 'e', payload)
+if others_follow(m[5], ARGV[9]) then redis.call('PUBLISH', ARGV[7], v .. ':' .. payload) end
+return {'ok', v, elapsed, unfinished, now}
 """
 
-# KEYS meta log pstate ev | ARGV pid seq k result channel, then per move (k times):
+# KEYS meta log pstate ev | ARGV pid seq k result channel process, then per move (k times):
 #   move home progressed event_body
 # A batch of moves (autoplay, finish, a move with auto): ONE sequence check, then every move
 # appended and one progress event emitted per move (versions stay gap-free; each event is what
 # MOVE would have emitted for that move), all at one instant. A retry of an applied batch finds
 # its moves at ``seq`` in the log: ``dup``. Keys of one race: one hash slot.
-BATCH = PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
-if m[1] ~= 'running' then return {'err', 'not_running'} end
-local now = now_ms()
-if now >= tonumber(m[3]) then return {'err', 'time_up'} end
-local res = redis.call('HGET', KEYS[3], 'result')
-if res and res ~= '' then return {'err', 'already_finished'} end
-local n = redis.call('LLEN', KEYS[2])
+BATCH = MOVE_PRELUDE + """
+local m, now = move_head(KEYS[1], ARGV[1])
+if not m then return now end
 local seq = tonumber(ARGV[2])
 local k = tonumber(ARGV[3])
+local texts = {}
+for i = 1, k do texts[i] = ARGV[7 + 4 * (i - 1)] end
+local n = redis.call('RPUSH', KEYS[2], unpack(texts)) - k
 if n ~= seq then
+  redis.call('RPOP', KEYS[2], k)
   if seq < n then
     local old = redis.call('LRANGE', KEYS[2], seq, seq + k - 1)
     local same = #old == k
     for i = 1, #old do
-      if old[i] ~= ARGV[6 + 4 * (i - 1)] then same = false end
+      if old[i] ~= texts[i] then same = false end
     end
     if same then return {'dup', n} end
   end
   return {'stale', n}
 end
 local elapsed = now - tonumber(m[2])
-local v = 0
+local v = tonumber(m[4])
 local progressed = false
+local publish = others_follow(m[5], ARGV[6])
 for i = 1, k do
-  local b = 6 + 4 * (i - 1)
-  redis.call('RPUSH', KEYS[2], ARGV[b])
+  local b = 7 + 4 * (i - 1)
   if ARGV[b + 2] == '1' then progressed = true end
-  v = emit(KEYS[1], KEYS[4], ARGV[5], add_fields(ARGV[b + 3], {'elapsed', elapsed}))
+  v = v + 1
+  local payload = add_fields(ARGV[b + 3], {'elapsed', elapsed, 'at', now})
+  redis.call('XADD', KEYS[4], v .. '-0', 'e', payload)
+  if publish then redis.call('PUBLISH', ARGV[5], v .. ':' .. payload) end
 end
-redis.call('HSET', KEYS[3], 'home', ARGV[6 + 4 * (k - 1) + 1], 'moves', n + k, 'last', elapsed)
-if progressed then redis.call('HSET', KEYS[3], 'progress_at', elapsed) end
+local p = {'home', ARGV[7 + 4 * (k - 1) + 1], 'moves', n + k, 'last', elapsed}
+if progressed then p[#p + 1] = 'progress_at'; p[#p + 1] = elapsed end
 local unfinished = -1
 if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[3], 'result', ARGV[4], 'finished_at', elapsed)
+  p[#p + 1] = 'result'; p[#p + 1] = ARGV[4]; p[#p + 1] = 'finished_at'; p[#p + 1] = elapsed
+  redis.call('HSET', KEYS[1], 'version', v, 'done:' .. ARGV[1], ARGV[4])
   unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
+else
+  redis.call('HSET', KEYS[1], 'version', v)
 end
-return {'ok', v, elapsed, unfinished}
+redis.call('HSET', KEYS[3], unpack(p))
+return {'ok', v, elapsed, unfinished, now}
+"""
+
+# KEYS meta | ARGV process follow(1/0): keep the race's ``procs`` field, the comma-separated
+# processes whose hub is subscribed to the race's channel (MOVE and BATCH publish only when one
+# other than the mover's follows). A process subscribes before it follows and reads the stream
+# after (Feed.attach), so an event it was not published is in the stream it reads. A crashed
+# process stays listed until the race's keys expire: that only costs a needless PUBLISH.
+FOLLOW = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local cur = redis.call('HGET', KEYS[1], 'procs') or ''
+local out = {}
+for p in string.gmatch(cur, '[^,]+') do if p ~= ARGV[1] then out[#out + 1] = p end end
+if ARGV[2] == '1' then out[#out + 1] = ARGV[1] end
+if #out == 0 then redis.call('HDEL', KEYS[1], 'procs')
+else redis.call('HSET', KEYS[1], 'procs', table.concat(out, ',')) end
+return #out
 """
 
 # KEYS meta pstate ev racers | ARGV pid channel dealt_home (home of a racer who never moved)
@@ -215,6 +262,7 @@ local p = redis.call('HMGET', KEYS[2], 'result', 'home', 'moves')
 if p[1] and p[1] ~= '' then return {'err', 'already_finished'} end
 local elapsed = now - tonumber(m[2])
 redis.call('HSET', KEYS[2], 'result', 'resigned', 'finished_at', elapsed)
+redis.call('HSET', KEYS[1], 'done:' .. ARGV[1], 'resigned')
 local unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
 local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or ARGV[3]),
   moves=tonumber(p[3] or '0'), elapsed=elapsed, result='resigned'}
