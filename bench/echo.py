@@ -48,5 +48,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
     args = parser.parse_args()
-    asyncio.run(main(args.host, args.port))
+    if args.loop == "uvloop":  # the same loop as the server under test (bench/server.py --loop)
+        import uvloop
+
+        uvloop.run(main(args.host, args.port))
+    else:
+        asyncio.run(main(args.host, args.port))

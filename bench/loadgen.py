@@ -305,8 +305,21 @@ async def setup_race(
         pl.source.extend(spec["prefill"])
         await asyncio.sleep(0)  # let pings and the like through between long draws
     await _bounded([_start(a, b, race) for a, b, race in lobbies])
+    # One move per player before the window: the server's per-game caches (the game rebuilt
+    # from its log, the race's fixed facts) fill on a game's first move; at N=1000 those first
+    # moves would otherwise fall inside a short window and be measured as steady state.
+    await _bounded([_first_move(pl) for pl in players])
     seats = [(p, race) for a, b, race in lobbies for p in (a, b)]
     return players, idle, seats
+
+
+async def _first_move(pl: Player) -> None:
+    assert pl.source is not None
+    if not pl.source.moves:
+        return
+    reply = await pl.peer.expect("move", race=pl.race, seq=0, move=pl.source.moves[0])
+    pl.seq = int(reply["seq"])
+    pl.peer.backlog.clear()
 
 
 async def setup_echo(spec: dict[str, Any]) -> list[Peer]:

@@ -117,7 +117,7 @@ def machine() -> dict[str, str]:
         "cores": f"{os.cpu_count()} logical, {len(os.sched_getaffinity(0))} usable",
         "os": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "loop": "asyncio (stock)",
+        "loop": LOOP if LOOP == "uvloop" else "asyncio (stock)",
         "load average at start": " ".join(Path("/proc/loadavg").read_text().split()[:3]),
         "websockets": websockets.__version__,
         "redis-py": redis.__version__,
@@ -219,19 +219,22 @@ class Listening:
             progress(f"{self.name} stopped in {time.monotonic() - t:.1f} s")
 
 
+LOOP = "asyncio"  # event loop of the servers under test and of echo (--loop)
+
+
 def start_solrace(redis_url: str, log_dir: Path, index: int) -> Listening:
     data = log_dir / f"server{index}"
     data.mkdir(exist_ok=True)
     argv = [
         sys.executable, "-m", "solrace.server", "--host", "127.0.0.1", "--port", "0",
         "--redis-url", redis_url, "--data-dir", str(data), "--secret", SECRET,
-        "--process-id", f"bench{index}-{os.getpid()}", *SERVER_FLAGS,
+        "--process-id", f"bench{index}-{os.getpid()}", "--loop", LOOP, *SERVER_FLAGS,
     ]  # fmt: skip
     return Listening(f"solrace{index}", argv, log_dir)
 
 
 def start_echo(log_dir: Path) -> Listening:
-    return Listening("echo", [sys.executable, str(BENCH / "echo.py")], log_dir)
+    return Listening("echo", [sys.executable, str(BENCH / "echo.py"), "--loop", LOOP], log_dir)
 
 
 class LoadGens:
@@ -806,6 +809,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    "(the default: games practically never end) or a practice bot of that "
                    "strength (games end in a win or when the bot gives up; that connection "
                    "then stops)")
+    p.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
+                   help="event loop of the solrace servers and of echo (both the same)")
     p.add_argument("--frames", choices=("batch", "single"), default="batch",
                    help="batch: the players ask for batch frames in hello (race events ride "
                    "with the next reply, docs/protocol.md); single: one message per frame")
@@ -835,7 +840,9 @@ def workdir() -> Iterator[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    global LOOP
     args = parse_args(argv)
+    LOOP = args.loop
     if args.cluster:
         import cluster  # bench/cluster.py
 

@@ -261,5 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if config.redis_url is None:
         print("solrace: no Redis URL given: starting an embedded Redis-protocol server "
               f"with append-only persistence in {config.data_dir / 'redis'}", flush=True)
-    asyncio.run(serve_forever(config))
+    if config.loop == "uvloop":
+        import uvloop  # optional: pip install uvloop
+
+        uvloop.run(serve_forever(config))
+    else:
+        asyncio.run(serve_forever(config))
     return 0

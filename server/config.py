@@ -52,6 +52,16 @@ def _log_level(text: str) -> str:
     return level
 
 
+LOOPS = ("asyncio", "uvloop")
+
+
+def _loop(text: str) -> str:
+    loop = text.strip().lower()
+    if loop not in LOOPS:
+        raise ValueError(f"loop must be one of {', '.join(LOOPS)}, not {text!r}")
+    return loop
+
+
 def _optional_str(text: str) -> str | None:
     return text or None
 
@@ -122,6 +132,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ping_interval", parse_duration, "websocket ping interval"),
     Setting("session_ttl", parse_duration, "session token lifetime since last use (e.g. 7d)"),
     Setting("log_level", _log_level, "logging level"),
+    Setting("loop", _loop, "event loop: asyncio (the stock one) or uvloop (pip install uvloop)"),
     Setting("process_id", str, "name of this process in logs and Redis"),
     Setting("countdown", parse_duration, "countdown between all-ready and the start"),
     Setting("quick_time_limit", int, "time limit in seconds of quick-paired races"),
@@ -170,6 +181,7 @@ class Config:
     ping_interval: float = 20.0
     session_ttl: float = 7 * 86400.0
     log_level: str = "INFO"
+    loop: str = "asyncio"
     process_id: str = field(default_factory=_default_process_id)
     countdown: float = 3.0
     quick_time_limit: int = 600

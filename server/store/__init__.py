@@ -11,13 +11,14 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}`` (hash) — race meta: variant, options, seats, time_limit, rated, state,
   code, host, seed, commitment, created_at, starts_at, started_at, ends_at, ended_at,
   unfinished, version; kind, min_racers, daily (daily attempts and their practice games), bots
-  (practice races with bots: ``<bot id>=<strength>,…`` in seat order) — none while live,
-  RETENTION after the end
+  (practice races with bots: ``<bot id>=<strength>,…`` in seat order); procs (the server
+  processes following the race's channel, see ``lua.FOLLOW``); and per racer
+  ``p:<pid>:home``, ``:moves``, ``:last``, ``:progress_at``, ``:result``, ``:finished_at``
+  (times in ms since the start; in this hash, not one of their own, so that a move writes one
+  hash) — none while live, RETENTION after the end
 * ``sr:race:{<rid>}:racers`` (hash) — player id -> display name — as the race
 * ``sr:race:{<rid>}:order`` (list) — player ids in seat (join) order — as the race
 * ``sr:race:{<rid>}:ready`` (set) — player ids that are ready — as the race
-* ``sr:race:{<rid>}:p:<pid>`` (hash) — home, moves, last, progress_at, result, finished_at
-  (times in ms since the start) — as the race
 * ``sr:race:{<rid>}:log:<pid>`` (list) — the player's moves in notation: the game — as the race
 * ``sr:race:{<rid>}:ev`` (stream) — race events, entry id ``<version>-0``, field ``e`` =
   msgpack event (each with ``at``, the Redis time in ms) — as the race
@@ -264,8 +265,8 @@ class Store:
         return ScriptResult.of(
             await self.batcher.call(self._start,
                 keys=[Keys.race(rid), Keys.racers(rid), Keys.events(rid), Keys.order(rid),
-                      Keys.ready(rid), *(Keys.pstate(rid, pid) for pid in players)],
-                args=[Keys.race_channel(rid), start_event, home, CODE_TTL],
+                      Keys.ready(rid)],
+                args=[Keys.race_channel(rid), start_event, home, CODE_TTL, *players],
             )
         )
 
@@ -278,7 +279,7 @@ class Store:
         and ``at``."""
         self._count()
         fut = self.batcher.call(self._move,
-            keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
+            keys=[Keys.race(rid), Keys.log(rid, pid), Keys.events(rid)],
             args=[pid, seq, move, home, "1" if progressed else "0", result,
                   Keys.race_channel(rid), event, self.process],
         )
@@ -308,7 +309,7 @@ class Store:
         for text, home, progressed, event in moves:
             args += [text, home, "1" if progressed else "0", event]
         fut = self.batcher.call(self._batch,
-            keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
+            keys=[Keys.race(rid), Keys.log(rid, pid), Keys.events(rid)],
             args=args,
         )
         self._deliver_when_done(fut, rid, [m[3] for m in moves])
@@ -354,7 +355,7 @@ class Store:
         self._count()
         return ScriptResult.of(
             await self.batcher.call(self._resign,
-                keys=[Keys.race(rid), Keys.pstate(rid, pid), Keys.events(rid), Keys.racers(rid)],
+                keys=[Keys.race(rid), Keys.events(rid), Keys.racers(rid)],
                 args=[pid, Keys.race_channel(rid), dealt_home],
             )
         )
@@ -378,7 +379,6 @@ class Store:
                         Keys.events(rid), Keys.result(rid)):
                 p.expire(key, RETENTION)
             for pid in players:
-                p.expire(Keys.pstate(rid, pid), RETENTION)
                 p.expire(Keys.log(rid, pid), RETENTION)
                 p.srem(Keys.player_races(pid), rid)
             p.expire(Keys.watchers(rid), RETENTION)
@@ -392,7 +392,7 @@ class Store:
         self._count()
 
     async def read_race(self, rid: str) -> RaceRecord | None:
-        """Everything about a race but the move logs, in two round trips."""
+        """Everything about a race but the move logs, in one round trip."""
         async with self.redis.pipeline(transaction=False) as p:
             p.hgetall(Keys.race(rid))
             p.lrange(Keys.order(rid), 0, -1)
@@ -403,18 +403,18 @@ class Store:
         if not meta:
             return None
         ids = [_s(x) for x in order]
-        async with self.redis.pipeline(transaction=False) as p:
-            for pid in ids:
-                p.hgetall(Keys.pstate(rid, pid))
-            states = await p.execute() if ids else []
-        self._count()
+        fields = decode_map(meta)
+        players: dict[str, dict[str, str]] = {pid: {} for pid in ids}
+        for name in [k for k in fields if k.startswith("p:")]:  # p:<pid>:<field>
+            pid, _, key = name[2:].rpartition(":")
+            players.setdefault(pid, {})[key] = fields.pop(name)
         return RaceRecord(
             rid=rid,
-            meta=decode_map(meta),
+            meta=fields,
             order=ids,
             names=decode_map(racers),
             ready={_s(x) for x in ready},
-            players={pid: decode_map(st) for pid, st in zip(ids, states)},
+            players=players,
         )
 
     async def read_log(self, rid: str, pid: str) -> list[str]:

@@ -56,10 +56,6 @@ class Keys:
         return f"sr:race:{{{rid}}}:ready"
 
     @staticmethod
-    def pstate(rid: str, pid: str) -> str:
-        return f"sr:race:{{{rid}}}:p:{pid}"
-
-    @staticmethod
     def log(rid: str, pid: str) -> str:
         return f"sr:race:{{{rid}}}:log:{pid}"
 

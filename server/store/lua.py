@@ -112,7 +112,7 @@ end
 return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
 """
 
-# KEYS meta racers ev order ready pstate... | ARGV channel start_event_bytes home_at_deal ttl
+# KEYS meta racers ev order ready | ARGV channel start_event_bytes home_at_deal ttl pid...
 START = PRELUDE + """
 local m = redis.call('HMGET', KEYS[1], 'state', 'starts_at', 'time_limit')
 if not m[1] then return {'err', 'race_not_found'} end
@@ -120,38 +120,54 @@ if m[1] ~= 'countdown' then return {'state', m[1]} end
 local now = now_ms()
 local starts = tonumber(m[2])
 if now < starts then return {'wait', starts - now} end
-redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', starts,
-  'ends_at', starts + 1000 * tonumber(m[3]), 'unfinished', redis.call('HLEN', KEYS[2]))
-for i = 6, #KEYS do redis.call('HSET', KEYS[i], 'home', ARGV[3], 'moves', 0) end
+local f = {'state', 'running', 'started_at', starts, 'ends_at', starts + 1000 * tonumber(m[3]),
+  'unfinished', redis.call('HLEN', KEYS[2])}
+for i = 5, #ARGV do
+  f[#f + 1] = 'p:' .. ARGV[i] .. ':home'; f[#f + 1] = ARGV[3]
+  f[#f + 1] = 'p:' .. ARGV[i] .. ':moves'; f[#f + 1] = 0
+end
+redis.call('HSET', KEYS[1], unpack(f))
 local v = emit(KEYS[1], KEYS[3], ARGV[1], ARGV[2])
 local ttl = tonumber(m[3]) + tonumber(ARGV[4])
 for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
 return {'ok', v}
 """
 
-# The move path (MOVE, BATCH) is the hot one: per move it runs one HMGET of the race (state,
-# clock, version, the processes following it, whether this player's game is over), one TIME,
-# one RPUSH (its reply is the new length: the sequence check; a mismatch is undone at once and
-# answered stale or dup), one HSET of the player's state, one HSET of the race (the version),
-# one XADD — and a PUBLISH only when a process other than the caller follows the race (field
-# ``procs``, kept by FOLLOW): the caller hands the event to its own connections itself
-# (Store.local). Replies carry ``now`` so that the caller can rebuild the event's ``at``.
+# The move path (MOVE, BATCH) is the hot one. Per move it runs one HMGET of the race hash
+# (state, clock, version, the processes following the race, whether this player's game is
+# over), one TIME, one RPUSH (its reply is the new length: the sequence check; a mismatch is
+# undone at once and answered stale or dup), one HSET of the race hash (the version and the
+# player's fields ``p:<pid>:home|moves|last|progress_at|result|finished_at``) and one XADD — six
+# commands with the EVALSHA — plus a PUBLISH only when a process other than the caller follows
+# the race (field ``procs``, kept by FOLLOW): the caller hands the event to its own connections
+# itself (Store.local). Replies carry ``now`` so that the caller can rebuild the event's ``at``.
 MOVE_PRELUDE = PRELUDE + """
 local function move_head(meta, pid)
   local m = redis.call('HMGET', meta, 'state', 'started_at', 'ends_at', 'version', 'procs',
-    'done:' .. pid)
+    'p:' .. pid .. ':result')
   if m[1] ~= 'running' then return nil, {'err', 'not_running'} end
   local now = now_ms()
   if now >= tonumber(m[3]) then return nil, {'err', 'time_up'} end
-  if m[6] then return nil, {'err', 'already_finished'} end
+  if m[6] and m[6] ~= '' then return nil, {'err', 'already_finished'} end
   return m, now
 end
 local function others_follow(procs, me)
   return procs and procs ~= me
 end
+-- the race hash's fields after a player's move(s): version, then the player's own
+local function player_fields(pid, v, home, moves, elapsed, progressed, result)
+  local p = 'p:' .. pid .. ':'
+  local f = {'version', v, p .. 'home', home, p .. 'moves', moves, p .. 'last', elapsed}
+  if progressed then f[#f + 1] = p .. 'progress_at'; f[#f + 1] = elapsed end
+  if result ~= '' then
+    f[#f + 1] = p .. 'result'; f[#f + 1] = result
+    f[#f + 1] = p .. 'finished_at'; f[#f + 1] = elapsed
+  end
+  return f
+end
 """
 
-# KEYS meta log pstate ev | ARGV pid seq move home progressed result channel event_body process
+# KEYS meta log ev | ARGV pid seq move home progressed result channel event_body process
 # event_body: the msgpack ``progress`` event without ``elapsed`` and ``at`` (added here)
 MOVE = MOVE_PRELUDE + """
 local m, now = move_head(KEYS[1], ARGV[1])
@@ -165,24 +181,17 @@ if n ~= seq then
 end
 local elapsed = now - tonumber(m[2])
 local v = tonumber(m[4]) + 1
-local p = {'home', ARGV[4], 'moves', n + 1, 'last', elapsed}
-if ARGV[5] == '1' then p[#p + 1] = 'progress_at'; p[#p + 1] = elapsed end
+redis.call('HSET', KEYS[1],
+  unpack(player_fields(ARGV[1], v, ARGV[4], n + 1, elapsed, ARGV[5] == '1', ARGV[6])))
 local unfinished = -1
-if ARGV[6] ~= '' then
-  p[#p + 1] = 'result'; p[#p + 1] = ARGV[6]; p[#p + 1] = 'finished_at'; p[#p + 1] = elapsed
-  redis.call('HSET', KEYS[1], 'version', v, 'done:' .. ARGV[1], ARGV[6])
-  unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
-else
-  redis.call('HSET', KEYS[1], 'version', v)
-end
-redis.call('HSET', KEYS[3], unpack(p))
+if ARGV[6] ~= '' then unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1) end
 local payload = add_fields(ARGV[8], {'elapsed', elapsed, 'at', now})
-redis.call('XADD', KEYS[4], v .. '-0', 'e', payload)
+redis.call('XADD', KEYS[3], v .. '-0', 'e', payload)
 if others_follow(m[5], ARGV[9]) then redis.call('PUBLISH', ARGV[7], v .. ':' .. payload) end
 return {'ok', v, elapsed, unfinished, now}
 """
 
-# KEYS meta log pstate ev | ARGV pid seq k result channel process, then per move (k times):
+# KEYS meta log ev | ARGV pid seq k result channel process, then per move (k times):
 #   move home progressed event_body
 # A batch of moves (autoplay, finish, a move with auto): ONE sequence check, then every move
 # appended and one progress event emitted per move (versions stay gap-free; each event is what
@@ -217,20 +226,13 @@ for i = 1, k do
   if ARGV[b + 2] == '1' then progressed = true end
   v = v + 1
   local payload = add_fields(ARGV[b + 3], {'elapsed', elapsed, 'at', now})
-  redis.call('XADD', KEYS[4], v .. '-0', 'e', payload)
+  redis.call('XADD', KEYS[3], v .. '-0', 'e', payload)
   if publish then redis.call('PUBLISH', ARGV[5], v .. ':' .. payload) end
 end
-local p = {'home', ARGV[7 + 4 * (k - 1) + 1], 'moves', n + k, 'last', elapsed}
-if progressed then p[#p + 1] = 'progress_at'; p[#p + 1] = elapsed end
+redis.call('HSET', KEYS[1], unpack(player_fields(ARGV[1], v, ARGV[7 + 4 * (k - 1) + 1], n + k,
+  elapsed, progressed, ARGV[4])))
 local unfinished = -1
-if ARGV[4] ~= '' then
-  p[#p + 1] = 'result'; p[#p + 1] = ARGV[4]; p[#p + 1] = 'finished_at'; p[#p + 1] = elapsed
-  redis.call('HSET', KEYS[1], 'version', v, 'done:' .. ARGV[1], ARGV[4])
-  unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
-else
-  redis.call('HSET', KEYS[1], 'version', v)
-end
-redis.call('HSET', KEYS[3], unpack(p))
+if ARGV[4] ~= '' then unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1) end
 return {'ok', v, elapsed, unfinished, now}
 """
 
@@ -250,23 +252,23 @@ else redis.call('HSET', KEYS[1], 'procs', table.concat(out, ',')) end
 return #out
 """
 
-# KEYS meta pstate ev racers | ARGV pid channel dealt_home (home of a racer who never moved)
+# KEYS meta ev racers | ARGV pid channel dealt_home (home of a racer who never moved)
 RESIGN = PRELUDE + """
-local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
+local p = 'p:' .. ARGV[1] .. ':'
+local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at', p .. 'result',
+  p .. 'home', p .. 'moves')
 if not m[1] then return {'err', 'race_not_found'} end
-if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 0 then return {'err', 'not_in_race'} end
 if m[1] ~= 'running' then return {'err', 'not_running'} end
 local now = now_ms()
 if now >= tonumber(m[3]) then return {'err', 'time_up'} end
-local p = redis.call('HMGET', KEYS[2], 'result', 'home', 'moves')
-if p[1] and p[1] ~= '' then return {'err', 'already_finished'} end
+if m[4] and m[4] ~= '' then return {'err', 'already_finished'} end
 local elapsed = now - tonumber(m[2])
-redis.call('HSET', KEYS[2], 'result', 'resigned', 'finished_at', elapsed)
-redis.call('HSET', KEYS[1], 'done:' .. ARGV[1], 'resigned')
+redis.call('HSET', KEYS[1], p .. 'result', 'resigned', p .. 'finished_at', elapsed)
 local unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
-local ev = {k='progress', player=ARGV[1], home=tonumber(p[2] or ARGV[3]),
-  moves=tonumber(p[3] or '0'), elapsed=elapsed, result='resigned'}
-return {'ok', emit(KEYS[1], KEYS[3], ARGV[2], cmsgpack.pack(ev)), elapsed, unfinished}
+local ev = {k='progress', player=ARGV[1], home=tonumber(m[5] or ARGV[3]),
+  moves=tonumber(m[6] or '0'), elapsed=elapsed, result='resigned'}
+return {'ok', emit(KEYS[1], KEYS[2], ARGV[2], cmsgpack.pack(ev)), elapsed, unfinished}
 """
 
 # KEYS meta ev result | ARGV channel end_event_bytes version_read finisher

@@ -35,6 +35,7 @@ SAMPLES: dict[str, tuple[tuple[str, object], tuple[str, object]]] = {
     "ping_interval": (("5s", 5.0), ("10", 10.0)),
     "session_ttl": (("1d", 86400.0), ("12h", 43200.0)),
     "log_level": (("debug", "DEBUG"), ("warning", "WARNING")),
+    "loop": (("uvloop", "uvloop"), ("asyncio", "asyncio")),
     "process_id": (("env-proc", "env-proc"), ("flag-proc", "flag-proc")),
     "countdown": (("0", 0.0), ("2.5s", 2.5)),
     "quick_time_limit": (("300", 300), ("120", 120)),

@@ -192,8 +192,8 @@ async def test_conditional_append(store: Store) -> None:
     rid = await running_race(store)
     ok = await move(store, rid, "p1", 0, "t1f1", home=1, progressed=True)
     assert ok.status == "ok"
-    version, elapsed, unfinished = ok.values
-    assert elapsed >= 0 and unfinished == -1
+    version, elapsed, unfinished, now = ok.values
+    assert elapsed >= 0 and unfinished == -1 and now >= elapsed
     dup = await move(store, rid, "p1", 0, "t1f1", home=1)
     assert (dup.status, dup.values) == ("dup", (1,)), "a retried move must not apply twice"
     for seq, text in ((0, "sw"), (1 + 4, "sw"), (7, "t1f1")):
@@ -316,6 +316,9 @@ async def test_versions_are_consecutive_in_stream_and_pubsub(store: Store, redis
     listener = Redis.from_url(redis_url, decode_responses=False)
     pubsub = listener.pubsub()
     await pubsub.subscribe(Keys.race_channel(rid))
+    store.process = "listener"  # another process follows the race: moves are published too
+    await store.follow(rid, True)
+    store.process = "mover"
     try:
         for pid in ("p1", "p2", "p3"):
             await store.join(rid, pid, pid)
@@ -350,6 +353,47 @@ async def test_versions_are_consecutive_in_stream_and_pubsub(store: Store, redis
         await listener.aclose()
 
 
+async def test_moves_publish_only_when_another_process_follows(store: Store, redis_url: str
+                                                                ) -> None:
+    """The mover's own process delivers its moves itself (Store.local); pub/sub carries them
+    only to other followers. Every event is in the stream either way."""
+    rid = await running_race(store)
+    store.process = "me"
+    local: list[tuple[str, int, dict[str, Any]]] = []
+    store.local = lambda r, v, ev: local.append((r, v, ev))
+    listener = Redis.from_url(redis_url, decode_responses=False)
+    pubsub = listener.pubsub()
+    await pubsub.subscribe(Keys.race_channel(rid))
+
+    async def published() -> list[int]:
+        out = []
+        while (msg := await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)):
+            out.append(int(msg["data"].partition(b":")[0]))
+        return out
+
+    try:
+        await store.follow(rid, True)  # only this process follows: nothing to publish
+        assert (await move(store, rid, "p1", 0, "sw")).status == "ok"
+        assert await published() == []
+        store.process = "other"
+        await store.follow(rid, True)
+        store.process = "me"  # now another process follows too
+        v2 = (await move(store, rid, "p1", 1, "sw")).values[0]
+        assert await published() == [v2]
+        store.process = "other"
+        await store.follow(rid, False)
+        store.process = "me"
+        await move(store, rid, "p1", 2, "sw")
+        assert await published() == []
+        events = [e for e in await store.events_since(rid, 0) if e.get("k") == "progress"]
+        assert len(events) == 3
+        assert [(v, ev) for _, v, ev in local] == [(e["v"], e) for e in events]
+        assert {r for r, _, _ in local} == {rid}
+    finally:
+        await pubsub.aclose()
+        await listener.aclose()
+
+
 # ----------------------------------------------------------------------------- retention
 
 
@@ -367,8 +411,7 @@ async def test_retire_gives_every_race_key_its_ttl(store: Store) -> None:
     await store.finish(rid, msgpack.packb({"k": "end"}), int((await meta(store, rid))["version"]))
     keys = await race_keys(store, rid)
     expected = {Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.ready(rid),
-                Keys.events(rid), Keys.result(rid), Keys.log(rid, "p1"), Keys.log(rid, "p2"),
-                Keys.pstate(rid, "p1"), Keys.pstate(rid, "p2")}
+                Keys.events(rid), Keys.result(rid), Keys.log(rid, "p1"), Keys.log(rid, "p2")}
     assert expected <= set(keys), set(expected) - set(keys)
     for key in keys:  # a live race's keys outlive its time limit (or have no TTL yet)
         ttl = await store.redis.ttl(key)
@@ -445,7 +488,7 @@ async def test_every_script_call_stays_in_one_race_slot(store: Store) -> None:
     for key in await race_keys(store, rid):
         assert keyslot(key) == slot, key
     assert keyslot(Keys.race_channel(rid)) == slot
-    assert keyslot(Keys.log(rid, "p1")) == keyslot(Keys.pstate(rid, "p2")) == slot
+    assert keyslot(Keys.log(rid, "p1")) == keyslot(Keys.log(rid, "p2")) == slot
 
 
 # ----------------------------------------------------------------------------- sessions, quick
