@@ -556,9 +556,13 @@ def _sleep_until(epoch: float) -> None:
 # ----------------------------------------------------------------------------- profile
 
 
-def start_py_spy(pid: int, seconds: float, out: Path) -> subprocess.Popen[bytes] | None:
+def py_spy() -> str | None:
     # PATH first, then beside this interpreter (a venv's bin/ is often not on PATH)
-    exe = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+    return shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+
+
+def start_py_spy(pid: int, seconds: float, out: Path) -> subprocess.Popen[bytes] | None:
+    exe = py_spy()
     if exe is None:
         print("(--profile: py-spy is not installed: pip install py-spy)", file=sys.stderr)
         return None
@@ -650,6 +654,29 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}×"
 
 
+#: issue 14's targets: throughput >= 0.35x echo at N=100 and N=1000, p99 <= 3x echo's at
+#: N=100, server CPU <= 150 us per move, Redis commands per move <= 6
+TARGET_RATE, TARGET_P99, TARGET_CPU_US, TARGET_CMDS = 0.35, 3.0, 150.0, 6.0
+
+
+def target_rows(rows: list[tuple[Measure, Measure]]) -> list[tuple[str, str, bool]]:
+    """(target, measured, met) for the rows of this run the targets speak of (N=100, 1000)."""
+    out = []
+    for e, s in rows:
+        if s.n not in (100, 1000) or not s.count or not e.count:
+            continue
+        out.append((f"throughput ≥ {TARGET_RATE}× echo at N={s.n}", ratio(s.rate, e.rate),
+                    s.rate >= TARGET_RATE * e.rate))
+        if s.n == 100:
+            out.append((f"p99 ≤ {TARGET_P99:g}× echo's at N={s.n}", ratio(s.p99, e.p99),
+                        s.p99 <= TARGET_P99 * e.p99))
+        out.append((f"server CPU ≤ {TARGET_CPU_US:g} µs/move at N={s.n}", fmt(s.server_us),
+                    s.server_us <= TARGET_CPU_US))
+        out.append((f"Redis commands ≤ {TARGET_CMDS:g} per move at N={s.n}",
+                    fmt(s.cmds_per, 1), s.cmds_per <= TARGET_CMDS))
+    return out
+
+
 def print_report(
     info: dict[str, str],
     args: argparse.Namespace,
@@ -737,6 +764,15 @@ def print_report(
         w("|---|---:|")
         for cmd, calls in list(mix_row.cmd_mix.items())[:12]:
             w(f"| {cmd} | {calls / mix_row.count:.2f} |")
+    targets = target_rows(rows)
+    if targets:
+        w("")
+        w("## Issue 14's targets (this run)")
+        w("")
+        w("| target | measured | met |")
+        w("|---|---|:---:|")
+        for what, measured, ok in targets:
+            w(f"| {what} | {measured} | {'yes' if ok else 'no'} |")
     w("")
     w("## Checks")
     w("")
@@ -801,6 +837,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="also profile the server with py-spy (one more window at N=--profile-n)"
                    "; its raw collapsed stacks go to this file, a summary to the report")
     p.add_argument("--profile-n", type=int, default=100, help="N of the profiled window (100)")
+    p.add_argument("--no-profile", action="store_true",
+                   help="skip the profile (it is on by default, outside --smoke, when py-spy is "
+                   "installed: the raw stacks go to $TMPDIR/solrace-profile.txt)")
     p.add_argument("--json", type=Path, default=None, help="write every figure here as JSON")
     p.add_argument("--seed", type=int, default=1, help="seed of the load generators' choices")
     p.add_argument("--players", choices=("random", "weak", "medium", "strong"),
@@ -827,6 +866,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.warmup = args.warmup if args.warmup is not None else (0.3 if smoke else 2.0)
     args.idle_conns = args.idle_conns if args.idle_conns is not None else (50 if smoke else 500)
     args.procs_n = args.procs_n if args.procs_n is not None else (10 if smoke else 100)
+    if args.profile is None and not smoke and not args.no_profile and py_spy() is not None:
+        args.profile = Path(tempfile.gettempdir()) / "solrace-profile.txt"
     return args
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import signal
 import sys
 from collections.abc import Sequence
@@ -100,7 +101,9 @@ class Server:
                                                health_check_interval=10)
             hub = Hub(self.pubsub_redis, cfg.process_id)
         await hub.start()
-        store.process = cfg.process_id
+        # unique per server instance even if two share a --process-id (or one interpreter):
+        # a move skips PUBLISH when the mover's own id is the race's only follower
+        store.process = f"{cfg.process_id}/{secrets.token_hex(4)}"
         store.local = hub.deliver  # this process's moves reach its own connections directly
         hub.follow = store.follow  # and other processes' moves are published to this one
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))

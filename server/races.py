@@ -442,16 +442,17 @@ class RaceService:
         status = game.status
         result = status.value if status in (Status.WON, Status.LOST) else ""
         after, change = advance(game, e.view)
+        home, done = game.cards_home, move.text()
         event: dict[str, Any] = {
-            "k": "progress", "player": player.pid, "home": game.cards_home,
-            "moves": len(game.moves), "move": move.text(), "delta": change,
+            "k": "progress", "player": player.pid, "home": home,
+            "moves": len(game.moves), "move": done, "delta": change,
         }
         if result:
             event["result"] = result
         try:
             res = await self.store.append_move(
-                rid, player.pid, seq, move.text(), game.cards_home,
-                game.cards_home > before_home, result, msgpack.packb(event),
+                rid, player.pid, seq, done, home, home > before_home, result,
+                msgpack.packb(event),
             )
         except BaseException:  # store unreachable: the cache must not keep an unlogged move
             game.pop()
@@ -480,7 +481,7 @@ class RaceService:
         if unfinished == 0:
             self._spawn(self.try_finish(rid))
         return {"seq": len(game.moves), "delta": change, "v": version, "elapsed": elapsed,
-                "status": status.value, "move": move.text(), "moves": [move.text()],
+                "status": status.value, "move": done, "moves": [done],
                 "legal": legal_texts(game)}
 
     async def resign(self, player: Player, rid: str) -> dict[str, Any]:
