@@ -146,6 +146,10 @@ class _Metric:
         raise NotImplementedError
 
     def _labels(self, values: tuple[object, ...], named: dict[str, object]) -> object:
+        if not named:  # the hot path: string values already seen (they are their own key)
+            child = self._children.get(values)  # type: ignore[call-overload]
+            if child is not None:
+                return child
         if named:
             if values or set(named) != set(self.labelnames):
                 raise ValueError(f"{self.name} takes labels {self.labelnames}, got {named}")
