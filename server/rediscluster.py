@@ -300,6 +300,8 @@ class RedisClusterProcess:
         covered = sum(hi - lo + 1 for i in topo if i.master and not i.failed for lo, hi in i.slots)
         if covered != 16384:
             return False
+        if self.replicas and any(i.master and not i.slots and i.port in live for i in topo):
+            return False  # a node not yet turned into a replica
         for i in topo:
             if i.master and i.slots and i.port in live:
                 with self.client(i.port) as r:
