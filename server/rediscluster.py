@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -207,7 +206,7 @@ class RedisClusterProcess:
 
     def stop(self) -> None:
         for node in self.nodes:
-            node._terminate(signal.SIGTERM)
+            node.stop()
         if not self._dir_given:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
@@ -215,7 +214,7 @@ class RedisClusterProcess:
         """Stop every node (SIGTERM flushes the AOF) and start them all again on the same ports
         and data: the cluster comes back from its AOF files and ``nodes.conf``."""
         for node in self.nodes:
-            node._terminate(signal.SIGTERM)
+            node.stop()
         for node in self.nodes:
             node.restart()
         self.wait_ok(timeout)
