@@ -148,7 +148,7 @@ def measure(label: str, url: str, nodes: list[Node], work: Path, args: argparse.
         progress(f"{label}: first internal error:\n{log[at:at + 3000]}")
     per = bench.per_node()
     masters = [n for n in nodes if n.master]
-    races = races_per_master(cluster) if cluster else {nodes[0].port: 0}
+    races = races_per_master(cluster) if cluster else {nodes[0].port: 1}  # all of them
     total_races = sum(races.values()) or 1
     total_cmds = sum(per[n.port][1] for n in masters) or 1
     rows = []

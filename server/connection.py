@@ -209,7 +209,7 @@ class Connection:
             self.send(P.error(req_id, exc.code, exc.reason, **exc.extra))
         except (RedisError, RedisClusterException, OSError) as exc:
             metrics.ERRORS.labels("unavailable").inc()
-            log.warning("store unavailable during %s: %s", kind, exc)
+            log.warning("store unavailable during %s: %s: %s", kind, type(exc).__name__, exc)
             self.send(P.error(req_id, "unavailable", unavailable_reason(exc)))
         except Exception:
             metrics.ERRORS.labels("internal").inc()

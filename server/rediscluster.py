@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -56,13 +55,25 @@ def _free(port: int) -> bool:
 
 
 def pick_cluster_ports(n: int) -> list[int]:
-    """``n`` ports whose cluster-bus twins (``+10000``) are free too."""
+    """``n`` ports whose cluster-bus twins (``+10000``) are free too. Both stay below the
+    kernel's ephemeral range (usually 32768-60999), so a port the OS hands to someone else's
+    ``bind(0)`` or outgoing connection cannot take a bus port between this check and the
+    node's start."""
+    low = _ephemeral_low()
     out: list[int] = []
     while len(out) < n:
-        port = random.randint(20000, 45000)
+        port = random.randint(10000, max(10001, low - BUS_OFFSET - 1))
         if port not in out and _free(port) and _free(port + BUS_OFFSET):
             out.append(port)
     return out
+
+
+def _ephemeral_low() -> int:
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as fh:
+            return int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 class ClusterNodeInfo:
@@ -101,13 +112,17 @@ class RedisClusterProcess:
         self._dir_given = data_dir is not None
         self.data_dir = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="solrace-rc-"))
         self.node_timeout_ms = node_timeout_ms
-        ports = pick_cluster_ports(masters * (1 + replicas))
-        self.nodes = [
+        self.appendfsync = appendfsync
+        self.nodes = self._make_nodes()
+
+    def _make_nodes(self) -> list[RedisProcess]:
+        ports = pick_cluster_ports(self.masters * (1 + self.replicas))
+        return [
             RedisProcess(
                 port=port, data_dir=self.data_dir / f"node-{port}", appendonly=True,
-                appendfsync=appendfsync,
+                appendfsync=self.appendfsync,
                 extra_args=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                            "--cluster-node-timeout", str(node_timeout_ms),
+                            "--cluster-node-timeout", str(self.node_timeout_ms),
                             # a replica may be promoted however long its master was gone
                             "--cluster-replica-validity-factor", "0",
                             "--appendfilename", "appendonly.aof",
@@ -129,9 +144,18 @@ class RedisClusterProcess:
     # -- lifecycle -----------------------------------------------------------------------
 
     def start(self, timeout: float = 30.0) -> RedisClusterProcess:
-        for node in self.nodes:
-            node.data_dir.mkdir(parents=True, exist_ok=True)
-            node.start()
+        for attempt in range(3):
+            try:
+                for node in self.nodes:
+                    node.data_dir.mkdir(parents=True, exist_ok=True)
+                    node.start()
+                break
+            except RedisProcessError:  # a port was taken meanwhile: others, elsewhere
+                for node in self.nodes:
+                    node.stop()
+                if attempt == 2:
+                    raise
+                self.nodes = self._make_nodes()
         if self.masters < 3:  # redis-cli refuses fewer than 3 masters
             self._create_small()
             self.wait_ok(timeout)
@@ -182,7 +206,7 @@ class RedisClusterProcess:
 
     def stop(self) -> None:
         for node in self.nodes:
-            node._terminate(signal.SIGTERM)
+            node.stop()
         if not self._dir_given:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
@@ -190,7 +214,7 @@ class RedisClusterProcess:
         """Stop every node (SIGTERM flushes the AOF) and start them all again on the same ports
         and data: the cluster comes back from its AOF files and ``nodes.conf``."""
         for node in self.nodes:
-            node._terminate(signal.SIGTERM)
+            node.stop()
         for node in self.nodes:
             node.restart()
         self.wait_ok(timeout)
@@ -275,6 +299,8 @@ class RedisClusterProcess:
         covered = sum(hi - lo + 1 for i in topo if i.master and not i.failed for lo, hi in i.slots)
         if covered != 16384:
             return False
+        if self.replicas and any(i.master and not i.slots and i.port in live for i in topo):
+            return False  # a node not yet turned into a replica
         for i in topo:
             if i.master and i.slots and i.port in live:
                 with self.client(i.port) as r:

@@ -71,7 +71,8 @@ def open_client(url: str, *, max_connections: int = 64, retries: int = 3,
     Single Redis: a blocking pool (commands queue when every connection is busy) with
     ``retries`` retries after a lost connection — as the server always had. Cluster: a
     :class:`RedisCluster` whose retries also cover a failover window (about 2 s of backoff
-    before a request gives up and the caller answers ``unavailable``).
+    before a request gives up and the caller answers ``unavailable``), with up to
+    ``max(8 * max_connections, 512)`` connections per node.
     """
     if not is_cluster_url(url):
         return Redis.from_pool(BlockingConnectionPool.from_url(
@@ -80,7 +81,11 @@ def open_client(url: str, *, max_connections: int = 64, retries: int = 3,
             retry=_retry(retries, cap=1.0),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
         ))
-    return open_cluster(url, max_connections=max_connections, retries=max(retries, 6))
+    # The cluster pool does not queue a command when every connection of a node is busy (it
+    # raises MaxConnectionsError), so it gets far more connections per node than the single
+    # pool, which waits.
+    return open_cluster(url, max_connections=max(8 * max_connections, 512),
+                        retries=max(retries, 6))
 
 
 def open_cluster(url: str, *, max_connections: int = 64, retries: int = 6,
