@@ -55,8 +55,11 @@ local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='join', player=ARGV[1
 local ttl = redis.call('TTL', KEYS[1])
 if ttl > 0 then for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ttl) end end
 if ARGV[4] == '1' then
+  -- joining ready (quick pairing, dailies, practice): the log says so with a ready event,
+  -- exactly as if the racer had sent race.ready
   redis.call('SADD', KEYS[5], ARGV[1])
   if ttl > 0 then redis.call('EXPIRE', KEYS[5], ttl) end
+  emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='ready', player=ARGV[1]}))
   maybe_countdown(KEYS[1], KEYS[2], KEYS[5], KEYS[4], ARGV[3], ARGV[5])
 end
 return {'ok', v}

@@ -1,0 +1,96 @@
+"""Issue 10: standings among non-winners (item 7), the ``ready`` event of ``daily.start``
+(item C) and practice races that do not hold a human hostage (item 14)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import harness
+import pytest
+from harness import RawConnection, running_server, ws_url
+from solrace.client.library import Client
+from solrace.server.races import standings
+from solrace.server.store.records import RaceRecord
+from test_daily import WIN_VARIANT, end_of, store_daily
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def record(players: dict[str, dict[str, str]]) -> RaceRecord:
+    order = list(players)
+    return RaceRecord(rid="r" * 16, meta={"started_at": "0", "ends_at": "600000"},
+                      order=order, names={p: p for p in order}, ready=set(order),
+                      players=players)
+
+
+def ranked(players: dict[str, dict[str, str]]) -> list[str]:
+    return [r["player"] for r in standings(record(players))]
+
+
+def test_doing_nothing_never_outranks_playing() -> None:
+    """Equal cards home: the racer who resigned without a move ranks below one who played,
+    whatever their seats (the old rule, fewer moves first, put the idle racer first)."""
+    idle = {"result": "resigned", "moves": "0", "home": "0", "finished_at": "1000"}
+    played = {"result": "resigned", "moves": "40", "home": "0", "finished_at": "90000"}
+    timeout = {"moves": "120", "home": "0"}
+    assert ranked({"idle": idle, "played": played}) == ["played", "idle"]
+    assert ranked({"played": played, "idle": idle}) == ["played", "idle"]
+    assert ranked({"idle": idle, "timeout": timeout, "played": played}) == [
+        "timeout", "played", "idle"]
+
+
+def test_non_winners_by_home_then_who_got_there_first_then_moves() -> None:
+    early = {"result": "lost", "moves": "90", "home": "12", "progress_at": "50000"}
+    late = {"result": "resigned", "moves": "30", "home": "12", "progress_at": "80000"}
+    more_home = {"result": "lost", "moves": "5", "home": "13", "progress_at": "99000"}
+    winner = {"result": "won", "moves": "200", "home": "52", "finished_at": "300000",
+              "progress_at": "300000"}
+    assert ranked({"late": late, "early": early, "more": more_home, "winner": winner}) == [
+        "winner", "more", "early", "late"]
+
+
+async def test_idle_resign_ranks_below_a_racer_who_played_end_to_end(redis_url: str) -> None:
+    """A real race: alice resigns at once, bob draws a few cards (none home) and resigns."""
+    async with running_server(redis_url) as server, \
+            harness.clients(ws_url(server), "alice", "bob") as (alice, bob):
+        race = await alice.create_race("unlimited", {})
+        rid = race["race"]
+        await bob.join(race=rid)
+        await asyncio.gather(alice.ready(rid), bob.ready(rid))
+        await harness_wait_running(alice, rid)
+        await harness_wait_running(bob, rid)
+        await alice.resign(rid)
+        for _ in range(3):
+            await bob.move(rid, "sw")
+        await bob.resign(rid)
+        end = await end_of(bob, rid)
+        assert [r["name"] for r in end["standings"]] == ["bob", "alice"], end["standings"]
+        harness.check_standings(end["standings"])
+
+
+async def harness_wait_running(c: Client, rid: str) -> None:
+    for _ in range(100):
+        if rid in c.boards:
+            return
+        await c.sync(rid)
+        await asyncio.sleep(0.05)
+    raise AssertionError("the race did not start")
+
+
+async def test_daily_start_sends_join_ready_countdown_start(redis_url: str) -> None:
+    """docs/protocol.md 5.17: after the reply, the join, ready, countdown and start events."""
+    await store_daily(redis_url)
+    async with running_server(redis_url) as server:
+        conn = await RawConnection.open(ws_url(server))
+        await conn.hello("alice")
+        reply = await conn.request("daily.start", variant=WIN_VARIANT)
+        assert reply["t"] == "race", reply
+        kinds: list[Any] = []
+        async with asyncio.timeout(10):
+            while len(kinds) < 4:
+                msg = await conn.recv()
+                if msg["t"] == "event":
+                    kinds.append((msg["v"], msg["k"]))
+        assert kinds == [(1, "join"), (2, "ready"), (3, "countdown"), (4, "start")], kinds
+        await conn.close()
