@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.client import opengames
 from solrace.client.commands import (
     CommandError,
     option_dict,
@@ -82,14 +83,30 @@ def invite_code(text: str) -> str:
     return code
 
 
+def bounded(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``lo..hi``, refused on the command line whether or
+    not it ends up used (a resumed game takes no settings, but a typo is still a typo)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
+        return value
+
+    return parse
+
+
 def add_race_settings(parser: argparse.ArgumentParser) -> None:
     """``--option``, ``--seats``, ``--time-limit``, ``--rated``: a new race's settings."""
     parser.add_argument("-o", "--option", dest="options", type=parse_options, action="append",
                         default=[], metavar="K=V",
                         help="variant option, repeatable (see 'solrace variants')")
-    parser.add_argument("--seats", type=int, default=2, metavar="N",
+    parser.add_argument("--seats", type=bounded(2, 8), default=2, metavar="N",
                         help="racers, 2..8 (default 2; new races only)")
-    parser.add_argument("--time-limit", type=int, default=600, metavar="S",
+    parser.add_argument("--time-limit", type=bounded(30, 7200), default=600, metavar="S",
                         help="time limit in seconds, 30..7200 (default 600; new races only)")
     parser.add_argument("--rated", action="store_true",
                         help="a rated race (spectators watch with a delay; new races only)")
@@ -111,6 +128,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     how.add_argument("--invite", type=invite_code, metavar="CODE", help="join a race by code")
     how.add_argument("--quick", action="store_true",
                      help="be paired with the next player waiting for the same variant")
+    how.add_argument("--race", metavar="ID", default=None,
+                     help="resume this one of your open games (several are open: you choose)")
+    how.add_argument("--new", action="store_true",
+                     help="start or join a new race even though you have open games")
     add_race_settings(parser)
     add_play_arguments(parser)
 
@@ -752,15 +773,43 @@ def pile_summary(view: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------ the command
 
 
-def _resumable(welcome: dict[str, Any], fresh_wanted: bool) -> dict[str, Any] | None:
-    """The session's unfinished race to pick up: one being played always; one in the lobby
-    only when the command line did not ask for a different race."""
-    races = welcome.get("races") or []
-    for state in ("running", "countdown") + (() if fresh_wanted else ("lobby",)):
-        for race in races:
-            if race.get("state") == state:
-                return dict(race)
-    return None
+async def pick_open_game(welcome: dict[str, Any], args: argparse.Namespace,
+                         now_ms: int) -> dict[str, Any] | None:
+    """The open game to resume (:func:`solrace.client.opengames.choose`), or None."""
+    games = opengames.open_games(welcome, lobbies=not (args.invite or args.quick))
+    if args.invite:
+        same = [g for g in games if g.get("code") == args.invite]
+        if same:
+            return same[0]
+    asked_new = bool(args.invite or args.quick or args.variant)
+    label = ("join the race " + args.invite if args.invite else
+             "quick-pair for a new race" if args.quick else "create a new race")
+
+    def ask(prompt: str) -> str:
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise CommandError("no choice made (end of input)")
+        return line
+
+    try:
+        return await asyncio.to_thread(
+            opengames.choose, games, race=args.race, new=args.new, asked_new=asked_new,
+            ask=ask if interactive() else None, new_label=label, now_ms=now_ms)
+    except opengames.Choice as exc:
+        raise CommandError(str(exc)) from None
+
+
+def settings_ignored(args: argparse.Namespace) -> list[str]:
+    """Say so when new-race settings on the command line do not apply to a resumed game."""
+    given = [flag for flag, on in (("VARIANT", args.variant), ("--option", args.options),
+                                   ("--seats", args.seats != 2),
+                                   ("--time-limit", args.time_limit != 600),
+                                   ("--rated", args.rated)) if on]
+    if not given:
+        return []
+    return [f"note: {', '.join(given)} apply to new races only; resuming an open game "
+            "(--new starts a new race instead)"]
 
 
 async def play_main(args: argparse.Namespace) -> int:
@@ -773,8 +822,10 @@ async def play_main(args: argparse.Namespace) -> int:
     term = RaceTerminal(client, url, color=use_color(args), auto_ready=args.ready)
 
     async def enter() -> dict[str, Any] | None:
-        found = _resumable(client.welcome, bool(args.invite or args.quick))
-        if found is not None and (not args.invite or found.get("code") == args.invite):
+        found = await pick_open_game(client.welcome, args, term.server_now())
+        if found is not None:
+            for note in settings_ignored(args):
+                term.message(note)
             return await term.resume(found)
         try:
             if args.invite:
