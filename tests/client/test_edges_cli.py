@@ -1,0 +1,83 @@
+"""Issue 10, items 4, 5, 6 and part of 15: what ``solrace daily`` and ``solrace solve`` say."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from solrace.client import cli
+from solrace.client.commands import daily as daily_cmd
+from solrace.client.commands import solve as solve_cmd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+import harness  # noqa: E402
+from test_daily import WIN_VARIANT, store_daily  # noqa: E402
+from test_play_cli import inline  # noqa: E402, F401  (the fixture)
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def test_daily_info_says_finished_after_the_attempt(redis_url: str, inline: Any
+                                                          ) -> None:
+    await store_daily(redis_url)
+    async with harness.running_server(redis_url) as server:
+        url = harness.ws_url(server)
+        base = ["--server", url, "--name", "carol", "--no-color"]
+        code, out, _ = await inline("daily", WIN_VARIANT, "--info", *base)
+        assert code == 0 and "your ranked attempt: not played yet" in out, out
+        # play the attempt from the CLI's own saved session, then resign it
+        from solrace.client.session import login
+
+        client = await login(url, "carol")
+        try:
+            reply = await client.request("daily.start", variant=WIN_VARIANT)
+            rid = reply["race"]["race"]
+            code, out, _ = await inline("daily", WIN_VARIANT, "--info", *base)
+            assert f"in progress (race {rid})" in out, out
+            client.versions.setdefault(rid, 0)
+            await client.sync(rid)
+            await client.resign(rid)
+        finally:
+            await client.close()
+        for _ in range(50):
+            code, out, _ = await inline("daily", WIN_VARIANT, "--info", *base)
+            if "finished" in out:
+                break
+        assert f"your ranked attempt: finished (race {rid})" in out, out
+        assert "started" not in out
+
+
+async def test_a_ranked_daily_waits_for_enter_on_a_terminal(
+        redis_url: str, inline: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a terminal the clock does not start before enter: end of input there starts
+    nothing (the attempt stays unplayed)."""
+    await store_daily(redis_url)
+    monkeypatch.setattr(daily_cmd, "interactive", lambda: True)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    async with harness.running_server(redis_url) as server:
+        url = harness.ws_url(server)
+        code, out, _ = await inline("daily", WIN_VARIANT, "--server", url, "--name", "dave",
+                                    "--no-color")
+        assert code == 0, out
+        assert "press enter to start your ranked attempt" in out
+        assert "not started" in out
+        code, out, _ = await inline("daily", WIN_VARIANT, "--info", "--server", url,
+                                    "--name", "dave", "--no-color")
+        assert "not played yet" in out, out
+
+
+def test_solve_answers_in_seconds_and_says_what_to_do_when_unknown(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    args = cli.build_parser().parse_args(["solve", "unlimited"])
+    assert args.budget.nodes == 20_000 and args.budget.seconds is None
+    assert cli.main(["solve", "unlimited", "--seed", "1", "--budget", "1k", "-o", "draw=3"]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert "draw=3 foundation_takeback=yes" in first, first  # spaces, like every command
+    assert first.endswith(": unknown"), first  # 1k nodes decide nothing on this deal
+    assert "--budget 10k" in out and "--budget 60s" in out, out
+    assert "unknown" in solve_cmd.unknown_advice(args.budget)
+    assert "--budget 200k" in solve_cmd.unknown_advice(args.budget)
