@@ -13,11 +13,26 @@ from solrace.client.commands import daily as daily_cmd
 from solrace.client.commands import solve as solve_cmd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-import harness  # noqa: E402
-from test_daily import WIN_VARIANT, store_daily  # noqa: E402
-from test_play_cli import inline  # noqa: E402, F401  (the fixture)
+import asyncio
+
+import harness
+from test_daily import WIN_VARIANT, store_daily
 
 pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def inline(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+           ) -> Any:
+    """A command run in this process on a worker thread: (status, stdout, stderr)."""
+    monkeypatch.setenv("SOLRACE_HOME", str(tmp_path))
+
+    async def run(*argv: str) -> tuple[int, str, str]:
+        code = await asyncio.to_thread(cli.main, list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 async def test_daily_info_says_finished_after_the_attempt(redis_url: str, inline: Any
