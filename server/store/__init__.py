@@ -48,7 +48,8 @@ key (type) — holds — TTL
   member text sorts in ranking order (see ``daily.rank_key``) — DAILY_TTL
 * ``sr:lb:{<date>|<variant>}:entries`` (hash) — player id -> msgpack row (rank key, name,
   result, time, moves, home) — DAILY_TTL
-* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:wins``, ``:best_time``,
+* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:races``, ``:wins``,
+  ``:best_time``,
   ``:races_won``, ``:dailies``, ``:daily_wins``, ``:streak``, ``:best_streak``,
   ``:last_daily`` — no TTL
 * ``sr:rating:{<pid>}`` (hash) — ``<variant>`` -> ``rating,rd,volatility,games`` — no TTL
@@ -570,6 +571,11 @@ class Store:
         await self.batcher.call(self._win_stats, keys=[Keys.stats(pid)],
                                 args=[variant, "1" if won else "0", "1" if race_won else "0",
                                       time_ms])
+
+    async def race_played(self, pid: str, variant: str) -> None:
+        """Count a finished race (any result) in the player's all-time ``<variant>:races``."""
+        self._count()
+        await self.redis.hincrby(Keys.stats(pid), f"{variant}:races", 1)
 
     async def stats(self, pid: str) -> dict[str, str]:
         self._count()

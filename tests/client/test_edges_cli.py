@@ -96,3 +96,33 @@ def test_solve_answers_in_seconds_and_says_what_to_do_when_unknown(
     assert "--budget 10k" in out and "--budget 60s" in out, out
     assert "unknown" in solve_cmd.unknown_advice(args.budget)
     assert "--budget 200k" in solve_cmd.unknown_advice(args.budget)
+
+
+def test_standings_show_rating_changes() -> None:
+    """Item 8: a rated race's end shows each racer's rating before and after."""
+    from solrace.client.tui import standings_lines
+
+    end = {"reason": "done", "standings": [
+        {"rank": 1, "player": "a", "name": "ann", "result": "won", "home": 52, "moves": 90,
+         "elapsed": 60_000, "rating": {"before": 1500, "after": 1662, "rd": 290,
+                                       "provisional": True}},
+        {"rank": 2, "player": "b", "name": "bo", "result": "resigned", "home": 3, "moves": 9,
+         "elapsed": 9_000, "rating": {"before": 1500, "after": 1338, "rd": 290,
+                                      "provisional": True}}]}
+    text = "\n".join(standings_lines(end, me="b"))
+    assert "rating" in text and "1500 → 1662 (+162)" in text and "1500 → 1338 (-162)" in text
+    plain = "\n".join(standings_lines({"reason": "done", "standings": [
+        {k: v for k, v in end["standings"][0].items() if k != "rating"}]}))
+    assert "rating" not in plain and "→" not in plain
+
+
+def test_profile_counts_lost_races() -> None:
+    """Item 9: a player with only lost races has played (``races``)."""
+    from solrace.client.commands.profile import profile_lines
+
+    lines = profile_lines({"name": "alice", "player": "p", "ratings": {},
+                           "stats": {"unlimited": {"races": 4}}})
+    text = "\n".join(lines)
+    assert "nothing played" not in text and "races" in text
+    (row,) = [ln.split() for ln in lines if ln.startswith("  Unlimited")]
+    assert row[1] == "4", row

@@ -13,7 +13,7 @@ from solrace.client.session import SessionStore, login
 from test_play_cli import Cli, play_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-import harness  # noqa: E402
+import harness
 
 pytestmark = pytest.mark.timeout(120)
 

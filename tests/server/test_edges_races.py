@@ -94,3 +94,31 @@ async def test_daily_start_sends_join_ready_countdown_start(redis_url: str) -> N
                     kinds.append((msg["v"], msg["k"]))
         assert kinds == [(1, "join"), (2, "ready"), (3, "countdown"), (4, "start")], kinds
         await conn.close()
+
+
+async def test_profile_counts_races_lost_too(redis_url: str, tmp_path: Any,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 9: a player who lost every race has played: ``profile`` counts finished races
+    (``races``) whatever their result, and the CLI shows them instead of "nothing played"."""
+    from solrace.client import cli
+
+    monkeypatch.setenv("SOLRACE_HOME", str(tmp_path))
+    async with running_server(redis_url) as server, \
+            harness.clients(ws_url(server), "erin", "fred") as (erin, fred):
+        for _ in range(2):
+            race = await erin.create_race("unlimited", {})
+            rid = race["race"]
+            await fred.join(race=rid)
+            await asyncio.gather(erin.ready(rid), fred.ready(rid))
+            await harness_wait_running(erin, rid)
+            await harness_wait_running(fred, rid)
+            await erin.move(rid, "sw")
+            await erin.resign(rid)
+            await fred.resign(rid)
+            await end_of(fred, rid)
+        profile = await fred.request("profile")
+        assert profile["stats"]["unlimited"]["races"] == 2, profile
+        assert "wins" not in profile["stats"]["unlimited"]
+        code = await asyncio.to_thread(cli.main, ["profile", "fred", "--server", ws_url(server),
+                                                  "--name", "gina", "--no-color"])
+        assert code == 0

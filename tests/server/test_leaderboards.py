@@ -558,9 +558,9 @@ async def test_solrace_leaderboard_and_profile(redis_url: str, inline: Any) -> N
         assert rated == {"Sixes": ["and", "Sevens", "1500", "300", "1", "provisional"],
                          "Unlimited": ["1612", "95", "9"]}
         (unlimited,) = [ln.split() for ln in stats.splitlines() if ln.startswith("  Unlimited")]
-        # wins, best time, races won, dailies, daily wins, streak, best streak, last won daily:
-        # the 2020 streak of 2 is long broken, so it shows 0 and keeps its best
-        assert unlimited[1:] == ["1", "1:23.4", "1", "2", "2", "0", "2", "2020-01-02"]
+        # races, wins, best time, races won, dailies, daily wins, streak, best streak, last
+        # won daily: the 2020 streak of 2 is long broken, so it shows 0 and keeps its best
+        assert unlimited[1:] == ["0", "1", "1:23.4", "1", "2", "2", "0", "2", "2020-01-02"]
         (sixes,) = [ln.split() for ln in stats.splitlines() if ln.startswith("  Sixes")]
         assert sixes[-3:] == ["1", "1", day]  # today's streak is alive
         code, out, err = await inline("profile", "nobody", *base)
