@@ -134,8 +134,8 @@ SETTINGS: tuple[Setting, ...] = (
             "days ahead to certify dailies in the background (-1: only on demand)"),
     Setting("hint_budget", int, "solver node budget of one hint in a practice game"),
     Setting("bot_delay", float,
-            "scale of practice bots' think time per move (1: weak 1.5 s, medium 1 s, "
-            "strong 0.8 s; 0: no wait)"),
+            "scale of practice bots' think time per move (1: weak 4 s, medium 3 s, "
+            "strong 2 s, a person's pace; 0: no wait)"),
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),

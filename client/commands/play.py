@@ -183,6 +183,7 @@ class RaceTerminal:
         self.offset = 0  # server clock minus local clock, ms
         self.spectators = 0
         self.ready_sent = False
+        self.rivals_told = False  # said that every rival's game is over
         self.my_result: str | None = None
         self.end: dict[str, Any] | None = None
         self.done = False
@@ -399,6 +400,19 @@ class RaceTerminal:
                 self.message(f"{racer.name} {self._finish_words(racer)}")
         else:
             self.screen.line(self.rival_line(racer).strip())
+        if ev.get("result"):
+            self._rivals_done()
+
+    def _rivals_done(self) -> None:
+        """Once every rival's game is over and ours is not, say how to end the race now
+        instead of leaving the player to wait for the time limit."""
+        rivals = [r for r in self.racers.values() if r.pid != self.me]
+        if self.rivals_told or self.my_result or not rivals or not all(r.result for r in rivals):
+            return
+        self.rivals_told = True
+        who = "every bot" if self.summary.get("kind") == "practice" else "everyone else"
+        self.message(f"{who} has finished: play on to finish your game, or type 'resign' to "
+                     "end the race now and see the standings")
 
     def _finish_words(self, racer: Racer) -> str:
         words = {"won": "won", "lost": "is stuck (no legal move)", "resigned": "resigned"}
@@ -504,7 +518,9 @@ class RaceTerminal:
                 resent = True
         self.my_result = "resigned"
         self.refresh("status")
-        self.message("you resigned; waiting for the others to finish")
+        playing = [r for r in self.racers.values() if r.pid != self.me and not r.result]
+        self.message("you resigned; waiting for the others to finish" if playing
+                     else "you resigned; the race is over")
 
     @property
     def practice(self) -> bool:

@@ -78,3 +78,21 @@ async def test_play_lists_open_games_and_resumes_the_chosen_one(
         await cli.send("quit", close=True)
         code, out, err = await cli.finish()
         assert code == 0, err
+
+
+async def test_practice_says_how_to_end_once_the_bots_are_done(
+        redis_url: str, tmp_path: Path) -> None:
+    """Item 14: when every bot has finished, the player is told how to end the race now
+    (``resign``) instead of waiting for the time limit; resigning then ends it at once."""
+    async with harness.running_server(redis_url, bot_delay=0.0) as server:
+        cli = await Cli.start(tmp_path, "practice", "sixes-and-sevens", "--bot", "medium",
+                              "--seed", "1", "--server", harness.ws_url(server),
+                              "--name", "liam", "--no-color")
+        try:
+            await cli.read_until("every bot has finished", timeout=60)
+            await cli.send("resign")
+            out = await cli.read_until("standings — ", timeout=30)
+        finally:
+            cli.kill()
+        assert "you resigned; the race is over" in out
+        assert "waiting for the others" not in out

@@ -122,3 +122,19 @@ async def test_profile_counts_races_lost_too(redis_url: str, tmp_path: Any,
         code = await asyncio.to_thread(cli.main, ["profile", "fred", "--server", ws_url(server),
                                                   "--name", "gina", "--no-color"])
         assert code == 0
+
+
+def test_bots_move_at_a_persons_pace_as_documented() -> None:
+    """Item 14: a bot's think time per move is a person's (a strong bot at about a move a
+    second won before a person could read the board), and the documents say the same."""
+    from pathlib import Path
+
+    from solrace.server.bots import THINK
+    from solrace.shared.solver.bots import Strength
+
+    assert THINK == {Strength.WEAK: 4.0, Strength.MEDIUM: 3.0, Strength.STRONG: 2.0}
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    protocol = " ".join((docs / "protocol.md").read_text().split())
+    assert "about 4 s (weak), 3 s (medium) or 2 s (strong)" in protocol
+    assert "about 4 s weak, 3 s medium, 2 s strong" in " ".join(
+        (docs / "solver.md").read_text().split())
