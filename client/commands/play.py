@@ -275,6 +275,9 @@ class RaceTerminal:
             self.on_event(ev)
         self._result_from_board()
         self.redraw()
+        advice = default_options_advice(summary)
+        if advice and self.state in ("lobby", "countdown"):
+            self.message(advice)
         if self.state == "lobby":
             if self.auto_ready:
                 await self.get_ready()
@@ -756,6 +759,16 @@ class RaceTerminal:
             self.screen.frame(self.frame() + lines)
         else:
             self.screen.frame(lines)
+
+
+def default_options_advice(summary: dict[str, Any]) -> str | None:
+    """The variant's advice (``Variant.advice``) when the race plays its default options."""
+    variant = VARIANTS.get(str(summary.get("variant")))
+    if variant is None or not variant.advice:
+        return None
+    if dict(summary.get("options") or {}) != variant.normalize({}):
+        return None
+    return f"note: {variant.title} {variant.advice}"
 
 
 def hint_text(reply: dict[str, Any], board: dict[str, Any] | None = None) -> str:

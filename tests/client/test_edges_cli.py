@@ -126,3 +126,27 @@ def test_profile_counts_lost_races() -> None:
     assert "nothing played" not in text and "races" in text
     (row,) = [ln.split() for ln in lines if ln.startswith("  Unlimited")]
     assert row[1] == "4", row
+
+
+def test_seven_by_five_defaults_are_called_unwinnable(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """Item 11: ``solrace variants`` (text and JSON) and a race lobby on the default options
+    say Seven by Five is practically never winnable and name the preset."""
+    import json
+
+    from solrace.client.commands.play import default_options_advice
+
+    assert cli.main(["variants", "--no-color"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    block = out[out.index("seven-by-five"):out.index("double-aces-and-kings")]
+    assert "practically no deal can be won" in block and "-o empty_fill=any" in block
+    assert cli.main(["variants", "--json"]) == 0
+    doc = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
+    assert "cells=5" in doc["seven-by-five"]["advice"] and doc["unlimited"]["advice"] is None
+    lobby = {"variant": "seven-by-five", "options": {"cells": "0", "empty_fill": "king"}}
+    assert "practically no deal can be won" in (default_options_advice(lobby) or "")
+    assert default_options_advice({**lobby, "options": {"cells": "5", "empty_fill": "any"}}
+                                  ) is None
+    assert default_options_advice({"variant": "unlimited", "options": {}}) is None
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "practically never winnable" in readme
