@@ -234,6 +234,9 @@ class Screen:
     def width(self) -> int:
         return shutil.get_terminal_size((160, 50)).columns
 
+    def height(self) -> int:
+        return shutil.get_terminal_size((160, 50)).lines
+
 
 # ------------------------------------------------------------------------------ formatting
 

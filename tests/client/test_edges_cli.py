@@ -150,3 +150,27 @@ def test_seven_by_five_defaults_are_called_unwinnable(capsys: pytest.CaptureFixt
     assert default_options_advice({"variant": "unlimited", "options": {}}) is None
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "practically never winnable" in readme
+
+
+def test_watch_keeps_the_header_on_an_80_by_24_terminal() -> None:
+    """Item 13: three Forty and Eight boards at 80 columns used to stack into a frame far
+    taller than the terminal, scrolling the header and the first board away."""
+    from solrace.client.commands.watch import RaceView
+    from solrace.shared.engine import Game
+    from solrace.shared.views import view_of
+
+    view = view_of(Game("forty-and-eight", None, 3)).wire()
+    racers = [{"player": f"p{i}", "name": f"racer{i}", "ready": True} for i in range(3)]
+    reply = {"race": {"race": "r" * 16, "code": "ABCDEF", "variant": "forty-and-eight",
+                      "options": {}, "state": "running", "racers": racers},
+             "boards": {r["player"]: {"seq": 0, "view": view} for r in racers}, "v": 5,
+             "delay": 0.0, "spectators": 1}
+    race = RaceView(reply)
+    tall = race.frame(False, 80, 0)
+    assert len(tall) > 24  # what the old frame was at any height
+    fitted = race.frame(False, 80, 0, height=24)
+    assert len(fitted) <= 23 and fitted[0].startswith("watching race")
+    text = "\n".join(fitted)
+    assert all(f"racer{i}" in text for i in range(3))
+    assert "not shown" in text and "0/104 home" in text
+    assert race.frame(False, 400, 0, height=200) == race.frame(False, 400, 0)  # room: all
