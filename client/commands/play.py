@@ -63,7 +63,9 @@ HELP = "race in the terminal: join by invite code, quick-pair, or create a race"
 
 DEFAULT_VARIANT = "unlimited"
 RECONNECT_FOR = 60.0  # seconds of retrying before giving up on a lost connection
-MESSAGES = 3  # message lines kept on the terminal frame
+MESSAGES = 5  # message lines shown on the terminal frame ('log' shows more)
+HISTORY = 50  # message lines kept for 'log'
+LOG_WORDS = frozenset({"log", "messages"})
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 HELP_WORDS = frozenset({"help", "h", "?"})
 BOARD_WORDS = frozenset({"board", "b"})
@@ -179,6 +181,7 @@ class RaceTerminal:
         self._history: list[dict[str, Any]] = []
         self.held: deque[str] = deque()
         self.messages: deque[str] = deque(maxlen=MESSAGES)
+        self.history: deque[str] = deque(maxlen=HISTORY)
         self.slots: dict[str, int] = {}
         self.offset = 0  # server clock minus local clock, ms
         self.spectators = 0
@@ -357,6 +360,9 @@ class RaceTerminal:
                 self.redraw()
                 wait = max(0, int(ev["starts_at"]) - self.server_now()) / 1000
                 self.message(f"everyone is ready: the race starts in {wait:.1f} s")
+            if loud and ev.get("commitment"):
+                self.message(f"deal commitment (sha256 of the seed, checked when the seed is "
+                             f"revealed at the end): {ev['commitment']}")
         elif k == "start":
             self.state = "running"
             self.summary["started_at"], self.summary["ends_at"] = ev["started_at"], ev["ends_at"]
@@ -437,6 +443,8 @@ class RaceTerminal:
                 return
             if word in HELP_WORDS:
                 self.help()
+            elif word in LOG_WORDS:
+                self.show_log()
             elif word in BOARD_WORDS or (word == "" and (self.ready_sent or self.state != "lobby")):
                 self.redraw()
             elif word in HINT_WORDS and not self.practice:
@@ -564,10 +572,30 @@ class RaceTerminal:
                 await self.client.leave(self.rid)
                 self.message("you left the race")
             elif self.state in ("countdown", "running") and not self.my_result:
-                self.message("you left, but your game stays open until the time limit: "
+                self.message("you left, but your seat and game stay open until the time limit: "
                              "'solrace play' resumes it")
         except (ClientError, *CONNECT_ERRORS):
             pass
+
+    def quit_words(self) -> str:
+        """What ``quit`` does now, in words (``help`` and the lobby say it)."""
+        if self.state == "queued":
+            return "stop waiting for an opponent"
+        if self.state == "lobby":
+            return "leave the race: your seat is freed"
+        if self.state in ("countdown", "running") and not self.my_result:
+            return ("exit only: your seat and your game stay, the clock runs on until the time "
+                    "limit, and 'solrace play' resumes it; 'resign' ends your game")
+        return "exit"
+
+    def show_log(self) -> None:
+        """The earlier messages (the frame shows the last few only)."""
+        past = list(self.history)[-HISTORY:]
+        if self.screen.tty:
+            self.screen.frame([*self.frame(), "earlier messages:", *past], self.prompt())
+        else:
+            for line in ["earlier messages:", *past]:
+                self.screen.line(line)
 
     def help(self) -> None:
         lines = ["moves: t3t5 (t3 onto t5) · wf1 (waste to f1) · t1t4:3 (three cards) · "
@@ -575,8 +603,8 @@ class RaceTerminal:
         if self.board:
             lines.append("piles here: " + pile_summary(self.board["view"]))
         hint = "hint (the solver's next move) · " if self.practice else ""
-        lines.append(f"commands: {hint}resign · board · help · quit "
-                     "(leave; 'solrace play' resumes)")
+        lines.append(f"commands: {hint}resign · board · log (earlier messages) · help · quit "
+                     f"({self.quit_words()})")
         for line in lines:
             self.message(line)
 
@@ -616,6 +644,7 @@ class RaceTerminal:
 
     def message(self, text: str) -> None:
         self.messages.append(text)
+        self.history.append(text)
         if self.screen.tty:
             self.refresh("messages")
         else:
@@ -634,8 +663,10 @@ class RaceTerminal:
     def title(self) -> str:
         s = self.summary
         parts = [paint("solrace", "1", self.color), self.variant_label()]
-        if self.rid:
-            parts += [f"race {self.rid}", f"code {s.get('code', '?')}"]
+        if self.rid:  # dailies and practice games cannot be joined: their code means nothing
+            parts.append(f"race {self.rid}")
+            if s.get("kind", "race") == "race":
+                parts.append(f"code {s.get('code', '?')}")
         parts.append(f"you: {self.client.welcome.get('name') or '?'}")
         return " · ".join(parts)
 
@@ -676,7 +707,9 @@ class RaceTerminal:
         parts = []
         if board:
             view = board["view"]
-            parts.append(f"you: {view['moves']} moves · {view['home']}/{view['total']} home")
+            moves = view["moves"]
+            parts.append(f"you: {moves} move{'s' * (moves != 1)} · "
+                         f"{view['home']}/{view['total']} home")
         if self.my_result:
             parts.append(result_word(self.my_result, self.color))
         if s.get("started_at") and self.state == "running":

@@ -174,3 +174,66 @@ def test_watch_keeps_the_header_on_an_80_by_24_terminal() -> None:
     assert all(f"racer{i}" in text for i in range(3))
     assert "not shown" in text and "0/104 home" in text
     assert race.frame(False, 400, 0, height=200) == race.frame(False, 400, 0)  # room: all
+
+
+def _terminal(summary: dict[str, Any], board_moves: int | None = None) -> Any:
+    """A play terminal on a stub client (no server): for what it draws and says."""
+    import types
+
+    from solrace.client.commands.play import RaceTerminal
+    from solrace.client.tui import Screen
+    from solrace.shared.engine import Game
+    from solrace.shared.views import view_of
+
+    boards = {}
+    if board_moves is not None:
+        game = Game("unlimited", None, 1)
+        for _ in range(board_moves):
+            game.push("sw")
+        boards[summary["race"]] = {"seq": board_moves, "view": view_of(game).wire()}
+    client = types.SimpleNamespace(welcome={"name": "al", "server_time": 0}, player="me",
+                                   boards=boards)
+    term = RaceTerminal(client, "ws://x", color=False, auto_ready=False,  # type: ignore[arg-type]
+                        screen=Screen(io.StringIO(), tty=False))
+    term.summary, term.rid, term.state = summary, summary["race"], summary["state"]
+    return term
+
+
+def test_small_things_a_new_player_hit() -> None:
+    """Item 15: '1 move', invite codes only where they mean something, the commitment at the
+    countdown, more than three messages kept, what quit does."""
+    race = {"race": "r" * 16, "code": "ABCDEF", "kind": "race", "state": "running",
+            "variant": "unlimited", "options": {}, "racers": []}
+    term = _terminal(race, board_moves=1)
+    assert "you: 1 move · " in term.status_line()
+    assert "code ABCDEF" in term.title()
+    daily = _terminal({**race, "kind": "daily"})
+    assert "code" not in daily.title() and "race " + "r" * 16 in daily.title()
+    term.on_event({"v": 3, "k": "countdown", "starts_at": 0, "commitment": "ab" * 32})
+    assert any("ab" * 32 in m for m in term.history)
+    for i in range(12):
+        term.message(f"note {i}")
+    assert len(term.messages) == 5 and "note 0" in term.history
+    term.show_log()
+    out = term.screen.out.getvalue()
+    assert "earlier messages:" in out and "note 0" in out.split("earlier messages:")[1]
+    assert "resumes" in term.quit_words() and "resign" in term.quit_words()
+    term.state = "lobby"
+    assert "seat is freed" in term.quit_words()
+
+
+def test_help_texts_have_no_rest_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("race", "practice", "play", "daily", "watch", "solve"):
+        assert cli.main([command, "--help"]) == 0
+        out = capsys.readouterr().out
+        assert "``" not in out, (command, out)
+
+
+def test_server_configuration_table_is_aligned() -> None:
+    from solrace.server.config import Config
+
+    text = Config(secret="test-secret-0123456789abcdef").describe()
+    rows = [line for line in text.splitlines()[1:] if line.startswith("  ")
+            and not line.startswith("  warning")]
+    starts = {len(line) - len(line[2:].split(" ", 1)[1].lstrip()) for line in rows}
+    assert len(starts) == 1, text  # every value starts in one column
