@@ -28,6 +28,7 @@ from solrace.server import metrics
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
 from solrace.server.handlers import HANDLERS, lobby
+from solrace.server.presence import Presence
 from solrace.server.races import Player
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -83,6 +84,7 @@ class Connection:
         self.ctx = ctx
         self.player: Player | None = None
         self.feed = Feed(self)
+        self.presence = Presence(self)
         self.greeted = False
         self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
         self.quick_queue: str | None = None
@@ -239,6 +241,7 @@ class Connection:
 
     async def _detach_all(self) -> None:
         try:
+            await self.presence.leave_all()
             await self.feed.detach_all()
             if self.player is not None:
                 await self.ctx.hub.unwatch_player(self.player.pid, self)
@@ -258,6 +261,10 @@ class Connection:
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
         if notice.get("k") == "matched":
             self.spawn(lobby.matched(self, str(notice["race"])))
+        elif notice.get("k") == "presence" and notice.get("race") in self.feed.races \
+                and notice.get("race") not in self.feed.watching:
+            self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
+                       "online": bool(notice["online"])})
 
     # ------------------------------------------------------------------ dispatch
 

@@ -9,9 +9,11 @@ progress (cards home, moves, finished) arrives live while you type.
 
 A dropped connection is resumed with the saved session token and the missed events are synced;
 a move in flight is re-sent with the same sequence number, which the server treats as a
-duplicate if it had already applied it. ``quit`` leaves without resigning: the game stays open
-on the server until the time limit, and ``solrace play`` (same server and name) resumes it —
-so does re-running it after a crash, because the token is kept in ``session.json``.
+duplicate if it had already applied it. ``quit`` in the lobby leaves the race (the seat is freed); once the race
+runs it only exits: seat and game stay open on the server until the time limit (rivals see
+you as disconnected), and ``solrace play`` (same server and name) resumes it — so does
+re-running it after a crash, because the token is kept in ``session.json``. With several open
+games ``solrace play`` asks which one (``--race ID`` / ``--new`` without a terminal).
 
 On a terminal the screen is redrawn in place; with stdout or stdin redirected every board and
 event is printed as plain lines (moves can be piped in: lines typed before the start are held
@@ -152,6 +154,7 @@ class Racer:
     moves: int = 0
     result: str | None = None
     elapsed: int = 0
+    online: bool = True  # connected to the server (``presence`` frames)
 
 
 class RaceTerminal:
@@ -332,6 +335,21 @@ class RaceTerminal:
             await self.adopt(msg["race"])
         elif kind == "event" and msg.get("race") == self.rid:
             self.on_event(msg)
+        elif kind == "presence" and msg.get("race") == self.rid:
+            self.on_presence(msg)
+
+    def on_presence(self, msg: dict[str, Any]) -> None:
+        """A rival's connection state: shown on their line, announced when it changes."""
+        racer = self.racers.get(str(msg.get("player")))
+        online = bool(msg.get("online"))
+        if racer is None or racer.pid == self.me or racer.online == online:
+            return
+        racer.online = online
+        if racer.result or self.state in ("finished", "closed"):
+            return
+        self.message(f"{racer.name} is back" if online else
+                     f"{racer.name} disconnected (their game and clock go on)")
+        self.refresh("rivals")
 
     def on_event(self, ev: dict[str, Any]) -> None:
         v, k = int(ev["v"]), ev.get("k")
@@ -685,7 +703,7 @@ class RaceTerminal:
         lobby = self.state == "lobby"  # readiness means nothing once the countdown runs
         for r in self.racers.values():
             mark = paint("✓", "32", self.color) if r.ready or not lobby else "·"
-            you = " (you)" if r.pid == self.me else ""
+            you = " (you)" if r.pid == self.me else "" if r.online else " (disconnected)"
             lines.append(f"  {mark} {r.name}{you}" + ("" if r.ready or not lobby
                                                       else " (not ready)"))
         return lines
@@ -728,7 +746,9 @@ class RaceTerminal:
         home = "?" if r.home is None else str(r.home)
         result = result_word(r.result, self.color)
         at = f" at {clock(r.elapsed)}" if r.result else ""
-        return f"  {r.name:<20} {home:>3}/{total or '?'} home  {r.moves:>4} moves  {result}{at}"
+        away = "" if r.online or r.result else "  (disconnected)"
+        return (f"  {r.name:<20} {home:>3}/{total or '?'} home  {r.moves:>4} moves  "
+                f"{result}{at}{away}")
 
     def frame(self) -> list[str]:
         lines = [self.title(), ""]

@@ -196,6 +196,19 @@ end
 return count
 """
 
+# KEYS online | ARGV member add(1/0) ttl_ms — presence, never in the event log
+PRESENCE = PRELUDE + """
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[2] == '1' then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[3]))
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+"""
+
 # KEYS lb entries | ARGV pid rank_key row ttl
 LB_RECORD = """
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3]) == 0 then return 0 end

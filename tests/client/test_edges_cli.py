@@ -237,3 +237,20 @@ def test_server_configuration_table_is_aligned() -> None:
             and not line.startswith("  warning")]
     starts = {len(line) - len(line[2:].split(" ", 1)[1].lstrip()) for line in rows}
     assert len(starts) == 1, text  # every value starts in one column
+
+
+def test_play_shows_a_disconnected_rival() -> None:
+    """Item 12: a presence frame marks a rival disconnected (their line and a message), and
+    back again."""
+    from solrace.client.commands.play import Racer
+
+    race = {"race": "r" * 16, "code": "ABCDEF", "kind": "race", "state": "running",
+            "variant": "unlimited", "options": {}, "racers": []}
+    term = _terminal(race, board_moves=0)
+    term.racers = {"me": Racer("me", "al"), "bo": Racer("bo", "bo", home=0)}
+    term.on_presence({"t": "presence", "race": "r" * 16, "player": "bo", "online": False})
+    assert "(disconnected)" in term.rival_line(term.racers["bo"])
+    assert "bo disconnected" in term.history[-1]
+    term.on_presence({"t": "presence", "race": "r" * 16, "player": "bo", "online": True})
+    assert "(disconnected)" not in term.rival_line(term.racers["bo"])
+    assert term.history[-1] == "bo is back"

@@ -138,3 +138,33 @@ def test_bots_move_at_a_persons_pace_as_documented() -> None:
     assert "about 4 s (weak), 3 s (medium) or 2 s (strong)" in protocol
     assert "about 4 s weak, 3 s medium, 2 s strong" in " ".join(
         (docs / "solver.md").read_text().split())
+
+
+async def test_rivals_are_told_when_a_racer_disconnects_and_returns(redis_url: str) -> None:
+    """Item 12: presence frames (never in the event log) tell a rival that a racer's last
+    connection closed, and that they are back; an attaching racer learns everyone's state."""
+    async with running_server(redis_url) as server, \
+            harness.clients(ws_url(server), "hana", "ivan") as (hana, ivan):
+        race = await hana.create_race("unlimited", {})
+        rid = race["race"]
+        await ivan.join(race=rid)
+        first = await hana.next_event(t="presence", race=rid, player=ivan.player)
+        assert first["online"] is True
+        token = ivan.token
+        assert token
+        await ivan.close()
+        gone = await hana.next_event(t="presence", race=rid, player=ivan.player)
+        assert gone["online"] is False
+        back = Client(ws_url(server), token=token)
+        await back.connect()
+        try:
+            back.versions.setdefault(rid, 0)
+            await back.sync(rid)
+            seen = await back.next_event(t="presence", race=rid, player=hana.player)
+            assert seen["online"] is True
+            again = await hana.next_event(t="presence", race=rid, player=back.player)
+            assert again["online"] is True
+        finally:
+            await back.close()
+        events = (await hana.request("sync", race=rid, since=0))["events"]
+        assert {e["k"] for e in events} == {"join"}, events  # nothing in the log
