@@ -202,6 +202,10 @@ class Connection:
                     continue
                 if woken in done or self._timeout(hello_deadline, last_frame) != 0.0:
                     continue  # a request was handled (or is running): look again
+                if not self.greeted and self._busy():
+                    await self.inbox.join()  # a hello that arrived in time is running
+                    if self.greeted:
+                        continue
                 if not self.greeted:
                     self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
                     await asyncio.sleep(0.05)
