@@ -234,6 +234,9 @@ class Screen:
     def width(self) -> int:
         return shutil.get_terminal_size((160, 50)).columns
 
+    def height(self) -> int:
+        return shutil.get_terminal_size((160, 50)).lines
+
 
 # ------------------------------------------------------------------------------ formatting
 
@@ -278,14 +281,26 @@ def standings_lines(
 ) -> list[str]:
     """The ``end`` event's standings as a table: rank, name, result, home, moves, time."""
     reason = END_REASONS.get(str(end.get("reason")), str(end.get("reason", "")))
-    rows = [["#", "name", "result", "home", "moves", "time"]]
-    for r in end.get("standings", []):
+    standings = end.get("standings", [])
+    rated = any(r.get("rating") for r in standings)
+    rows = [["#", "name", "result", "home", "moves", "time"] + (["rating"] if rated else [])]
+    for r in standings:
         name = str(r.get("name", "?")) + (" (you)" if me and r.get("player") == me else "")
         home = f"{r.get('home', 0)}/{total}" if total else str(r.get("home", 0))
         rows.append([str(r.get("rank", "")), name, result_word(r.get("result"), color), home,
-                     str(r.get("moves", 0)), clock(r.get("elapsed", 0), tenths=True)])
+                     str(r.get("moves", 0)), clock(r.get("elapsed", 0), tenths=True)]
+                    + ([rating_change(r.get("rating"))] if rated else []))
     head = paint("standings", "1", color) + (f" — {reason}" if reason else "")
     return [head, *("  " + line for line in table(rows, right=(0, 3, 4, 5)))]
+
+
+def rating_change(rating: Mapping[str, Any] | None) -> str:
+    """``1500 → 1523 (+23)`` from a standings row's ``rating`` (rated races)."""
+    if not rating:
+        return ""
+    before, after = int(rating.get("before", 0)), int(rating.get("after", 0))
+    mark = " provisional" if rating.get("provisional") else ""
+    return f"{before} → {after} ({after - before:+d}){mark}"
 
 
 def seed_lines(end: Mapping[str, Any], published: str | None, variant: str | None = None,

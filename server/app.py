@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from solrace.server.daily import DailyService
 from solrace.server.hints import HintService
 from solrace.server.hub import Hub
 from solrace.server.races import RaceService
-from solrace.server.redisproc import RedisProcess
+from solrace.server.redisproc import RedisProcess, RedisProcessError
 from solrace.server.results import Results
 from solrace.server.store import Store
 from websockets.asyncio.server import Server as WsServer
@@ -231,7 +232,11 @@ class Server:
 
 async def serve_forever(config: Config) -> None:
     server = Server(config)
-    await server.start()
+    try:
+        await server.start()
+    except BaseException:
+        await server.stop()  # an embedded Redis started before the failure stops with it
+        raise
     print(f"solrace: listening on ws://{config.host}:{server.port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -251,8 +256,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     print(config.describe(), flush=True)
+    busy = port_in_use(config.host, config.port)
+    if busy:  # checked before an embedded Redis starts: nothing to undo
+        print(f"solrace: cannot listen on {config.host}:{config.port}: {busy} (another "
+              "server running? choose a port with --port)", file=sys.stderr)
+        return 1
     if config.redis_url is None:
         print("solrace: no Redis URL given: starting an embedded Redis-protocol server "
               f"with append-only persistence in {config.data_dir / 'redis'}", flush=True)
-    asyncio.run(serve_forever(config))
+    try:
+        asyncio.run(serve_forever(config))
+    except (RedisProcessError, OSError) as exc:
+        print(f"solrace: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
     return 0
+
+
+def port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (None when it can; port 0 always can)."""
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return str(exc)
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(addr)
+            except OSError as exc:
+                return exc.strerror or str(exc)
+    return None

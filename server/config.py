@@ -134,8 +134,8 @@ SETTINGS: tuple[Setting, ...] = (
             "days ahead to certify dailies in the background (-1: only on demand)"),
     Setting("hint_budget", int, "solver node budget of one hint in a practice game"),
     Setting("bot_delay", float,
-            "scale of practice bots' think time per move (1: weak 1.5 s, medium 1 s, "
-            "strong 0.8 s; 0: no wait)"),
+            "scale of practice bots' think time per move (1: weak 4 s, medium 3 s, "
+            "strong 2 s, a person's pace; 0: no wait)"),
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),
@@ -293,6 +293,7 @@ class Config:
     def describe(self) -> str:
         """A multi-line printout of every setting and its source, secrets masked."""
         lines = ["solrace server configuration:"]
+        name_width = max(len(s.name) for s in SETTINGS)  # one column, however long a name
         for s in SETTINGS:
             value = getattr(self, s.name)
             if s.secret:
@@ -301,7 +302,8 @@ class Config:
                 shown = mask_url(value) if value else f"embedded (AOF in {self.data_dir / 'redis'})"
             else:
                 shown = str(value)
-            lines.append(f"  {s.name:<14} {shown:<32} ({self.sources.get(s.name, 'given')})")
+            lines.append(f"  {s.name:<{name_width}} {shown:<32} "
+                         f"({self.sources.get(s.name, 'given')})")
         if self.redis_url is not None and self.sources.get("secret", "").startswith("file"):
             lines.append(
                 "  warning: the secret comes from a local file; every process sharing this "

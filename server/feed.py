@@ -49,6 +49,8 @@ class Feed:
             self._attached_at[rid] = last
         self.races[rid] = max(last, self.races.get(rid) or 0)  # never resend what was sent
         await self.conn.ctx.hub.watch_race(rid, self.conn)
+        if rid not in self.watching:  # a racer: rivals learn it is connected
+            await self.conn.presence.arrive(rid)
         await self.advance(rid, None)
 
     async def detach(self, rid: str) -> None:

@@ -13,6 +13,7 @@ wire error code, so the server never touches an unchecked field.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 import types
 import typing
@@ -113,6 +114,30 @@ CODE_RE = re.compile(r"^[A-Z2-9]{6}$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 RequestId = int | str
+
+#: Every integer field of a request lies in 0..MAX_INT unless its class says otherwise
+#: (``seed``: 0..2**64-1; request ids: any msgpack integer, echoed unchanged). 2**53-1 is
+#: the largest integer a JSON or JavaScript client holds exactly; no count comes near it. Checking
+#: here means no out-of-range number ever reaches Redis (where it would fail as a command
+#: error and look like an outage).
+MAX_INT = 2**53 - 1
+
+
+def check_int(kind: str, name: str, value: int, lo: int = 0, hi: int = MAX_INT,
+              code: str = "bad_message") -> None:
+    """``value`` within ``lo..hi``, else :class:`ProtocolError` ``code``."""
+    if not lo <= value <= hi:
+        raise ProtocolError(code, f"{kind}: {name} must be {lo}..{hi}")
+
+
+def check_date(text: str) -> None:
+    """A real calendar date written ``YYYY-MM-DD`` (``2026-13-45`` is refused)."""
+    try:
+        ok = bool(DATE_RE.fullmatch(text)) and dt.date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ProtocolError("bad_message", "date must be a calendar date YYYY-MM-DD")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -251,8 +276,7 @@ class Sync(RaceRequest):
 
     def __post_init__(self) -> None:
         RaceRequest.__post_init__(self)
-        if self.since < 0:
-            raise ProtocolError("bad_message", "since must be >= 0")
+        check_int(self.TYPE, "since", self.since)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -264,8 +288,7 @@ class SeqRequest(RaceRequest):
 
     def __post_init__(self) -> None:
         RaceRequest.__post_init__(self)
-        if self.seq < 0:
-            raise ProtocolError("bad_message", "seq must be >= 0")
+        check_int(self.TYPE, "seq", self.seq)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -280,7 +303,7 @@ class MakeMove(SeqRequest):
 
     def __post_init__(self) -> None:
         SeqRequest.__post_init__(self)
-        if len(self.move) > 16:
+        if len(self.move.strip()) > 16:
             raise ProtocolError("bad_notation", "move text too long")
 
 
@@ -320,8 +343,7 @@ class Watch(Request):
     def __post_init__(self) -> None:
         Request.__post_init__(self)
         _check_target(self.TYPE, self.code, self.race)
-        if self.since < 0:
-            raise ProtocolError("bad_message", "since must be >= 0")
+        check_int(self.TYPE, "since", self.since)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -339,8 +361,9 @@ class LiveRaces(Request):
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
-        if not 1 <= self.limit <= 100:
-            raise ProtocolError("bad_message", "limit must be 1..100")
+        check_int(self.TYPE, "limit", self.limit, 1, 100)
+        if self.before is not None:
+            check_int(self.TYPE, "before", self.before)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -411,10 +434,10 @@ class Leaderboard(Request):
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
-        if not 1 <= self.limit <= 100 or self.offset < 0:
-            raise ProtocolError("bad_message", "limit must be 1..100 and offset >= 0")
-        if self.date is not None and not DATE_RE.fullmatch(self.date):
-            raise ProtocolError("bad_message", "date must be YYYY-MM-DD")
+        check_int(self.TYPE, "limit", self.limit, 1, 100)
+        check_int(self.TYPE, "offset", self.offset)
+        if self.date is not None:
+            check_date(self.date)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -78,21 +78,22 @@ def profile_lines(reply: Mapping[str, Any], *, today: str | None = None, color: 
         lines.append("ratings: none yet (no rated race finished)")
     stats: Mapping[str, Any] = reply.get("stats") or {}
     if stats:
-        rows = [["variant", "wins", "best time", "races won", "dailies", "daily wins",
-                 "streak", "best streak", "last won daily"]]
+        rows = [["variant", "races", "wins", "best time", "races won", "dailies",
+                 "daily wins", "streak", "best streak", "last won daily"]]
         for variant in sorted(stats):
             s = stats[variant]
             best = s.get("best_time")
             rows.append([
-                _title(variant), str(s.get("wins", 0)),
+                _title(variant), str(s.get("races", 0)), str(s.get("wins", 0)),
                 clock(best, tenths=True) if best is not None else "-",
                 str(s.get("races_won", 0)), str(s.get("dailies", 0)),
                 str(s.get("daily_wins", 0)), str(current_streak(s, today)),
                 str(s.get("best_streak", 0)), str(s.get("last_daily") or "-"),
             ])
-        lines += ["all time:", *("  " + line for line in table(rows, right=tuple(range(1, 8))))]
+        lines += ["all time:", *("  " + line for line in table(rows, right=tuple(range(1, 9))))]
     else:
-        lines.append("all time: nothing played yet")
+        lines.append("all time: no race or daily finished yet")
+    lines.append("(practice games and practice races count nowhere)")
     return lines
 
 

@@ -184,12 +184,21 @@ class RaceView:
         lines += board_lines(board["view"], color) if board else ["(no board yet)"]
         return lines
 
-    def frame(self, color: bool, width: int, now_ms: int) -> list[str]:
+    def frame(self, color: bool, width: int, now_ms: int, height: int | None = None
+              ) -> list[str]:
+        """The picture; with ``height`` (a terminal's rows) it never scrolls the header away:
+        boards that do not fit become one line each (see :meth:`fit`)."""
         lines = [self.header(color, now_ms), ""]
         if self.boards:
             pids = [p for p in self.order if p in self.boards]
             pids += [p for p in self.boards if p not in pids]
-            lines += wrap_blocks([self.block(p, color) for p in pids], width)
+            blocks = [self.block(p, color) for p in pids]
+            body = wrap_blocks(blocks, width)
+            if height is not None:
+                room = height - len(lines) - (2 if self.news else 0) - 1  # the cursor's row
+                if len(body) > room:
+                    body = self.fit(pids, blocks, width, room, color)
+            lines += body
         else:
             lines.append("racers: " + (", ".join(self.names.get(p, "?") for p in self.order)
                                        or "none yet"))
@@ -199,6 +208,33 @@ class RaceView:
         if self.news:
             lines += ["", self.news]
         return lines
+
+    def fit(self, pids: list[str], blocks: list[list[str]], width: int, room: int,
+            color: bool) -> list[str]:
+        """As many whole boards as fit in ``room`` rows (in racer order), the other racers one
+        line each — so three Forty and Eight boards at 80×24 keep the header on screen."""
+        for shown in range(len(pids) - 1, -1, -1):
+            rest = [self.summary_line(p, color) for p in pids[shown:]]
+            note = f"({len(rest)} board{'s' * (len(rest) != 1)} not shown: the terminal is too "\
+                "small; enlarge it to see every board)"
+            body = wrap_blocks(blocks[:shown], width) if shown else []
+            body = [*body, *([""] if body else []), *rest, note]
+            if len(body) <= room or shown == 0:
+                return body
+        return []
+
+    def summary_line(self, pid: str, color: bool) -> str:
+        """One racer on one line: cards home, moves, last move, result."""
+        board = self.boards.get(pid)
+        parts = [paint(self.names.get(pid, "?"), "1", color)]
+        if board:
+            view = board["view"]
+            parts += [f"{view['home']}/{view['total']} home", f"{view['moves']} moves"]
+        if pid in self.last_move:
+            parts.append(f"last move {self.last_move[pid]}")
+        if pid in self.results:
+            parts.append(result_word(self.results[pid], color))
+        return " · ".join(parts)
 
     def final_lines(self, color: bool) -> list[str]:
         if self.end is None:
@@ -246,7 +282,8 @@ class Watcher:
 
     def draw(self) -> None:
         assert self.view is not None
-        self.screen.frame(self.view.frame(self.color, self.screen.width(), self.now()))
+        height = self.screen.height() if self.screen.tty else None
+        self.screen.frame(self.view.frame(self.color, self.screen.width(), self.now(), height))
 
     async def open(self, target: dict[str, str]) -> RaceView:
         self._clock()

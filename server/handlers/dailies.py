@@ -22,6 +22,8 @@ async def on_daily(conn: Connection, req: P.DailyInfo) -> dict[str, Any]:
     record = await daily.get(name, day)
     out = daily.public(name, day, record, day)
     out["attempt"] = await conn.ctx.store.attempt_of(day, name, conn.me.pid)
+    attempt = await conn.ctx.store.read_race(out["attempt"]) if out["attempt"] else None
+    out["attempt_state"] = attempt.state if attempt is not None else None
     yesterday = await conn.ctx.store.daily(previous_day(day), name)
     if yesterday is not None:
         out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)

@@ -24,6 +24,8 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
 * ``sr:race:{<rid>}:watchers`` (zset) — spectator connections (``<process>:<conn>``) scored by
   the Redis time their registration expires (refreshed by their process) — as the race
+* ``sr:race:{<rid>}:online`` (zset) — racers' attached connections (``<pid>|<process>:<conn>``)
+  scored by expiry ms (presence; refreshed every 30 s by their connection) — 2 × its TTL
 * ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
 * ``sr:deadlines`` (zset) — running race ids (every kind) scored by ``ends_at``: any process's
   sweeper ends races whose time is up even if no process holds a timer for them — as live
@@ -48,7 +50,8 @@ key (type) — holds — TTL
   member text sorts in ranking order (see ``daily.rank_key``) — DAILY_TTL
 * ``sr:lb:{<date>|<variant>}:entries`` (hash) — player id -> msgpack row (rank key, name,
   result, time, moves, home) — DAILY_TTL
-* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:wins``, ``:best_time``,
+* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:races``, ``:wins``,
+  ``:best_time``,
   ``:races_won``, ``:dailies``, ``:daily_wins``, ``:streak``, ``:best_streak``,
   ``:last_daily`` — no TTL
 * ``sr:rating:{<pid>}`` (hash) — ``<variant>`` -> ``rating,rd,volatility,games`` — no TTL
@@ -114,6 +117,7 @@ class Store:
         self._finish = redis.register_script(lua.FINISH)
         self._quick = redis.register_script(lua.QUICK)
         self._spectate = redis.register_script(lua.SPECTATE)
+        self._presence = redis.register_script(lua.PRESENCE)
         self._lb_record = redis.register_script(lua.LB_RECORD)
         self._daily_stats = redis.register_script(lua.DAILY_STATS)
         self._win_stats = redis.register_script(lua.WIN_STATS)
@@ -376,6 +380,14 @@ class Store:
             args=[member, "1" if add else "0", ttl_ms, Keys.race_channel(rid)],
         ))
 
+    async def presence(self, rid: str, member: str, add: bool, ttl_ms: int) -> list[str]:
+        """Register (or drop) one racer connection ``<pid>|<conn>`` of race ``rid``; returns
+        every registration still live (expired ones are dropped first)."""
+        self._count()
+        raw = await self._presence(keys=[Keys.online(rid)],
+                                   args=[member, "1" if add else "0", ttl_ms])
+        return [_s(m) for m in raw]
+
     async def refresh_spectators(self, rid: str, members: Sequence[str], ttl_ms: int) -> None:
         now = await self.server_time_ms()
         self._count()
@@ -590,6 +602,11 @@ class Store:
         await self.batcher.call(self._win_stats, keys=[Keys.stats(pid)],
                                 args=[variant, "1" if won else "0", "1" if race_won else "0",
                                       time_ms])
+
+    async def race_played(self, pid: str, variant: str) -> None:
+        """Count a finished race (any result) in the player's all-time ``<variant>:races``."""
+        self._count()
+        await self.redis.hincrby(Keys.stats(pid), f"{variant}:races", 1)
 
     async def stats(self, pid: str) -> dict[str, str]:
         self._count()

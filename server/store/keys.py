@@ -76,6 +76,11 @@ class Keys:
         return f"sr:race:{{{rid}}}:watchers"
 
     @staticmethod
+    def online(rid: str) -> str:
+        """Racers' connections attached to the race (presence), scored by expiry."""
+        return f"sr:race:{{{rid}}}:online"
+
+    @staticmethod
     def bot_lease(rid: str) -> str:
         return f"sr:race:{{{rid}}}:botlease"
 

@@ -442,11 +442,11 @@ async def close_all(cs: Iterable[Client]) -> None:
 
 def documented_order_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """The standings rule as documented: winners by finish time; then the rest by cards home
-    (more first), fewer moves, earlier last progress (none: last); then seat order."""
+    (more first), earlier last progress (none: last), more moves; then seat order."""
     if row["result"] == "won":
         return (0, row["elapsed"], row["seat"])
     progress = row["progress_at"] if row["progress_at"] is not None else float("inf")
-    return (1, -row["home"], row["moves"], progress, row["seat"])
+    return (1, -row["home"], progress, -row["moves"], row["seat"])
 
 
 def check_standings(rows: list[dict[str, Any]]) -> None:

@@ -667,4 +667,4 @@ async def test_solrace_daily_plays_the_ranked_attempt_then_practice(
         assert "resigned" in out and "#1" not in out
 
         code, out, err = await run_cli(tmp_path, "daily", "--info", *base)
-        assert code == 0 and "your ranked attempt: started" in out
+        assert code == 0 and "your ranked attempt: finished" in out
