@@ -10,8 +10,8 @@ progress (cards home, moves, finished) arrives live while you type.
 A dropped connection is resumed with the saved session token and the missed events are synced;
 a move in flight is re-sent with the same sequence number, which the server treats as a
 duplicate if it had already applied it. ``quit`` in the lobby leaves the race (the seat is
-freed); once the race runs it only exits: seat and game stay open on the server until the time limit (rivals see
-you as disconnected), and ``solrace play`` (same server and name) resumes it — so does
+freed); once the race runs it only exits: seat and game stay open on the server until the
+time limit (rivals see you as disconnected), and ``solrace play`` (same server and name) resumes it — so does
 re-running it after a crash, because the token is kept in ``session.json``. With several open
 games ``solrace play`` asks which one (``--race ID`` / ``--new`` without a terminal).
 
