@@ -10,10 +10,11 @@ progress (cards home, moves, finished) arrives live while you type.
 A dropped connection is resumed with the saved session token and the missed events are synced;
 a move in flight is re-sent with the same sequence number, which the server treats as a
 duplicate if it had already applied it. ``quit`` in the lobby leaves the race (the seat is
-freed); once the race runs it only exits: seat and game stay open on the server until the
-time limit (rivals see you as disconnected), and ``solrace play`` (same server and name) resumes it — so does
-re-running it after a crash, because the token is kept in ``session.json``. With several open
-games ``solrace play`` asks which one (``--race ID`` / ``--new`` without a terminal).
+freed); once the race runs it only exits: seat and game stay open on the server until the time
+limit (rivals see you as disconnected), and ``solrace play`` (same server and name) resumes it
+— so does re-running it after a crash, because the token is kept in ``session.json``. With
+several open games ``solrace play`` asks which one (``--race ID`` / ``--new`` without a
+terminal).
 
 On a terminal the screen is redrawn in place; with stdout or stdin redirected every board and
 event is printed as plain lines (moves can be piped in: lines typed before the start are held
