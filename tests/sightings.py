@@ -17,6 +17,7 @@ from solrace.shared.deal import deal_objects
 from solrace.shared.engine import Game
 from solrace.shared.layout import PileKind
 from solrace.shared.notation import Move
+from solrace.shared.views import view_of
 
 MASKED = "??"
 
@@ -88,3 +89,21 @@ def expected_piles(og: ObjectGame, shown: set[int]) -> dict[str, list[Any]]:
 def shown_by_all(seen: Iterable[set[int]]) -> set[int]:
     sets = list(seen)
     return set.intersection(*sets) if sets else set()
+
+
+def spectator_views(variant: str, options: Any, seed: int,
+                    moves: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+    """Each racer's view as a spectator of the running race must see it, every racer having
+    made ``moves[racer]`` (one progress event each): the cards every racer has had face up
+    after some event, by face, and the others masked."""
+    games, seen = {}, {}
+    for p, ms in moves.items():
+        og = ObjectGame(variant, options, seed)
+        s = og.seen_now()
+        for m in ms:
+            og.push(m)
+            s |= og.seen_now()
+        games[p], seen[p] = og, s
+    shown = shown_by_all(seen.values())
+    return {p: {**view_of(og.game).wire(), "piles": expected_piles(og, shown)}
+            for p, og in games.items()}
