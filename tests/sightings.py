@@ -73,8 +73,27 @@ class ObjectGame:
                 out[i] = pile
         return out
 
+    def snapshot(self) -> tuple[list[list[int]], list[int]]:
+        """The objects of every pile and the face-down counts now (copies)."""
+        return [p[:] for p in self.piles], self.game.pos.down[:]
+
     def seen_now(self) -> set[int]:
         return {o for objs in self.face_up().values() for o in objs}
+
+
+def masked_piles(layout: Any, piles: list[list[int]], down: list[int], shown: set[int] | None
+                 ) -> dict[str, list[Any]]:
+    """Piles as spectators may see them: face-up objects by their face when in ``shown`` (all
+    of them when ``shown`` is None: the race is over), the others masked."""
+    out = {}
+    for i, kind in enumerate(layout.kinds):
+        pile = piles[i]
+        up = [] if kind is PileKind.STOCK else pile[down[i]:] if kind is PileKind.TABLEAU \
+            else pile
+        out[layout.ids[i]] = [len(pile) - len(up),
+                              [card_text(o % 52) if shown is None or o in shown else MASKED
+                               for o in up]]
+    return out
 
 
 def expected_piles(og: ObjectGame, shown: set[int]) -> dict[str, list[Any]]:
