@@ -40,6 +40,7 @@ from solrace.server.app import Server
 from solrace.server.redisproc import RedisProcess
 from solrace.server.store import Keys
 from solrace.shared import protocol as P
+from solrace.shared.cards import card_text
 from solrace.shared.engine import Game
 from solrace.shared.masking import MASKED
 from solrace.shared.prng import commitment
@@ -168,6 +169,11 @@ class Spectator(Client):
                 self._changed.clear()
                 await self._changed.wait()
 
+    async def wait_for_event(self, race: str, v: int) -> dict[str, Any]:
+        """The event frame of version ``v`` (waiting for it)."""
+        await self.wait_version(race, v)
+        return next(m for _, m in self.event_frames(race) if m["v"] == v)
+
     def event_frames(self, race: str) -> list[tuple[float, dict[str, Any]]]:
         return [(t, m) for t, m in self.frames if m.get("t") == "event" and m["race"] == race]
 
@@ -190,6 +196,19 @@ async def spectators(*urls: str) -> Any:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def strings(obj: Any) -> Any:
+    """Every string in a frame (keys included)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from strings(k)
+            yield from strings(v)
+    elif isinstance(obj, list):
+        for x in obj:
+            yield from strings(x)
+    elif isinstance(obj, str):
+        yield obj
 
 
 def assert_boards(racers: list[Racer], watchers: list[Spectator]) -> None:
@@ -343,6 +362,63 @@ async def test_three_processes_spectators_see_the_racers_boards(
                 assert not any({"move", "delta", "reveal", "boards"} & set(e)
                                for e in c.raw_events)
                 assert not any(e.get("k") == "spectators" for e in c.raw_events)
+    finally:
+        await close_all(racing)
+        await asyncio.gather(*(asyncio.to_thread(p.terminate) for p in procs))
+
+
+async def test_a_racer_watching_their_casual_race_cannot_read_the_stock(
+    private_redis: RedisProcess, tmp_path: Path
+) -> None:
+    """The issue's case, across two server processes: alice races on one, and watches her
+    casual race (no delay) from an anonymous session on the other while bob draws through the
+    stock. Bob's waste stays masked to her until she has drawn those cards herself; then every
+    board shows them, bob's included (a reveal in her move's event)."""
+    url = private_redis.url
+    procs = [ServerProcess(url, tmp_path / n, name=n) for n in ("p1", "p2")]
+    racing: list[Client] = []
+    try:
+        await asyncio.gather(*(asyncio.to_thread(p.start) for p in procs))
+        p1, p2 = procs
+        alice, bob = Client(p1.url, name="alice"), Client(p1.url, name="bob")
+        racing += [alice, bob]
+        async with spectators(p2.url) as (peek,):
+            for c in (alice, bob):
+                await c.connect()
+            summary = await alice.create_race("unlimited", {"draw": "1"})
+            rid = summary["race"]
+            await bob.join(code=summary["code"])
+            for c in (alice, bob):
+                await c.ready(rid)
+            for c in (alice, bob):
+                await c.wait_running(rid)
+            secrets = await race_info(url, rid)
+            racers = [Racer(c, rid, secrets.game()) for c in (alice, bob)]
+            ra, rb = racers
+            await peek.watch(rid)
+            stock = [c for c in reversed(rb.game.pos.piles[rb.game.layout.stock])]
+            for _ in range(5):
+                ack = await rb.client.move(rid, "sw")
+                rb.game.push("sw")
+                await peek.wait_version(rid, ack["v"])
+            waste = peek.views[rid][bob.player]["piles"]["w"]
+            assert waste == [0, [MASKED] * 5], waste  # the next five cards of alice's stock
+            assert_boards(racers, [peek])
+            drawn = {card_text(c) for c in stock[:5]}  # one deck: nowhere else face up
+            named = set(strings([m for _, m in peek.frames]))
+            assert not drawn & named, f"a frame named a card alice has not seen: {drawn & named}"
+            for n in range(1, 4):  # alice draws too: those cards become shown everywhere
+                ack = await ra.client.move(rid, "sw")
+                ra.game.push("sw")
+                ev = await peek.wait_for_event(rid, ack["v"])
+                assert ev["reveal"] == {bob.player: {"w": [0, [card_text(c) for c in stock[:n]]
+                                                           + [MASKED] * (5 - n)]}}
+                assert_boards(racers, [peek])
+            end = await end_race(racers)
+            await peek.wait_version(rid, end["v"])
+            assert_boards(racers, [peek])  # complete after the end
+            assert peek.views[rid][bob.player]["piles"]["w"][1] == [card_text(c)
+                                                                   for c in stock[:5]]
     finally:
         await close_all(racing)
         await asyncio.gather(*(asyncio.to_thread(p.terminate) for p in procs))
