@@ -222,9 +222,11 @@ class Masker:
         assert self.census is not None
         p, delta = event["player"], dict(event["delta"])
         board = self.raw[p]
-        self.raw[p] = {"seq": int(event.get("moves", board["seq"])),
-                       "view": apply_delta(board["view"], delta)}
-        piles, reveal = self.census.play(p, moves_of(event), event.get("moves"))
+        count = event.get("moves")  # the move count (an int)
+        seq = count if isinstance(count, int) else delta.get("moves", board["seq"])
+        self.raw[p] = {"seq": seq, "view": apply_delta(board["view"], delta)}
+        piles, reveal = self.census.play(p, moves_of(event),
+                                         count if isinstance(count, int) else None)
         if p in self.census.broken:
             if "piles" in delta:
                 delta["piles"] = {pid: _all_masked(pile) for pid, pile in delta["piles"].items()}
