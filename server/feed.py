@@ -138,12 +138,16 @@ class Feed:
 
     def on_race_event(self, rid: str, version: int, event: dict[str, Any]) -> None:
         last = self.races.get(rid)
-        if last is None:
+        if last is None or version <= last:
             return
         lock = self._locks.get(rid)
-        if version == last + 1 and (lock is None or not lock.locked()):
+        ready = version == last + 1 and (lock is None or not lock.locked())
+        if ready and rid in self.watching:  # the masked form needs every version before it
+            mask = self.masks.get(rid)
+            ready = mask is not None and mask.head >= version - 1
+        if ready:
             self._deliver(rid, event)
-        elif version > last + 1 or (lock is not None and lock.locked()):
+        else:
             self.conn.spawn(self.advance(rid, event))
 
     def _deliver(self, rid: str, event: dict[str, Any]) -> None:
@@ -183,6 +187,9 @@ class Feed:
                 return
             if event is not None and event["v"] <= last:
                 return
+            mask = self.masks.get(rid) if rid in self.watching else None
+            if mask is not None and mask.head < last:  # fold up to where this connection is
+                await mask.ensure(self.conn.ctx.store, rid, last)
             if event is not None and event["v"] == last + 1:
                 self._deliver(rid, event)
                 return

@@ -102,7 +102,8 @@ class RaceMask:
 
     async def ensure(self, store: Store, rid: str, upto: int,
                      known: Iterable[dict[str, Any]] = ()) -> None:
-        """Fold every version up to ``upto`` (``known``: events already read, in order)."""
+        """Fold every version up to ``upto``, or up to the race's last version when ``upto``
+        is beyond it (``known``: events already read, in order)."""
         async with self._lock:
             for ev in known:
                 if ev["v"] > upto:
@@ -110,11 +111,11 @@ class RaceMask:
                 self.form(ev)
             while self.head < upto:
                 page = await store.events_since(rid, self.head, limit=MASK_PAGE)
-                if not page:
-                    raise LookupError(f"race {rid} has no version {self.head + 1} yet")
                 for ev in page:
                     if ev["v"] <= upto:
                         self.form(ev)
+                if len(page) < MASK_PAGE:
+                    return
 
     def since(self, base: int, upto: int) -> list[dict[str, Any]]:
         """The masked forms of versions ``base + 1 .. upto`` (folded already)."""

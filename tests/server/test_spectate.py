@@ -476,6 +476,35 @@ async def test_reconnecting_spectator_catches_up_exactly(redis_url: str) -> None
             await close_all(r.client for r in racers)
 
 
+async def test_a_watch_from_beyond_the_race_gets_the_later_events_masked_alike(
+        redis_url: str) -> None:
+    """``since`` beyond the race's version (a client's claim, however odd): nothing until
+    the race gets there, then the events after ``since`` in exactly the masked form every
+    other spectator gets, on a process that had folded nothing of the race before."""
+    async with two_servers(redis_url) as (one, two), spectators(
+            ws_url(one), ws_url(two)) as (plain, ahead):
+        racers, rid = await race_on(one, redis_url, "forty-and-eight")
+        try:
+            await plain.watch(rid)
+            since = await race_version(redis_url, rid) + 3
+            # what the test spectator's fold needs to take events after ``since`` on trust
+            ahead.last_v[rid] = since
+            ahead.views[rid] = {r.client.player: {"piles": {}} for r in racers}
+            reply = await ahead.watch(rid, since=since)
+            assert reply["events"] == [] and reply["v"] == since
+            acks = [await r.step() for _ in range(4) for r in racers]
+            assert all(acks)
+            last = max(v_of(a) for a in acks if a)
+            for s in (plain, ahead):
+                await s.wait_version(rid, last)
+            mine = {m["v"]: m for _, m in ahead.event_frames(rid)}
+            theirs = {m["v"]: m for _, m in plain.event_frames(rid) if m["v"] > since}
+            assert mine == theirs and sorted(mine) == list(range(since + 1, last + 1))
+            assert ahead.close_code is None
+        finally:
+            await close_all(r.client for r in racers)
+
+
 def v_of(ack: dict[str, Any]) -> int:
     return int(ack["v"])
 
