@@ -299,6 +299,8 @@ async def scenario(redis_url: str, plan: Plan) -> None:
             assert audit.checked == expected, "a view in a spectator frame was not audited"
             assert audit.checked > 0
             FIGURES["examples"] += 1
+            FIGURES.setdefault(plan.variant, 0)
+            FIGURES[plan.variant] += 1
             event(f"watched: {plan.watch}; resumed: {resumed}; moves: {min(made // 10, 3) * 10}+")
         finally:
             await close_all([alice, bob, spec])

@@ -25,7 +25,7 @@ from solrace.shared.variants import VARIANTS, resolve
 from solrace.shared.views import advance, apply_delta, view_of
 
 VARIANT_NAMES = sorted(VARIANTS)
-FIGURES = {"examples": 0, "events": 0, "moves": 0}  # printed by -s runs, for the report
+FIGURES = {"examples": 0, "events": 0, "moves": 0, "boards": 0}  # printed by -s runs
 
 
 def test_deal_objects_are_the_deal_card_by_card() -> None:
@@ -94,6 +94,7 @@ class Race:
             assert self.boards[p]["view"]["piles"] == want, p
             assert self.masker.boards()[p]["view"]["piles"] == want, p
             assert self.boards[p]["seq"] == len(self.og[p].game.moves)
+            FIGURES["boards"] += 1
 
 
 def test_a_drawn_card_is_masked_until_every_racer_drew_it() -> None:
@@ -165,7 +166,7 @@ def test_census_start_shows_the_deal_face_up_cards() -> None:
 @given(variant=st.sampled_from(VARIANT_NAMES), seed=st.integers(0, 2**64 - 1),
        racers=st.integers(2, 3), steps=st.integers(1, 120), choices=st.integers(0, 2**32),
        batch_key=st.sampled_from(["move", "batch"]))
-def test_spectator_boards_are_exactly_the_shared_sightings(
+def check_spectator_boards_are_exactly_the_shared_sightings(
         variant: str, seed: int, racers: int, steps: int, choices: int, batch_key: str) -> None:
     """After every event of random play (batches of up to three moves included), the boards a
     spectator folds show exactly the cards every racer has had face up, and mask the rest."""
@@ -194,6 +195,13 @@ def test_spectator_boards_are_exactly_the_shared_sightings(
     end = race.feed({"k": "end", "reason": "time", "standings": []})
     for p in names:
         assert end["boards"][p]["view"] == view_of(race.og[p].game).wire()
+
+
+def test_spectator_boards_are_exactly_the_shared_sightings() -> None:
+    """The property over all five variants; prints its figures (run with ``-s``)."""
+    check_spectator_boards_are_exactly_the_shared_sightings()
+    print(f"\nmasking core property: {FIGURES}")
+    assert FIGURES["examples"] and FIGURES["events"]
 
 
 def test_advance_deltas_fold_like_the_server() -> None:
