@@ -35,7 +35,7 @@ from solrace.client.tui import (
     seed_lines,
     standings_lines,
 )
-from solrace.shared.masking import apply_reveal
+from solrace.shared.masking import MASKED, apply_reveal
 from solrace.shared.protocol import CODE_RE, RACE_ID_RE
 from solrace.shared.variants import VARIANTS
 from solrace.shared.views import apply_delta
@@ -198,6 +198,9 @@ class RaceView:
             if self.state == "running" and self.delay:
                 lines.append(f"the boards appear once the {self.delay:g} s spectator delay "
                              "has passed")
+        if any(MASKED in cards for b in self.boards.values()
+               for _, cards in b["view"]["piles"].values()):
+            lines += ["", f"{MASKED} = a card not every racer has seen yet (shown once they have)"]
         if self.news:
             lines += ["", self.news]
         return lines

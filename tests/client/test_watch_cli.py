@@ -332,6 +332,7 @@ def test_race_view_applies_reveals_and_the_final_boards() -> None:
                                                                    "w": [0, ["??"]]}}})
     assert race.boards["a"]["view"]["piles"]["w"] == [0, ["??"]]
     assert "??" in "\n".join(race.block("a", color=False))
+    assert any("not every racer has seen" in line for line in race.frame(False, 200, 0))
     assert race.apply({"k": "progress", "player": "b", "v": 6, "moves": 1, "home": 0,
                        "move": "sw", "delta": change, "reveal": {"a": {"w": [0, [drawn]]}}})
     assert race.boards["a"]["view"] == after == race.boards["b"]["view"]
