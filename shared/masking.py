@@ -158,22 +158,18 @@ class Census:
         out["piles"] = {pid: self.pile(p, i) for i, pid in enumerate(game.layout.ids)}
         return out
 
-    def truth(self, p: str) -> dict[str, Any]:
-        """Racer ``p``'s board unmasked (``{"seq", "view"}``), for the end of the race."""
-        game = self.games[p]
-        return {"seq": len(game.moves), "view": view_of(game).wire()}
-
 
 def moves_of(event: Mapping[str, Any]) -> list[str]:
-    """The moves a progress event applied, in order: ``move`` (one move, or a list of them for
-    a batch), or a list under ``moves``/``batch`` (``moves`` is otherwise the move count)."""
-    for key in ("move", "moves", "batch"):
+    """The moves a progress event applied, in order: a list of them (a batch) under ``moves``,
+    ``batch`` or ``move`` if the event has one, else its single ``move`` (``moves`` is usually
+    the racer's move count, an int). A list wins over a single move: a batch's event may name
+    its first move alone as ``move``."""
+    for key in ("moves", "batch", "move"):
         value = event.get(key)
-        if isinstance(value, str):
-            return [value]
         if isinstance(value, list):
             return [str(m) for m in value]
-    return []
+    move = event.get("move")
+    return [move] if isinstance(move, str) else []
 
 
 class Masker:

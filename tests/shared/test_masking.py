@@ -146,6 +146,7 @@ def test_moves_of_reads_single_moves_and_batches() -> None:
     assert moves_of({"moves": 3, "batch": ["sw", "wf1"]}) == ["sw", "wf1"]
     assert moves_of({"moves": ["sw"]}) == ["sw"]
     assert moves_of({"moves": 3}) == []
+    assert moves_of({"move": "t3f1", "moves": ["t3f1", "t5f1"]}) == ["t3f1", "t5f1"]
 
 
 def test_end_shows_every_board_complete() -> None:
