@@ -33,6 +33,7 @@ from solrace.server.hub import Hub
 from solrace.server.races import RaceService
 from solrace.server.redisproc import RedisProcess, RedisProcessError
 from solrace.server.results import Results
+from solrace.server.spectate import Masks
 from solrace.server.store import Store
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -55,6 +56,7 @@ class Context:
     hints: HintService
     bots: BotService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
+    masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
 
 class Server:

@@ -262,6 +262,9 @@ class Connection:
     async def advance(self, rid: str, event: dict[str, Any] | None) -> None:
         await self.feed.advance(rid, event)
 
+    def on_spectators(self, rid: str, count: int) -> None:
+        self.feed.on_spectators(rid, count)
+
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
         if notice.get("k") == "matched":
             self.spawn(lobby.matched(self, str(notice["race"])))

@@ -575,8 +575,9 @@ def request_types() -> dict[str, type[Request]]:
 # ----------------------------------------------------------------------------- events
 
 #: Fields of race events that only spectators receive: a racer sees rivals' progress, never
-#: their boards (the moves and the view deltas they produce).
-SPECTATOR_ONLY = frozenset({"move", "delta"})
+#: their boards (the moves and the view deltas they produce; the spectator form's reveals and
+#: final boards, see shared/masking.py, are never in the stored events but are listed too).
+SPECTATOR_ONLY = frozenset({"move", "delta", "reveal", "boards"})
 
 
 def racer_event(event: dict[str, Any]) -> dict[str, Any]:

@@ -353,6 +353,9 @@ class RaceTerminal:
         self.message(f"{racer.name} is back" if online else
                      f"{racer.name} disconnected (their game and clock go on)")
         self.refresh("rivals")
+        elif kind == "spectators" and msg.get("race") == self.rid:
+            self.spectators = int(msg.get("count", 0))
+            self.refresh("status")
 
     def on_event(self, ev: dict[str, Any]) -> None:
         v, k = int(ev["v"]), ev.get("k")
@@ -394,10 +397,6 @@ class RaceTerminal:
                 self.message("go!")
         elif k == "progress" and racer:
             self._progress(racer, ev, loud)
-        elif k == "spectators":
-            self.spectators = int(ev.get("count", 0))
-            if loud:
-                self.refresh("status")
         elif k == "closed":
             self.state, self.done = "closed", True
             self.message("the race was closed: everyone left the lobby")

@@ -2,9 +2,10 @@
 
 The picture is built from what the server sends spectators and nothing else: the ``watching``
 snapshot (every racer's current view), then each ``progress`` event's view delta applied to that
-racer's board. Views never hold a face-down or stock card, so neither does the screen. Rated
-races reach spectators with a delay (shown in the header), so a racer gains nothing by watching
-a rival.
+racer's board, and its ``reveal`` (cards that every racer has now seen). Views never hold a
+face-down or stock card, so neither does the screen; while a race runs, a card not every racer
+has had face up comes masked (``??``, drawn as a card back) and the ``end`` event brings every
+board complete. Rated races also reach spectators with a delay (shown in the header).
 
 The race is named by id or invite code; with neither, the newest live race is picked. On a
 terminal the frame is redrawn in place; otherwise each update prints a new frame (``--once``
@@ -34,6 +35,7 @@ from solrace.client.tui import (
     seed_lines,
     standings_lines,
 )
+from solrace.shared.masking import MASKED, apply_reveal
 from solrace.shared.protocol import CODE_RE, RACE_ID_RE
 from solrace.shared.variants import VARIANTS
 from solrace.shared.views import apply_delta
@@ -128,14 +130,13 @@ class RaceView:
             self.news = "the race has started"
         elif k == "progress" and pid:
             self._progress(pid, name, ev)
-        elif k == "spectators":
-            self.spectators = int(ev.get("count", self.spectators))
         elif k == "closed":
             self.closed = True
             self.summary["state"] = "closed"
             self.news = "the race was closed: everyone left the lobby"
         elif k == "end":
             self.end = ev
+            self.boards.update(ev.get("boards") or {})  # everything shown, nothing masked
             self.summary["state"] = "finished"
             self.news = "the race is over"
         return True
@@ -145,6 +146,7 @@ class RaceView:
         if "delta" in ev and board is not None:
             self.boards[pid] = {"seq": ev.get("moves", board["seq"]),
                                 "view": apply_delta(board["view"], ev["delta"])}
+        apply_reveal(self.boards, ev.get("reveal") or {})
         if ev.get("elapsed") is not None:
             self.elapsed[pid] = int(ev["elapsed"])
         if ev.get("move"):
@@ -205,6 +207,9 @@ class RaceView:
             if self.state == "running" and self.delay:
                 lines.append(f"the boards appear once the {self.delay:g} s spectator delay "
                              "has passed")
+        if any(MASKED in cards for b in self.boards.values()
+               for _, cards in b["view"]["piles"].values()):
+            lines += ["", f"{MASKED} = a card not every racer has seen yet (shown once they have)"]
         if self.news:
             lines += ["", self.news]
         return lines
@@ -310,6 +315,9 @@ class Watcher:
                 await self.resume()
                 continue
             if msg.get("t") == "event" and msg.get("race") == view.rid and view.apply(msg):
+                self.draw()
+            elif msg.get("t") == "spectators" and msg.get("race") == view.rid:
+                view.spectators = int(msg.get("count", view.spectators))
                 self.draw()
 
     async def resume(self) -> None:

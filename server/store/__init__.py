@@ -376,7 +376,7 @@ class Store:
         """Register (or drop) one spectator connection; returns the spectator count."""
         self._count()
         return int(await self.batcher.call(self._spectate,
-            keys=[Keys.race(rid), Keys.watchers(rid), Keys.events(rid)],
+            keys=[Keys.race(rid), Keys.watchers(rid)],
             args=[member, "1" if add else "0", ttl_ms, Keys.race_channel(rid)],
         ))
 

@@ -224,7 +224,9 @@ redis.call('SET', KEYS[3], ARGV[2])
 return {'ok', emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
 """
 
-# KEYS meta watchers ev | ARGV member add(1/0) ttl_ms channel
+# KEYS meta watchers | ARGV member add(1/0) ttl_ms channel
+# The count goes out on the race channel as ``n:<count>`` (no version, nothing in the event
+# stream): visitors coming and going must not grow the race's durable log.
 SPECTATE = PRELUDE + """
 local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -237,7 +239,7 @@ end
 local count = redis.call('ZCARD', KEYS[2])
 local state = redis.call('HGET', KEYS[1], 'state')
 if changed == 1 and state and state ~= 'finished' and state ~= 'closed' then
-  emit(KEYS[1], KEYS[3], ARGV[4], cmsgpack.pack({k='spectators', count=count}))
+  redis.call('PUBLISH', ARGV[4], 'n:' .. count)
 end
 return count
 """

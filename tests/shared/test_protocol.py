@@ -737,7 +737,7 @@ def test_racer_events_lose_spectator_only_fields() -> None:
     assert "move" in event and "delta" in event  # the original is untouched
     plain = {"k": "join", "player": "p", "name": "bob", "v": 1}
     assert P.racer_event(plain) == plain
-    assert sorted(P.SPECTATOR_ONLY) == ["delta", "move"]
+    assert sorted(P.SPECTATOR_ONLY) == ["boards", "delta", "move", "reveal"]
 
 
 # ----------------------------------------------------------------------------- the document
