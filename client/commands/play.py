@@ -340,6 +340,9 @@ class RaceTerminal:
             self.on_event(msg)
         elif kind == "presence" and msg.get("race") == self.rid:
             self.on_presence(msg)
+        elif kind == "spectators" and msg.get("race") == self.rid:
+            self.spectators = int(msg.get("count", 0))
+            self.refresh("status")
 
     def on_presence(self, msg: dict[str, Any]) -> None:
         """A rival's connection state: shown on their line, announced when it changes."""
@@ -353,9 +356,6 @@ class RaceTerminal:
         self.message(f"{racer.name} is back" if online else
                      f"{racer.name} disconnected (their game and clock go on)")
         self.refresh("rivals")
-        elif kind == "spectators" and msg.get("race") == self.rid:
-            self.spectators = int(msg.get("count", 0))
-            self.refresh("status")
 
     def on_event(self, ev: dict[str, Any]) -> None:
         v, k = int(ev["v"]), ev.get("k")
