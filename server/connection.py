@@ -12,6 +12,7 @@ Race events are delivered in order by the connection's :class:`~solrace.server.f
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -20,19 +21,21 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 from solrace.server import metrics
 from solrace.server.feed import Feed
-from solrace.server.handlers import HANDLERS, lobby
+from solrace.server.handlers import HANDLERS, accounts, lobby
 from solrace.server.races import Player
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
+    from solrace.server.store.accounts import SessionRecord
     from websockets.asyncio.server import ServerConnection
 
 log = logging.getLogger("solrace.connection")
 
 HELLO_TIMEOUT = 10.0
-ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces)
+ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login)
+CLOSE = b""  # in the outbox: close the websocket once everything before it is sent
 
 
 def echo_id(value: Any) -> Any:
@@ -69,6 +72,8 @@ class Connection:
         self.ws = ws
         self.ctx = ctx
         self.player: Player | None = None
+        self.session: SessionRecord | None = None  # None: anonymous
+        self._close_reason = ""
         self.feed = Feed(self)
         self.greeted = False
         self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
@@ -134,6 +139,9 @@ class Connection:
             if frame is None:
                 return
             try:
+                if not frame:  # CLOSE
+                    await self.ws.close(1000, self._close_reason)
+                    return
                 await self.ws.send(frame)
             except Exception:
                 return
@@ -147,6 +155,16 @@ class Connection:
             log.info("closing a connection whose send queue is full")
             self.closing = True
             self.spawn(self.ws.close(1013, "too slow: send queue full; resume and sync"))
+
+    async def close_after_reply(self, reason: str) -> None:
+        """Close the connection once every frame queued so far has been sent (logout, a
+        revoked session): later frames are dropped."""
+        if self.closing:
+            return
+        self._close_reason = reason
+        self.closing = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self.outbox.put_nowait(CLOSE)
 
     def spawn(self, coro: Any) -> None:
         """Run ``coro`` in the background for as long as this connection lives."""
@@ -175,6 +193,8 @@ class Connection:
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
         if notice.get("k") == "matched":
             self.spawn(lobby.matched(self, str(notice["race"])))
+        elif notice.get("k") == "revoked":
+            accounts.on_revoked_notice(self, notice)
 
     # ------------------------------------------------------------------ dispatch
 
@@ -194,6 +214,8 @@ class Connection:
                 raise ProtocolError("not_authenticated", "say hello first")
             if self.player is None and not isinstance(req, ANONYMOUS_OK):
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
+            if not isinstance(req, P.Hello):
+                await accounts.check_session(self)  # revoked anywhere: refused here at once
             handler = HANDLERS[type(req)]
             started = time.perf_counter()
             reply = await handler(self, req)
@@ -201,6 +223,10 @@ class Connection:
                 metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
             if reply is not None:
                 self.send(reply)
+        except accounts.SessionGone as exc:
+            metrics.ERRORS.labels(exc.code).inc()
+            self.send(P.error(req_id, exc.code, exc.reason))
+            self.spawn(self.close_after_reply("session revoked or expired"))
         except ProtocolError as exc:
             metrics.ERRORS.labels(exc.code).inc()
             self.send(P.error(req_id, exc.code, exc.reason, **exc.extra))

@@ -6,9 +6,12 @@
 - ``play``: ``move``, ``resign``, ``sync``, ``hint``
 - ``dailies``: ``daily``, ``daily.start``, ``practice.start``, ``leaderboard``, ``profile``
 - ``watching``: ``watch``, ``unwatch``, ``races.live``
+- ``accounts``: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
+  ``password.change``, ``account.delete``
 """
 
-from solrace.server.handlers import dailies, lobby, play, session, watching
+from solrace.server.handlers import accounts, dailies, lobby, play, session, watching
 from solrace.server.handlers.base import HANDLERS, Handler, handles
 
-__all__ = ["HANDLERS", "Handler", "dailies", "handles", "lobby", "play", "session", "watching"]
+__all__ = ["HANDLERS", "Handler", "accounts", "dailies", "handles", "lobby", "play", "session",
+           "watching"]
