@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("solrace.connection")
 
 HELLO_TIMEOUT = 10.0
-ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login)
+ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login,
+                P.Profile)
 CLOSE = b""  # in the outbox: close the websocket once everything before it is sent
 
 

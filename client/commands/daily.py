@@ -22,7 +22,7 @@ from solrace.client.commands.leaderboard import RANK_RULE, fetch, versus_par
 from solrace.client.commands.play import RaceTerminal, interrupted
 from solrace.client.library import Client, ClientError
 from solrace.client.render import paint
-from solrace.client.session import login
+from solrace.client.session import login, refusal
 from solrace.client.tui import (
     add_server_arguments,
     clock,
@@ -135,7 +135,7 @@ async def daily_main(args: argparse.Namespace) -> int:
         try:
             info = await client.request("daily", variant=variant)
         except ClientError as exc:
-            raise CommandError(f"{exc.code}: {exc.reason}") from None
+            raise CommandError(refusal(exc)) from None
         print("\n".join(info_lines(info, color=color)), flush=True)
         if args.info:
             return 0
@@ -151,7 +151,7 @@ async def daily_main(args: argparse.Namespace) -> int:
                         f"you have played today's ranked {variant} daily; "
                         f"'solrace daily {variant} --practice' plays the deal again, unranked; "
                         f"'solrace leaderboard {variant} --around-me' shows your rank") from None
-                raise CommandError(f"{exc.code}: {exc.reason}") from None
+                raise CommandError(refusal(exc)) from None
             term.ranked = bool(reply.get("ranked"))
             rid = reply["race"]["race"]
             client.versions.setdefault(rid, 0)

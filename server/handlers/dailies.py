@@ -66,6 +66,8 @@ async def on_leaderboard(conn: Connection, req: P.Leaderboard) -> dict[str, Any]
 async def on_profile(conn: Connection, req: P.Profile) -> dict[str, Any]:
     store = conn.ctx.store
     if req.name is None:
+        if conn.player is None:
+            raise ProtocolError("not_authenticated", "profile of whom? name a player")
         pid, name = conn.me.pid, conn.me.name
     else:
         acct = await store.accounts.account(req.name)  # the owner of the name or a look-alike
