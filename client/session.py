@@ -322,6 +322,9 @@ def refusal(exc: ClientError) -> str:
     if exc.code == "account_required":
         return (f"{text}\nranked play needs an account: 'solrace register' turns this guest "
                 "into one (ratings and history kept); 'solrace login NAME' uses yours")
+    if exc.code == "already_queued":
+        return (f"{text}\nthis player already waits (another terminal on this machine shares "
+                "its session); to play as a second player there, pass --name OTHER")
     if exc.code == "rate_limited" and "retry_after" in exc.extra:
         return f"{text} (retry after {exc.extra['retry_after']} s)"
     return text

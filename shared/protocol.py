@@ -458,7 +458,7 @@ class Register(Request):
     connection (``name`` required)."""
 
     TYPE: ClassVar[str] = "register"
-    password: str
+    password: str = field(repr=False)  # never in a log line, not even by accident
     name: str | None = None
     client: str | None = None
 
@@ -477,7 +477,7 @@ class Login(Request):
 
     TYPE: ClassVar[str] = "login"
     name: str
-    password: str
+    password: str = field(repr=False)
     client: str | None = None
 
     def __post_init__(self) -> None:
@@ -511,8 +511,8 @@ class RevokeSession(Request):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ChangePassword(Request):
     TYPE: ClassVar[str] = "password.change"
-    old: str
-    new: str
+    old: str = field(repr=False)
+    new: str = field(repr=False)
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
@@ -523,7 +523,7 @@ class ChangePassword(Request):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteAccount(Request):
     TYPE: ClassVar[str] = "account.delete"
-    password: str
+    password: str = field(repr=False)
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)

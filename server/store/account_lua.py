@@ -62,10 +62,10 @@ return stamps
 # 1 when the session is live (and its last_seen and TTL refreshed if older than every_ms), 0
 # when it was revoked or expired.
 TOUCH = NOW + """
-local last = redis.call('HGET', KEYS[1], 'last_seen')
-if not last then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local last = tonumber(redis.call('HGET', KEYS[1], 'last_seen') or '0')
 local now = now_ms()
-if now - tonumber(last) >= tonumber(ARGV[2]) then
+if now - last >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'last_seen', now)
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end

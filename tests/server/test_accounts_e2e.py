@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import harness
+import msgpack
 import pytest
 import redis.asyncio as aredis
 from solrace.client.library import Client, ClientError
-from solrace.server.store import Keys
+from solrace.server.daily import day_of, previous_day, rank_key
+from solrace.server.store import Keys, Store
 from solrace.server.store.accounts import token_hash
 from websockets.exceptions import ConnectionClosed
 
@@ -127,6 +129,14 @@ async def test_two_devices_on_two_processes_revoke_password_logout_delete(
             await laptop.resign(rid)
             await laptop.next_event(t="event", race=rid, k="end")
             laptop_token = laptop.token
+            store = Store(aredis.Redis.from_url(redis_url))
+            try:  # a leaderboard row of an earlier day, as a finished ranked daily leaves it
+                day = previous_day(day_of(await store.server_time_ms()))
+                row = {"player": pid, "name": "alice", "result": "won", "time": 61_000,
+                       "moves": 120, "home": 52, "finished_at": 1, "race": rid}
+                assert await store.record_daily(day, "unlimited", pid, rank_key(row), row)
+            finally:
+                await store.redis.aclose()
             deleted = await laptop.delete_account(PW + "-2")
             anon = deleted["name"]
             assert anon.startswith("deleted-") and "alice" not in anon
@@ -140,6 +150,9 @@ async def test_two_devices_on_two_processes_revoke_password_logout_delete(
                 assert account["deleted"] == "1" and "kdf" not in account
                 assert pid not in account.values(), "the tombstone keeps no player id"
                 assert not await r.exists(Keys.rating(pid), Keys.stats(pid))
+                lb = msgpack.unpackb(await r.hget(Keys.leaderboard_entries(day, "unlimited"),
+                                                  pid), raw=False)
+                assert lb["name"] == anon and lb["time"] == 61_000  # kept, anonymised
             finally:
                 await r.aclose()
             spectator = await connect(p2.url)

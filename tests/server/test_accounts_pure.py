@@ -127,3 +127,13 @@ def test_following_the_policy_never_exceeds_a_rule(attempts: list[int], start: i
     for rule in rules:
         for t in failures:
             assert sum(1 for f in failures if t - rule.window < f <= t) <= rule.limit
+
+
+def test_password_fields_never_show_in_a_repr() -> None:
+    from solrace.shared import protocol as P
+
+    for msg in ({"t": "login", "name": "alice", "password": "hunter2-secret"},
+                {"t": "register", "password": "hunter2-secret"},
+                {"t": "password.change", "old": "hunter2-secret", "new": "hunter2-secret"},
+                {"t": "account.delete", "password": "hunter2-secret"}):
+        assert "hunter2" not in repr(P.parse_request(msg))
