@@ -316,6 +316,12 @@ def read_password(prompt: str = "password: ", confirm: bool = False) -> str:
     return line.rstrip("\r\n")
 
 
+def who(client: Client) -> str:
+    """Who the client plays as, for screens: ``alice`` (an account) or ``bob (guest)``."""
+    name = client.welcome.get("name") or client.name or "?"
+    return name if client.account else f"{name} (guest)"
+
+
 def refusal(exc: ClientError) -> str:
     """A server refusal as one line for the user, with what to do for the account ones."""
     text = f"{exc.code}: {exc.reason}"
@@ -353,4 +359,5 @@ __all__ = [
     "saved_of",
     "server_key",
     "spectate",
+    "who",
 ]

@@ -74,6 +74,7 @@ class Connection:
         self.ctx = ctx
         self.player: Player | None = None
         self.session: SessionRecord | None = None  # None: anonymous
+        self.session_refreshed = 0.0  # monotonic time of the last last_seen/TTL refresh
         self._close_reason = ""
         self.feed = Feed(self)
         self.greeted = False

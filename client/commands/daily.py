@@ -22,7 +22,7 @@ from solrace.client.commands.leaderboard import RANK_RULE, fetch, versus_par
 from solrace.client.commands.play import RaceTerminal, interrupted
 from solrace.client.library import Client, ClientError
 from solrace.client.render import paint
-from solrace.client.session import login, refusal
+from solrace.client.session import login, refusal, who
 from solrace.client.tui import (
     add_server_arguments,
     clock,
@@ -88,7 +88,7 @@ class DailyTerminal(RaceTerminal):
         kind = "ranked attempt" if self.ranked else "practice (unranked)"
         return " · ".join([paint("solrace daily", "1", self.color), self.variant_label(),
                            str(self.info.get("date")), kind, f"par {self.info.get('par')}",
-                           f"you: {self.client.welcome.get('name') or '?'}"])
+                           f"you: {who(self.client)}"])
 
 
 async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, Any] | None:

@@ -40,7 +40,7 @@ from solrace.client.commands import (
 )
 from solrace.client.library import Client, ClientError
 from solrace.client.render import board_lines, paint
-from solrace.client.session import CONNECT_ERRORS, login, refusal
+from solrace.client.session import CONNECT_ERRORS, login, refusal, who
 from solrace.client.tui import (
     Screen,
     StdinLines,
@@ -596,7 +596,7 @@ class RaceTerminal:
         parts = [paint("solrace", "1", self.color), self.variant_label()]
         if self.rid:
             parts += [f"race {self.rid}", f"code {s.get('code', '?')}"]
-        parts.append(f"you: {self.client.welcome.get('name') or '?'}")
+        parts.append(f"you: {who(self.client)}")
         return " · ".join(parts)
 
     def lobby_lines(self) -> list[str]:

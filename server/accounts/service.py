@@ -106,8 +106,8 @@ class AccountService:
             await self.db.refresh_session(rec, self.ttl)
         return rec
 
-    async def alive(self, rec: SessionRecord) -> bool:
-        return await self.db.touch(rec.digest, self.ttl)
+    async def alive(self, rec: SessionRecord, refresh: bool = True) -> bool:
+        return await self.db.touch(rec.digest, self.ttl, refresh)
 
     # ------------------------------------------------------------------ register / login
 

@@ -8,6 +8,7 @@ turns their results into replies and into the connection's identity.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.daily import previous_day
@@ -47,12 +48,23 @@ def require_account(conn: Connection, what: str) -> None:
                             "guest history is kept) or log in")
 
 
+REFRESH_EVERY = 60.0  # seconds between a connection's last_seen/TTL refreshes
+
+
 async def check_session(conn: Connection) -> None:
     """Every request of a session asks Redis whether the session still lives (no cache in the
-    process, so a revocation on any process holds here at once)."""
+    process, so a revocation on any process holds here at once). Once a minute per connection
+    the same call also dates ``last_seen`` and restarts the session's lifetime; the clock
+    below only decides *when* to refresh, never whether the session is valid."""
     rec = conn.session
-    if rec is not None and not await conn.ctx.accounts.alive(rec):
+    if rec is None:
+        return
+    now = time.monotonic()
+    refresh = now - conn.session_refreshed >= REFRESH_EVERY
+    if not await conn.ctx.accounts.alive(rec, refresh):
         raise SessionGone()
+    if refresh:
+        conn.session_refreshed = now
 
 
 def session_view(rec: SessionRecord, current: str | None = None) -> dict[str, Any]:
@@ -66,6 +78,7 @@ async def become(conn: Connection, issued: Issued) -> dict[str, Any]:
     rec = issued.session
     old = conn.player
     conn.session = rec
+    conn.session_refreshed = time.monotonic()  # the session was just written
     conn.player = Player(rec.player, rec.name)
     conn.greeted = True
     if old is None or old.pid != rec.player:

@@ -7,6 +7,7 @@ anonymous connection, which may watch, list races, ``register`` and ``login``.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.handlers.accounts import address, become, my_races
@@ -35,6 +36,7 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
             raise ProtocolError("bad_token", "unknown, expired or revoked session; hello with "
                                 "a name (a guest) or log in")
         conn.session, conn.player, conn.greeted = rec, Player(rec.player, rec.name), True
+        conn.session_refreshed = time.monotonic()  # resume() refreshed it
         await ctx.hub.watch_player(rec.player, conn)
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=rec.player,
                        name=rec.name, races=await my_races(conn), server_time=now,

@@ -72,6 +72,12 @@ end
 return 1
 """
 
+# KEYS session
+# 1 when the session is live, 0 when it was revoked or expired (the check of every request).
+ALIVE = """
+return redis.call('EXISTS', KEYS[1])
+"""
+
 # KEYS session | ARGV ttl_ms field value ...
 # A new session stamped with the Redis time.
 NEW_SESSION = NOW + """

@@ -67,6 +67,7 @@ class AccountStore:
         self._fail = redis.register_script(lua.FAIL)
         self._failures = redis.register_script(lua.FAILURES)
         self._touch = redis.register_script(lua.TOUCH)
+        self._alive = redis.register_script(lua.ALIVE)
         self._new_session = redis.register_script(lua.NEW_SESSION)
 
     # ------------------------------------------------------------------ names
@@ -150,10 +151,14 @@ class AccountStore:
         sec, usec = await self.redis.time()
         return int(sec) * 1000 + int(usec) // 1000
 
-    async def touch(self, digest: str, ttl: int) -> bool:
-        """Whether the session is still live (one script round trip, batched with the other
-        calls of the tick); refreshes last_seen and the TTL at most once a minute."""
+    async def touch(self, digest: str, ttl: int, refresh: bool = True) -> bool:
+        """Whether the session is still live (one script call, batched with the other calls
+        of the tick). With ``refresh``, also date last_seen and restart the TTL if that was
+        not done in the last minute; without, only ``EXISTS`` runs."""
         self._count()
+        if not refresh:
+            return bool(await self.batcher.call(self._alive,
+                                                keys=[Keys.session_hashed(digest)], args=[]))
         return bool(await self.batcher.call(self._touch, keys=[Keys.session_hashed(digest)],
                                             args=[ttl * 1000, TOUCH_EVERY_MS]))
 
