@@ -33,10 +33,18 @@ class SessionGone(ProtocolError):
 
 
 def address(conn: Connection) -> str:
-    """The client's address as the limits count it: the TCP peer (behind a proxy, the
-    proxy's address — see docs/protocol.md)."""
+    """The client's address as the login limits count it: the TCP peer, or, when the peer is
+    one of ``--trusted-proxies``, the last entry of its ``X-Forwarded-For`` header (the one
+    that proxy added; earlier entries are the client's to forge)."""
     peer = getattr(conn.ws, "remote_address", None)
-    return str(peer[0]) if peer else "unknown"
+    ip = str(peer[0]) if peer else "unknown"
+    if ip in conn.ctx.config.trusted_proxies:
+        request = getattr(conn.ws, "request", None)
+        forwarded = request.headers.get("X-Forwarded-For", "") if request is not None else ""
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last[:64]
+    return ip
 
 
 def require_account(conn: Connection, what: str) -> None:

@@ -306,3 +306,30 @@ async def test_guest_upgrade_keeps_ratings_and_history(redis_url: str) -> None:
         finally:
             await guest.close()
             await rival.close()
+
+
+async def test_behind_a_trusted_proxy_each_client_address_counts_apart(redis_url: str) -> None:
+    async with harness.running_server(redis_url, trusted_proxies=("127.0.0.1",),
+                                      **FAST) as server:
+        url = harness.ws_url(server)
+
+        async def raw(client_ip: str) -> harness.RawConnection:
+            conn = await harness.RawConnection.open(
+                url, additional_headers={"X-Forwarded-For": f"198.51.100.1, {client_ip}"})
+            await conn.request("hello", v=1)
+            return conn
+
+        one, two = await raw("203.0.113.7"), await raw("203.0.113.8")
+        try:
+            codes = [(await one.request("login", name=f"nobody{i}", password="wrong-pass"))
+                     ["code"] for i in range(21)]
+            assert codes == ["bad_credentials"] * 20 + ["rate_limited"]
+            other = await two.request("login", name="nobody", password="wrong-pass")
+            assert other["code"] == "bad_credentials", "another client behind the same proxy"
+            reg = await two.request("register", name="hugo", password=PW)
+            assert reg["t"] == "registered"
+            rows = (await two.request("sessions"))["sessions"]
+            assert [r["address"] for r in rows] == ["203.0.113.8"]
+        finally:
+            await one.close()
+            await two.close()
