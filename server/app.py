@@ -24,6 +24,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server import metrics
+from solrace.server.accounts.service import AccountService
 from solrace.server.bots import BotService
 from solrace.server.config import Config
 from solrace.server.connection import Connection
@@ -55,6 +56,7 @@ class Context:
     daily: DailyService
     hints: HintService
     bots: BotService
+    accounts: AccountService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
@@ -109,8 +111,9 @@ class Server:
         hints = HintService(store, races, budget_nodes=cfg.hint_budget)
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
                           lease_seconds=cfg.bot_lease)
+        accounts = AccountService(store, int(cfg.session_ttl))
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
-                           hints, bots)
+                           hints, bots, accounts)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         self.ws = await serve(

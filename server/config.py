@@ -101,6 +101,11 @@ class Setting:
         return ENV_PREFIX + self.name.upper()
 
 
+def parse_addresses(text: str) -> tuple[str, ...]:
+    """``10.0.0.1, 10.0.0.2`` -> ("10.0.0.1", "10.0.0.2"); empty text -> ()."""
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
 def _default_process_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
@@ -139,6 +144,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),
+    Setting("trusted_proxies", parse_addresses,
+            "comma-separated addresses of reverse proxies: for a connection from one of them "
+            "the client address (login limits) is the last X-Forwarded-For entry; empty: the "
+            "TCP peer"),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -177,6 +186,7 @@ class Config:
     hint_budget: int = 20_000
     bot_delay: float = 1.0
     bot_lease: float = 10.0
+    trusted_proxies: tuple[str, ...] = ()
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 

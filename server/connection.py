@@ -19,6 +19,7 @@ deal is certified, and ``hint``), which run beside the queue.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from solrace.server import metrics
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
-from solrace.server.handlers import HANDLERS, lobby
+from solrace.server.handlers import HANDLERS, accounts, lobby
 from solrace.server.presence import Presence
 from solrace.server.races import Player
 from solrace.shared import protocol as P
@@ -35,12 +36,15 @@ from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
+    from solrace.server.store.accounts import SessionRecord
     from websockets.asyncio.server import ServerConnection
 
 log = logging.getLogger("solrace.connection")
 
 HELLO_TIMEOUT = 10.0
-ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces)
+ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login,
+                P.Profile)
+CLOSE = b""  # in the outbox: close the websocket once everything before it is sent
 #: Frames received and waiting for the in-order worker; one more is refused (``rate_limited``)
 #: instead of making the reader wait (docs/protocol.md section 4: the safe pipelining depth).
 PIPELINE_DEPTH = 64
@@ -83,6 +87,9 @@ class Connection:
         self.ws = ws
         self.ctx = ctx
         self.player: Player | None = None
+        self.session: SessionRecord | None = None  # None: anonymous
+        self.session_refreshed = 0.0  # monotonic time of the last last_seen/TTL refresh
+        self._close_reason = ""
         self.feed = Feed(self)
         self.presence = Presence(self)
         self.greeted = False
@@ -223,6 +230,9 @@ class Connection:
             if frame is None:
                 return
             try:
+                if not frame:  # CLOSE
+                    await self.ws.close(1000, self._close_reason)
+                    return
                 await self.ws.send(frame)
             except Exception:
                 return
@@ -236,6 +246,16 @@ class Connection:
             log.info("closing a connection whose send queue is full")
             self.closing = True
             self.spawn(self.ws.close(1013, "too slow: send queue full; resume and sync"))
+
+    async def close_after_reply(self, reason: str) -> None:
+        """Close the connection once every frame queued so far has been sent (logout, a
+        revoked session): later frames are dropped."""
+        if self.closing:
+            return
+        self._close_reason = reason
+        self.closing = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self.outbox.put_nowait(CLOSE)
 
     def spawn(self, coro: Any) -> None:
         """Run ``coro`` in the background for as long as this connection lives."""
@@ -272,6 +292,8 @@ class Connection:
                 and notice.get("race") not in self.feed.watching:
             self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
                        "online": bool(notice["online"])})
+        elif notice.get("k") == "revoked":
+            accounts.on_revoked_notice(self, notice)
 
     # ------------------------------------------------------------------ dispatch
 
@@ -291,6 +313,8 @@ class Connection:
                 raise ProtocolError("not_authenticated", "say hello first")
             if self.player is None and not isinstance(req, ANONYMOUS_OK):
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
+            if not isinstance(req, P.Hello):
+                await accounts.check_session(self)  # revoked anywhere: refused here at once
             if isinstance(req, CONCURRENT):
                 if self.concurrent >= MAX_CONCURRENT:
                     raise ProtocolError("rate_limited", f"at most {MAX_CONCURRENT} daily "
@@ -323,7 +347,11 @@ class Connection:
 
     def _report(self, req_id: Any, kind: str, exc: Exception) -> None:
         """The error reply for a failed request: the client's fault, an outage, or a bug."""
-        if isinstance(exc, ProtocolError):
+        if isinstance(exc, accounts.SessionGone):
+            metrics.ERRORS.labels(exc.code).inc()
+            self.send(P.error(req_id, exc.code, exc.reason))
+            self.spawn(self.close_after_reply("session revoked or expired"))
+        elif isinstance(exc, ProtocolError):
             metrics.ERRORS.labels(exc.code).inc()
             self.send(P.error(req_id, exc.code, exc.reason, **exc.extra))
         elif is_store_error(exc) and is_outage(exc):

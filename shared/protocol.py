@@ -57,7 +57,12 @@ ERROR_CODES = (
     "bad_notation",  # the move text does not parse
     "stale_seq",  # seq is not the number of moves applied; reply carries the current seq
     "already_queued",  # quick pairing twice
-    "rate_limited",  # too many messages; slow down
+    "rate_limited",  # too many messages, or too many wrong passwords (retry_after: seconds)
+    "account_required",  # ranked play (rated races, the ranked daily) by a guest: register
+    "bad_password",  # a new password fails the length rules (reason says which)
+    "bad_credentials",  # login or password check: wrong name or password
+    "already_registered",  # register from a session that is already an account's
+    "session_not_found",  # session.revoke of an id that is not one of the account's sessions
     "unavailable",  # the server cannot reach its store right now; retry
     "internal",  # a bug: reported, the connection survives
 )
@@ -180,9 +185,11 @@ class Hello(Request):
     v: int
     name: str | None = None
     token: str | None = None
+    client: str | None = None  # e.g. "solrace-cli 0.1": shown in the account's session list
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
+        _check_client(self.client)
         if self.v not in SUPPORTED_VERSIONS:
             raise ProtocolError(
                 "unsupported_version",
@@ -481,12 +488,116 @@ class MyRaces(Request):
     TYPE: ClassVar[str] = "races.mine"
 
 
+# ----------------------------------------------------------------------------- accounts
+
+MAX_PASSWORD = 512  # characters on the wire; the server's rules are stricter (bad_password)
+CLIENT_RE = re.compile(r"^[\x20-\x7e]{1,64}$")
+SESSION_ID_RE = re.compile(r"^[0-9a-f]{12}$")
+
+
+def _check_client(client: str | None) -> None:
+    if client is not None and not CLIENT_RE.fullmatch(client):
+        raise ProtocolError("bad_message", "client is 1-64 printable ASCII characters")
+
+
+def _check_password(field_name: str, password: str) -> None:
+    if len(password) > MAX_PASSWORD:
+        raise ProtocolError("bad_password", f"{field_name} is longer than {MAX_PASSWORD}")
+
+
+def _check_name(name: str) -> None:
+    if not NAME_RE.fullmatch(name):
+        raise ProtocolError("bad_name", "not a valid player name")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Register(Request):
+    """Make an account: of the guest this connection is (``name`` defaults to the guest's
+    name; the player id, ratings and history are kept), or of a new player on an anonymous
+    connection (``name`` required)."""
+
+    TYPE: ClassVar[str] = "register"
+    password: str = field(repr=False)  # never in a log line, not even by accident
+    name: str | None = None
+    client: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if self.name is not None:
+            _check_name(self.name)
+        _check_password("password", self.password)
+        _check_client(self.client)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Login(Request):
+    """A new session of an account, on an anonymous connection (or on one already logged in
+    to that account)."""
+
+    TYPE: ClassVar[str] = "login"
+    name: str
+    password: str = field(repr=False)
+    client: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_name(self.name)
+        _check_password("password", self.password)
+        _check_client(self.client)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Logout(Request):
+    TYPE: ClassVar[str] = "logout"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sessions(Request):
+    TYPE: ClassVar[str] = "sessions"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RevokeSession(Request):
+    TYPE: ClassVar[str] = "session.revoke"
+    session: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if not SESSION_ID_RE.fullmatch(self.session):
+            raise ProtocolError("session_not_found", f"no session {self.session!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChangePassword(Request):
+    TYPE: ClassVar[str] = "password.change"
+    old: str = field(repr=False)
+    new: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_password("old", self.old)
+        _check_password("new", self.new)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteAccount(Request):
+    TYPE: ClassVar[str] = "account.delete"
+    password: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_password("password", self.password)
+
+
+ACCOUNT_REQUESTS = (Register, Login, Logout, Sessions, RevokeSession, ChangePassword,
+                    DeleteAccount)
+
 _REQUESTS: dict[str, type[Request]] = {
     cls.TYPE: cls
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
-        Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal,
+        Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, *ACCOUNT_REQUESTS,
     )
 }
 

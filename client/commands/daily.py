@@ -23,7 +23,7 @@ from solrace.client.commands.leaderboard import RANK_RULE, fetch, versus_par
 from solrace.client.commands.play import RaceTerminal, interrupted
 from solrace.client.library import Client, ClientError
 from solrace.client.render import paint
-from solrace.client.session import login
+from solrace.client.session import login, refusal, who
 from solrace.client.tui import (
     add_server_arguments,
     clock,
@@ -112,7 +112,7 @@ class DailyTerminal(RaceTerminal):
         kind = "ranked attempt" if self.ranked else "practice (unranked)"
         return " · ".join([paint("solrace daily", "1", self.color), self.variant_label(),
                            str(self.info.get("date")), kind, f"par {self.info.get('par')}",
-                           f"you: {self.client.welcome.get('name') or '?'}"])
+                           f"you: {who(self.client)}"])
 
 
 async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, Any] | None:
@@ -159,7 +159,7 @@ async def daily_main(args: argparse.Namespace) -> int:
         try:
             info = await client.request("daily", variant=variant)
         except ClientError as exc:
-            raise CommandError(f"{exc.code}: {exc.reason}") from None
+            raise CommandError(refusal(exc)) from None
         print("\n".join(info_lines(info, color=color)), flush=True)
         if args.info:
             return 0
@@ -178,7 +178,7 @@ async def daily_main(args: argparse.Namespace) -> int:
                         f"you have played today's ranked {variant} daily; "
                         f"'solrace daily {variant} --practice' plays the deal again, unranked; "
                         f"'solrace leaderboard {variant} --around-me' shows your rank") from None
-                raise CommandError(f"{exc.code}: {exc.reason}") from None
+                raise CommandError(refusal(exc)) from None
             term.ranked = bool(reply.get("ranked"))
             rid = reply["race"]["race"]
             client.versions.setdefault(rid, 0)

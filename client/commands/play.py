@@ -44,7 +44,7 @@ from solrace.client.commands import (
 )
 from solrace.client.library import Client, ClientError
 from solrace.client.render import board_lines, paint
-from solrace.client.session import CONNECT_ERRORS, login
+from solrace.client.session import CONNECT_ERRORS, login, refusal, who
 from solrace.client.tui import (
     Screen,
     StdinLines,
@@ -691,7 +691,7 @@ class RaceTerminal:
             parts.append(f"race {self.rid}")
             if s.get("kind", "race") == "race":
                 parts.append(f"code {s.get('code', '?')}")
-        parts.append(f"you: {self.client.welcome.get('name') or '?'}")
+        parts.append(f"you: {who(self.client)}")
         return " · ".join(parts)
 
     def lobby_lines(self) -> list[str]:
@@ -926,7 +926,7 @@ async def play_main(args: argparse.Namespace) -> int:
             return await client.create_race(variant, options, seats=args.seats,
                                             time_limit=args.time_limit, rated=args.rated)
         except ClientError as exc:
-            raise CommandError(f"{exc.code}: {exc.reason}") from None
+            raise CommandError(refusal(exc)) from None
 
     try:
         return await term.run(enter)

@@ -17,7 +17,7 @@ from typing import Any
 from solrace.client.commands import CommandError, print_json, use_color
 from solrace.client.library import ClientError
 from solrace.client.render import paint
-from solrace.client.session import login
+from solrace.client.session import SessionStore, login, spectate
 from solrace.client.tui import (
     add_server_arguments,
     clock,
@@ -98,7 +98,11 @@ def profile_lines(reply: Mapping[str, Any], *, today: str | None = None, color: 
 
 
 async def profile_main(args: argparse.Namespace) -> int:
-    client = await login(resolve_server(args), resolve_name(args))
+    url, name = resolve_server(args), resolve_name(args)
+    if args.player and name is None and SessionStore().current(url) is None:
+        client = await spectate(url)  # someone else's profile needs no session of one's own
+    else:
+        client = await login(url, name)
     try:
         fields = {"name": args.player} if args.player else {}
         reply = await client.request("profile", **fields)

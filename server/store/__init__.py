@@ -5,8 +5,16 @@ race's keys share one slot and every script touches a single slot):
 
 key (type) — holds — TTL
 
-* ``sr:session:{<sha256 token>}`` (hash) — player, name — session TTL, refreshed on use
-* ``sr:name:{<lower name>}`` (string) — player id holding the name — as its session
+* ``sr:session:{<sha256 token>}`` (hash) — player, name, kind, account, sid, created_at,
+  last_seen, client, address — session TTL, refreshed on use
+* ``sr:session:{<sha256 token>}:fails`` (zset) — failed password checks in the session
+* ``sr:name:{account:<fold>}`` (string) — player id of the live guest holding the name — as
+  its session
+* ``sr:account:{account:<fold>}`` (hash) — an account (player, name, kdf, created_at), or its
+  tombstone — no TTL; ``…:sessions`` (hash) session id -> token hash; ``…:fails`` (zset)
+* ``sr:loginfail:{addr:<address>}`` (zset) — failed logins from one client address — 24 h
+* ``sr:player:{<pid>}:history`` (zset) — every race the player joined — RETENTION
+  (the name keys are described one by one in :mod:`.keys`)
 * ``sr:player:{<pid>}:races`` (set) — race ids the player is in, not finished — session TTL
 * ``sr:race:{<rid>}`` (hash) — race meta: variant, options, seats, time_limit, rated, state,
   code, host, seed, commitment, created_at, starts_at, started_at, ends_at, ended_at,
@@ -69,6 +77,7 @@ server process, so a race's clock does not depend on which process serves it.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,6 +85,7 @@ import msgpack
 from redis.asyncio import Redis
 from solrace.server import metrics
 from solrace.server.store import lua
+from solrace.server.store.accounts import AccountStore
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.keys import (
     CODE_TTL,
@@ -128,6 +138,7 @@ class Store:
         self._lease_renew = redis.register_script(lua.LEASE_RENEW)
         self.batcher = ScriptBatcher(redis)
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
+        self.accounts = AccountStore(redis, self.batcher, self._count)
 
     def _count(self) -> None:
         self.commands += 1
@@ -138,35 +149,7 @@ class Store:
         return bool(await self.redis.ping())
 
     # ------------------------------------------------------------------ sessions
-
-    async def claim_name(self, name: str, pid: str, ttl: int) -> bool:
-        self._count()
-        return bool(await self.redis.set(Keys.name(name), pid, nx=True, ex=ttl))
-
-    async def create_session(self, token: str, pid: str, name: str, ttl: int) -> None:
-        key = Keys.session(token)
-        async with self.redis.pipeline(transaction=True) as p:
-            p.hset(key, mapping={"player": pid, "name": name})
-            p.expire(key, ttl)
-            await p.execute()
-        self._count()
-
-    async def load_session(self, token: str, ttl: int) -> tuple[str, str] | None:
-        """(player id, name) for a live token, refreshing its TTL; None when unknown."""
-        key = Keys.session(token)
-        raw = await self.redis.hgetall(key)
-        self._count()
-        if not raw:
-            return None
-        data = decode_map(raw)
-        pid, name = data["player"], data["name"]
-        async with self.redis.pipeline(transaction=False) as p:
-            p.expire(key, ttl)
-            p.set(Keys.name(name), pid, ex=ttl)
-            p.expire(Keys.player_races(pid), ttl)
-            await p.execute()
-        self._count()
-        return pid, name
+    # Names, accounts and sessions: ``self.accounts`` (:mod:`.accounts`).
 
     # ------------------------------------------------------------------ races
 
@@ -202,6 +185,8 @@ class Store:
             async with self.redis.pipeline(transaction=False) as p:
                 p.sadd(Keys.player_races(pid), rid)
                 p.expire(Keys.player_races(pid), RETENTION)
+                p.zadd(Keys.player_history(pid), {rid: int(time.time() * 1000)})
+                p.expire(Keys.player_history(pid), RETENTION)  # what deleting anonymises
                 await p.execute()
             self._count()
         return res

@@ -21,7 +21,6 @@ from helpers import free_port
 from solrace.client import cli
 from solrace.client.commands import CommandError
 from solrace.client.commands.watch import RaceView, race_target, wrap_blocks
-from solrace.client.library import Client
 from solrace.client.render import board_lines, visible_width
 from solrace.server.app import Server
 from solrace.shared.engine import Game
@@ -194,7 +193,7 @@ async def test_watch_follows_the_race_live_through_a_restart_to_the_standings(
 async def test_watch_a_rated_race_runs_behind(redis_url: str, inline: Any) -> None:
     async with harness.running_server(redis_url, spectator_delay=30) as server:
         url = harness.ws_url(server)
-        a, b = Client(url, name="alice"), Client(url, name="bob")
+        a, b = harness.AccountClient(url, name="alice"), harness.AccountClient(url, name="bob")
         await a.connect()
         await b.connect()
         try:

@@ -161,7 +161,7 @@ async def fill_board(redis_url: str, day: str, rows: list[dict[str, Any]]) -> No
 async def test_top_n_pages_own_rank_and_around_me(redis_url: str) -> None:
     async with (
         harness.running_server(redis_url) as server,
-        harness.clients(harness.ws_url(server), "nora", "otto") as (nora, otto),
+        harness.accounts(harness.ws_url(server), "nora", "otto") as (nora, otto),
     ):
         assert server.ctx is not None
         day = await redis_today(server.ctx.store)
@@ -237,7 +237,7 @@ async def test_a_client_cannot_write_the_leaderboard(redis_url: str) -> None:
             assert board["total"] == 0
         finally:
             await raw.close()
-        async with harness.clients(harness.ws_url(server), "quin") as (c,):
+        async with harness.accounts(harness.ws_url(server), "quin") as (c,):
             race, _ = await daily_start(c)
             with pytest.raises(ClientError):  # an illegal move is refused, not scored
                 await c.move(race["race"], "t1f1")
@@ -267,7 +267,7 @@ async def test_finishes_on_several_processes_at_once_each_counted_once(
         async with harness.running_server(redis_url, process_id="p0", **FAST) as local:
             urls = [harness.ws_url(local), procs[0].url, procs[1].url]
             for i in range(9):
-                c = Client(urls[i % 3], name=f"racer{i}")
+                c = harness.AccountClient(urls[i % 3], name=f"racer{i}")
                 await c.connect()
                 clients.append(c)
             races = [(await daily_start(c))[0] for c in clients]
@@ -351,7 +351,7 @@ async def test_rated_race_standings_show_ratings_stored_once(redis_url: str) -> 
         cs: list[Client] = []
         try:
             for name in ("rita", "sam", "tess"):
-                c = Client(url, name=name)
+                c = harness.AccountClient(url, name=name)
                 await c.connect()
                 cs.append(c)
             assert server.ctx is not None and other.ctx is not None
@@ -459,7 +459,7 @@ async def test_unrated_and_daily_games_leave_ratings_alone(redis_url: str) -> No
     await store_daily(redis_url)
     async with harness.running_server(redis_url, **FAST) as server:
         cs, race = await harness.start_race(harness.ws_url(server), redis_url, "unlimited",
-                                            ["uma", "vic"])
+                                            ["uma", "vic"], cls=harness.AccountClient)
         try:
             for c in cs:
                 await c.request("resign", race=race["race"])

@@ -27,6 +27,7 @@ from harness import (
     Racer,
     RecordingClient,
     ServerProcess,
+    accounts,
     clients,
     close_all,
     race_info,
@@ -669,7 +670,7 @@ async def test_rated_race_spectators_run_the_configured_delay_behind(redis_url: 
     + 1 s (neither in the ``watching`` reply nor live), and every event, ``end`` included,
     arrives. An unrated race on the same server has no delay."""
     delay = 1.0
-    async with running_server(redis_url, spectator_delay=delay) as server, clients(
+    async with running_server(redis_url, spectator_delay=delay) as server, accounts(
         ws_url(server), "alice", "bob") as (alice, bob), spectators(
             ws_url(server), ws_url(server)) as (early, late):
         summary = await alice.create_race("unlimited", rated=True)
@@ -1035,7 +1036,7 @@ async def test_racers_watch_their_own_live_race_only_from_another_connection(
 
 
 async def test_daily_and_practice_games_are_not_watchable(redis_url: str) -> None:
-    async with running_server(redis_url) as server, clients(ws_url(server), "alice") as (
+    async with running_server(redis_url) as server, accounts(ws_url(server), "alice") as (
         alice,), spectators(ws_url(server)) as (spec,):
         ctx = server.ctx
         assert ctx is not None

@@ -33,7 +33,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from harness import VARIANT_NAMES, close_all, race_info, running_server, ws_url
+from harness import (
+    VARIANT_NAMES,
+    AccountClient,
+    close_all,
+    race_info,
+    running_server,
+    ws_url,
+)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sightings import MASKED, ObjectGame, masked_piles
@@ -212,7 +219,8 @@ async def scenario(redis_url: str, plan: Plan) -> None:
     async with running_server(redis_url, countdown=0.05, spectator_delay=DELAY) as server:
         url = ws_url(server)
         n = next(EXAMPLE)
-        alice, bob = Client(url, name=f"alice{n}"), Client(url, name=f"bob{n}")
+        racer = AccountClient if plan.rated else Client  # rated races need accounts
+        alice, bob = racer(url, name=f"alice{n}"), racer(url, name=f"bob{n}")
         spec = Spectator(url)
         try:
             for c in (alice, bob, spec):
