@@ -35,18 +35,22 @@ def inline(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, 
     return run
 
 
-async def test_daily_info_says_finished_after_the_attempt(redis_url: str, inline: Any
-                                                          ) -> None:
+async def test_daily_info_says_finished_after_the_attempt(
+        redis_url: str, inline: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     await store_daily(redis_url)
     async with harness.running_server(redis_url) as server:
         url = harness.ws_url(server)
-        base = ["--server", url, "--name", "carol", "--no-color"]
+        base = ["--server", url, "--no-color"]
+        # the ranked attempt needs an account: carol registers with the CLI first
+        monkeypatch.setenv("SOLRACE_PASSWORD", harness.password_for("carol"))
+        code, _, err = await inline("register", "carol", "--server", url)
+        assert code == 0, err
         code, out, _ = await inline("daily", WIN_VARIANT, "--info", *base)
         assert code == 0 and "your ranked attempt: not played yet" in out, out
         # play the attempt from the CLI's own saved session, then resign it
         from solrace.client.session import login
 
-        client = await login(url, "carol")
+        client = await login(url, None)
         try:
             reply = await client.request("daily.start", variant=WIN_VARIANT)
             rid = reply["race"]["race"]
@@ -192,7 +196,7 @@ def _terminal(summary: dict[str, Any], board_moves: int | None = None) -> Any:
             game.push("sw")
         boards[summary["race"]] = {"seq": board_moves, "view": view_of(game).wire()}
     client = types.SimpleNamespace(welcome={"name": "al", "server_time": 0}, player="me",
-                                   boards=boards)
+                                   name="al", account=False, boards=boards)
     term = RaceTerminal(client, "ws://x", color=False, auto_ready=False,  # type: ignore[arg-type]
                         screen=Screen(io.StringIO(), tty=False))
     term.summary, term.rid, term.state = summary, summary["race"], summary["state"]

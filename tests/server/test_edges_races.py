@@ -84,6 +84,7 @@ async def test_daily_start_sends_join_ready_countdown_start(redis_url: str) -> N
     async with running_server(redis_url) as server:
         conn = await RawConnection.open(ws_url(server))
         await conn.hello("alice")
+        await conn.request("register", password=harness.password_for("alice"))  # ranked
         reply = await conn.request("daily.start", variant=WIN_VARIANT)
         assert reply["t"] == "race", reply
         kinds: list[Any] = []
