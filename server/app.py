@@ -18,11 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from solrace.server import metrics
 from solrace.server.accounts.service import AccountService
 from solrace.server.bots import BotService
@@ -30,12 +27,14 @@ from solrace.server.config import Config
 from solrace.server.connection import Connection
 from solrace.server.daily import DailyService
 from solrace.server.hints import HintService
-from solrace.server.hub import Hub
+from solrace.server.hub import Hub, HubBase
+from solrace.server.hub_sharded import ShardedHub
 from solrace.server.races import RaceService
 from solrace.server.redisproc import RedisProcess, RedisProcessError
 from solrace.server.results import Results
 from solrace.server.spectate import Masks
 from solrace.server.store import Store
+from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
@@ -49,7 +48,7 @@ class Context:
 
     config: Config
     store: Store
-    hub: Hub
+    hub: HubBase
     races: RaceService
     send_queue: int
     quick_time_limit: int
@@ -65,8 +64,8 @@ class Server:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.redis_proc: RedisProcess | None = None
-        self.redis: Redis | None = None
-        self.pubsub_redis: Redis
+        self.redis: Redis | RedisCluster | None = None
+        self.pubsub_redis: Redis | None = None
         self.ctx: Context | None = None
         self.ws: WsServer | None = None
         self._refresher: asyncio.Task[None] | None = None
@@ -90,19 +89,21 @@ class Server:
         # applies twice (a move is answered as a duplicate, a finish recognises its own retry);
         # docs/protocol.md lists the few replies a retry can get wrong.
         # A blocking pool queues commands when every connection is busy (the default pool
-        # raises "Too many connections" under load).
-        self.redis = Redis.from_pool(BlockingConnectionPool.from_url(
-            url, max_connections=64, timeout=30, decode_responses=False,
-            health_check_interval=10,
-            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
-        ))
-        store = Store(self.redis)
+        # raises "Too many connections" under load). A redis+cluster:// URL gives a
+        # RedisCluster client instead (docs/scaling.md).
+        self.redis = open_client(url, max_connections=64)
+        store = Store(self.redis, wait_replicas=cfg.wait_replicas,
+                      wait_timeout_ms=int(cfg.wait_timeout * 1000))
         await store.ping()
         # The hub's pub/sub connection has no retry policy: it must see a lost connection, so
         # that after reconnecting it can catch its subscribers up from the durable streams.
-        self.pubsub_redis = Redis.from_url(url, decode_responses=False, health_check_interval=10)
-        hub = Hub(self.pubsub_redis, cfg.process_id)
+        hub: HubBase
+        if is_cluster_url(url):
+            hub = ShardedHub(open_cluster(url, max_connections=4), cfg.process_id)
+        else:
+            self.pubsub_redis = Redis.from_url(url, decode_responses=False,
+                                               health_check_interval=10)
+            hub = Hub(self.pubsub_redis, cfg.process_id)
         await hub.start()
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
         Results(store, races)
@@ -227,8 +228,11 @@ class Server:
             await self.ctx.hints.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()
+        if self.ctx is not None and self.ctx.store.replication is not None:
+            await self.ctx.store.replication.close()
         if self.redis is not None:
             await self.redis.aclose()
+        if self.pubsub_redis is not None:
             await self.pubsub_redis.aclose()
         if self.redis_proc is not None:
             await asyncio.to_thread(self.redis_proc.stop)

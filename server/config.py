@@ -114,7 +114,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("host", str, "address to listen on"),
     Setting("port", int, "TCP port for websockets, /healthz and /metrics (0: any free port)"),
     Setting("redis_url", _optional_str,
-            "Redis URL (redis://, rediss://, unix://); unset: start an embedded Redis"),
+            "Redis URL (redis://, rediss://, unix://), or a Redis Cluster by seed nodes "
+            "(redis+cluster://HOST:PORT,HOST:PORT); unset: start an embedded Redis"),
     Setting("data_dir", Path, "directory for the embedded Redis AOF and the generated secret"),
     Setting("secret", _optional_str,
             "server secret (HMAC key for daily seeds); unset: generated into DATA_DIR/secret",
@@ -141,6 +142,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("bot_delay", float,
             "scale of practice bots' think time per move (1: weak 4 s, medium 3 s, "
             "strong 2 s, a person's pace; 0: no wait)"),
+    Setting("wait_replicas", int,
+            "acknowledge a move only once this many replicas hold it (Redis WAIT, or WAITAOF "
+            "on 7.2+); 0: asynchronous replication, a failover may lose acknowledged moves"),
+    Setting("wait_timeout", parse_duration,
+            "how long a move waits for --wait-replicas before it is answered 'unavailable'"),
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),
@@ -187,6 +193,8 @@ class Config:
     bot_delay: float = 1.0
     bot_lease: float = 10.0
     trusted_proxies: tuple[str, ...] = ()
+    wait_replicas: int = 0
+    wait_timeout: float = 1.0
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
@@ -197,10 +205,19 @@ class Config:
         if not 0 <= self.port <= 65535:
             problems.append(f"port must be in 0..65535, not {self.port}")
         if self.redis_url is not None and urlsplit(self.redis_url).scheme not in (
-            "redis", "rediss", "unix",
+            "redis", "rediss", "unix", "redis+cluster", "rediss+cluster",
         ):  # fmt: skip
-            problems.append(f"redis_url must be redis://, rediss:// or unix://: "
-                            f"{mask_url(self.redis_url)}")
+            problems.append(f"redis_url must be redis://, rediss://, unix:// or "
+                            f"redis+cluster://: {mask_url(self.redis_url)}")
+        elif self.redis_url is not None and "+cluster" in urlsplit(self.redis_url).scheme:
+            from solrace.server.store.connect import parse_cluster_url
+
+            try:
+                parse_cluster_url(self.redis_url)
+            except ValueError as exc:
+                problems.append(f"redis_url: {exc}")
+        if self.wait_replicas < 0 or not 0 < self.wait_timeout < float("inf"):
+            problems.append("wait_replicas must be >= 0 and wait_timeout positive")
         if self.max_frame < 1024:
             problems.append(f"max_frame must be at least 1024 bytes, not {self.max_frame}")
         if not self.rate > 0:

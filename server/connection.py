@@ -31,6 +31,7 @@ from solrace.server.feed import Feed
 from solrace.server.handlers import HANDLERS, accounts, lobby
 from solrace.server.presence import Presence
 from solrace.server.races import Player
+from solrace.server.store.errors import unavailable_reason
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
@@ -356,8 +357,8 @@ class Connection:
             self.send(P.error(req_id, exc.code, exc.reason, **exc.extra))
         elif is_store_error(exc) and is_outage(exc):
             metrics.ERRORS.labels("unavailable").inc()
-            log.warning("store unavailable during %s: %s", kind, exc)
-            self.send(P.error(req_id, "unavailable", "the store is unreachable; retry"))
+            log.warning("store unavailable during %s: %s: %s", kind, type(exc).__name__, exc)
+            self.send(P.error(req_id, "unavailable", unavailable_reason(exc)))
         else:  # a bug, including a command the store refused: retrying would not help
             metrics.ERRORS.labels("internal").inc()
             log.error("internal error handling %s", kind, exc_info=exc)

@@ -37,6 +37,8 @@ key (type) — holds — TTL
 * ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
 * ``sr:deadlines`` (zset) — running race ids (every kind) scored by ``ends_at``: any process's
   sweeper ends races whose time is up even if no process holds a timer for them — as live
+* ``sr:race:{<rid>}:barrier`` (string) — written before ``WAIT`` with ``--wait-replicas``: once
+  replicas have it they have every earlier write of the race's master — 60 s
 * ``sr:race:{<rid>}:botlease`` (string) — the process id driving the bots of a practice race
   with bots (one driver per race) — ``--bot-lease``, renewed by its holder; deleted at the end
 * ``sr:bots`` (zset) — practice races whose bots are still playing, scored by when their lease
@@ -68,7 +70,10 @@ key (type) — holds — TTL
 The race, session and player keys are owned by this module alone.
 
 Pub/sub channels: ``sr:race:{<rid>}`` carries ``<version>:<msgpack event>`` for every race
-event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches).
+event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches). On a
+Redis Cluster (a ``RedisCluster`` client) they are sharded channels (``SPUBLISH``), each on the
+shard of its tag's slot. Cluster rule: every script, ``MULTI`` and multi-key command touches one
+hash slot (docs/scaling.md; tests/server/test_slots.py checks every Store method).
 
 All times are Redis ``TIME`` in milliseconds, read inside the scripts: one clock for every
 server process, so a race's clock does not depend on which process serves it.
@@ -83,6 +88,7 @@ from typing import Any
 
 import msgpack
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from solrace.server import metrics
 from solrace.server.store import lua
 from solrace.server.store.accounts import AccountStore
@@ -96,6 +102,7 @@ from solrace.server.store.keys import (
     Keys,
 )
 from solrace.server.store.records import RaceRecord, ScriptResult, _s, decode_map
+from solrace.server.store.replication import Replication, ReplicationLag
 
 __all__ = [
     "CODE_TTL",
@@ -105,6 +112,7 @@ __all__ = [
     "RETENTION",
     "Keys",
     "RaceRecord",
+    "ReplicationLag",
     "ScriptBatcher",
     "ScriptResult",
     "Store",
@@ -115,30 +123,41 @@ __all__ = [
 class Store:
     """The one door to Redis. ``redis`` must use ``decode_responses=False``."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis | RedisCluster, *, wait_replicas: int = 0,
+                 wait_timeout_ms: int = 1000) -> None:
         self.redis = redis
-        self._join = redis.register_script(lua.JOIN)
-        self._leave = redis.register_script(lua.LEAVE)
-        self._ready = redis.register_script(lua.READY)
-        self._start = redis.register_script(lua.START)
-        self._move = redis.register_script(lua.MOVE)
-        self._batch = redis.register_script(lua.BATCH)
-        self._resign = redis.register_script(lua.RESIGN)
-        self._finish = redis.register_script(lua.FINISH)
-        self._quick = redis.register_script(lua.QUICK)
-        self._spectate = redis.register_script(lua.SPECTATE)
-        self._presence = redis.register_script(lua.PRESENCE)
-        self._lb_record = redis.register_script(lua.LB_RECORD)
-        self._daily_stats = redis.register_script(lua.DAILY_STATS)
-        self._win_stats = redis.register_script(lua.WIN_STATS)
-        self._rating_cas = redis.register_script(lua.RATING_CAS)
-        self._unlock = redis.register_script(lua.UNLOCK)
-        self._renew = redis.register_script(lua.RENEW)
-        self._lease_take = redis.register_script(lua.LEASE_TAKE)
-        self._lease_renew = redis.register_script(lua.LEASE_RENEW)
+        self.cluster = isinstance(redis, RedisCluster)
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self._join = self._script(lua.JOIN)
+        self._leave = self._script(lua.LEAVE)
+        self._ready = self._script(lua.READY)
+        self._start = self._script(lua.START)
+        self._move = self._script(lua.MOVE)
+        self._batch = self._script(lua.BATCH)
+        self._resign = self._script(lua.RESIGN)
+        self._finish = self._script(lua.FINISH)
+        self._quick = self._script(lua.QUICK)
+        self._spectate = self._script(lua.SPECTATE)
+        self._presence = self._script(lua.PRESENCE)
+        self._lb_record = self._script(lua.LB_RECORD)
+        self._daily_stats = self._script(lua.DAILY_STATS)
+        self._win_stats = self._script(lua.WIN_STATS)
+        self._rating_cas = self._script(lua.RATING_CAS)
+        self._unlock = self._script(lua.UNLOCK)
+        self._renew = self._script(lua.RENEW)
+        self._lease_take = self._script(lua.LEASE_TAKE)
+        self._lease_renew = self._script(lua.LEASE_RENEW)
         self.batcher = ScriptBatcher(redis)
+        self.replication = Replication(self) if wait_replicas > 0 else None
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
         self.accounts = AccountStore(redis, self.batcher, self._count)
+
+    def _script(self, source: str) -> Any:
+        """Register a Lua script; on a cluster its pub/sub goes sharded (SPUBLISH), so a race's
+        channel lives on its race's shard. Every script must touch one hash slot (see
+        docs/scaling.md; tests/server/test_slots.py checks every registered script)."""
+        return self.redis.register_script(lua.sharded(source) if self.cluster else source)
 
     def _count(self) -> None:
         self.commands += 1
@@ -237,13 +256,23 @@ class Store:
         the msgpack progress event (a map of at most 14 entries); the script adds ``elapsed``
         and ``at``."""
         self._count()
-        return ScriptResult.of(
+        res = ScriptResult.of(
             await self.batcher.call(self._move,
                 keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
                 args=[pid, seq, move, home, "1" if progressed else "0", result,
                       Keys.race_channel(rid), event],
             )
         )
+        await self.durable(rid, res)
+        return res
+
+    async def durable(self, rid: str, res: ScriptResult) -> None:
+        """With ``--wait-replicas N``: return only once N replicas hold the race's writes so
+        far (a move just logged, or — for a duplicate — the earlier one); else raise
+        :class:`ReplicationLag` (the caller answers ``unavailable``; a retry is idempotent)."""
+        if self.replication is not None and res.status in ("ok", "dup"):
+            self._count()
+            await self.replication.wait(Keys.barrier(rid))
 
     async def append_batch(
         self, rid: str, pid: str, seq: int, moves: Sequence[tuple[str, int, bool, bytes]],
@@ -257,12 +286,14 @@ class Store:
         args: list[Any] = [pid, seq, len(moves), result, Keys.race_channel(rid)]
         for text, home, progressed, event in moves:
             args += [text, home, "1" if progressed else "0", event]
-        return ScriptResult.of(
+        res = ScriptResult.of(
             await self.batcher.call(self._batch,
                 keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
                 args=args,
             )
         )
+        await self.durable(rid, res)
+        return res
 
     async def resign(self, rid: str, pid: str, dealt_home: int = 0) -> ScriptResult:
         self._count()
@@ -650,7 +681,10 @@ class Store:
 
     async def notify_player(self, pid: str, notice: dict[str, Any]) -> None:
         self._count()
-        await self.redis.publish(Keys.player_channel(pid), msgpack.packb(notice))
+        if self.cluster:  # sharded: the channel lives on the player's slot's shard
+            await self.redis.spublish(Keys.player_channel(pid), msgpack.packb(notice))
+        else:
+            await self.redis.publish(Keys.player_channel(pid), msgpack.packb(notice))
 
     async def server_time_ms(self) -> int:
         self._count()

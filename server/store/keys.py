@@ -134,6 +134,8 @@ class Keys:
     def online(rid: str) -> str:
         """Racers' connections attached to the race (presence), scored by expiry."""
         return f"sr:race:{{{rid}}}:online"
+    def barrier(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:barrier"
 
     @staticmethod
     def bot_lease(rid: str) -> str:

@@ -5,7 +5,22 @@ the Redis clock with ``TIME`` (one clock for every server process), checks the s
 from by name (the names are those of :mod:`solrace.server.lifecycle`, a test holds them to it)
 and emits race events with ``emit``: a version from the race hash, an entry ``<v>-0`` in the
 race's stream, and a pub/sub message ``<v>:<event>``.
+
+Cluster rule (checked for every registered script by tests/server/test_slots.py): every key in
+KEYS and every channel a script publishes on carries the same hash tag, so the script runs on
+one slot of one shard. On a cluster, :func:`sharded` turns ``PUBLISH`` into ``SPUBLISH``.
 """
+
+import re
+
+_PUBLISH = re.compile(r"""redis\.call\((['"])PUBLISH\1""")
+
+
+def sharded(source: str) -> str:
+    """The script with sharded pub/sub (Redis >= 7): ``SPUBLISH`` publishes on the shard that
+    owns the channel's slot — the race's own shard, since the channel has the race's tag."""
+    return _PUBLISH.sub("redis.call('SPUBLISH'", source)
+
 
 PRELUDE = """
 local function now_ms()

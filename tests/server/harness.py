@@ -45,8 +45,10 @@ import redis.asyncio as aredis
 from solrace.client.library import Client
 from solrace.server.app import Server
 from solrace.server.config import Config
+from solrace.server.hub_sharded import ShardedHub
 from solrace.server.redisproc import _spawn
 from solrace.server.store import Keys
+from solrace.server.store.connect import is_cluster_url, open_cluster
 from solrace.shared import protocol as P
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
@@ -277,9 +279,52 @@ def _text(x: Any) -> str:
     return x.decode() if isinstance(x, bytes) else str(x)
 
 
+def redis_client(redis_url: str, decode: bool = False) -> Any:
+    """A client of the test's Redis: a plain one, or a RedisCluster for redis+cluster://."""
+    if is_cluster_url(redis_url):
+        return open_cluster(redis_url, decode_responses=decode)
+    return aredis.Redis.from_url(redis_url, decode_responses=decode)
+
+
+async def channel_subscribers(redis_url: str, channel: str) -> int:
+    """Subscribers of a race or player channel: ``PUBSUB NUMSUB`` on one Redis, ``PUBSUB
+    SHARDNUMSUB`` on the master owning the channel's slot in a cluster (sharded pub/sub)."""
+    r = redis_client(redis_url)
+    try:
+        if is_cluster_url(redis_url):
+            await r.initialize()
+            node = r.get_node_from_key(channel)  # the slot's master, where the hub subscribes
+            reply = await r.execute_command("PUBSUB SHARDNUMSUB", channel, target_nodes=node)
+            return int(reply[0][1])
+        return int((await r.pubsub_numsub(channel))[0][1])
+    finally:
+        await r.aclose()
+
+
+async def hub_drop_silently(hub: Any, channel: str) -> None:
+    """Unsubscribe the hub's pub/sub from ``channel`` behind the hub's back (it still thinks
+    it listens), as a dropped subscription would."""
+    async with hub._lock:
+        if isinstance(hub, ShardedHub):
+            shard = hub._where[channel]
+            shard.leaving.add(channel)  # so the shard does not re-route it as a moved slot
+            await shard.pubsub.sunsubscribe(channel)
+        else:
+            await hub._pubsub.unsubscribe(channel)
+
+
+async def hub_resubscribe(hub: Any, channel: str) -> None:
+    """Undo :func:`hub_drop_silently`."""
+    async with hub._lock:
+        if isinstance(hub, ShardedHub):
+            await hub._where[channel].pubsub.ssubscribe(channel)
+        else:
+            await hub._pubsub.subscribe(channel)
+
+
 async def race_info(redis_url: str, rid: str) -> RaceSecrets:
     """The race's variant, options and secret seed, read straight from Redis (test privilege)."""
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     try:
         meta = {_text(k): _text(v) for k, v in (await r.hgetall(Keys.race(rid))).items()}
     finally:
@@ -298,7 +343,7 @@ async def replica(redis_url: str, rid: str) -> Game:
 
 async def read_log(redis_url: str, rid: str, pid: str) -> list[str]:
     """A racer's durable move log."""
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     try:
         return [_text(x) for x in await r.lrange(Keys.log(rid, pid), 0, -1)]
     finally:
@@ -306,7 +351,7 @@ async def read_log(redis_url: str, rid: str, pid: str) -> list[str]:
 
 
 async def redis_hset(redis_url: str, key: str, **values: Any) -> None:
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     try:
         await r.hset(key, mapping=values)
     finally:

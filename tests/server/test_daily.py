@@ -27,7 +27,6 @@ from typing import Any
 
 import harness
 import pytest
-from redis.asyncio import Redis
 from solrace.client.library import Client, ClientError
 from solrace.server import daily as D
 from solrace.server.races import RaceService
@@ -35,6 +34,8 @@ from solrace.server.store import Store
 from solrace.shared.engine import Game, Status
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.solver import Budget, solve
+
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
 
 SECRET = harness.SECRET
 #: The canonical default options of each variant: the ``<options>`` of the seed message.
@@ -97,7 +98,7 @@ def winning_line() -> tuple[str, ...]:
 
 @contextlib.asynccontextmanager
 async def open_store(redis_url: str) -> AsyncIterator[Store]:
-    redis = Redis.from_url(redis_url)
+    redis = harness.redis_client(redis_url)
     try:
         yield Store(redis)
     finally:

@@ -41,6 +41,8 @@ from test_daily import (  # the daily tests' helpers: stored dailies, the winnin
     winning_line,
 )
 
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
+
 
 def documented_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """docs/leaderboards.md: winners first by time, then fewer moves, then earlier finish; the
@@ -372,8 +374,10 @@ async def test_rated_race_standings_show_ratings_stored_once(redis_url: str) -> 
             for c in cs:
                 await c.request("resign", race=race["race"])
             end = await end_of(cs[0], race["race"])
-            stored = await eventually(lambda: store.ratings(pids, "unlimited"),
-                                      lambda texts: None not in texts)
+            stored = await eventually(  # every update landed (the first player had one)
+                lambda: store.ratings(pids, "unlimited"),
+                lambda texts: None not in texts
+                and [parse_rating(t)[1] for t in texts] == [13, 1, 4])
             rows = {r["player"]: r for r in end["standings"]}
             before = [parse_rating(t)[0] for t in ("1700.000,80.000,0.059000,12", None,
                                                    "1450.000,200.000,0.060000,3")]
