@@ -32,20 +32,24 @@ from solrace.shared.solver.canonical import suits_matter
 from solrace.shared.solver.safe_moves import SafeMoves
 
 Triple = tuple[int, int, int]
-Edge = tuple[Triple, ...]
+Edge = tuple[tuple, ...]  # Triples, the first possibly a stock jump (JUMP, k, redeals, draws)
+JUMP = -1  # marks a stock jump: the first element of a macro edge's first step
 
 
 class MoveGen:
     """Edges out of the current position of ``game``; ``pruning=False`` gives the engine's
     moves one by one with no safe moves (the benchmark's baseline)."""
 
-    def __init__(self, game: Game, *, pruning: bool = True) -> None:
+    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False) -> None:
         self.game = game
         self.pruning = pruning
         rules = game.rules
         self.rules = rules
         self.pos = game.pos
-        self.safe = SafeMoves(game)
+        # the streamliner: never take a card back from a foundation (a search of a smaller
+        # game; its wins are wins, its "lost" proves nothing about the real game)
+        self.no_takeback = streamline and rules.foundation_to_tableau
+        self.safe = SafeMoves(game, takeback=not self.no_takeback)
         self.F = game._F
         self.T = game._T
         self.Fset = frozenset(game._F)
@@ -85,11 +89,42 @@ class MoveGen:
         """Make an edge and the safe moves after it: (undo record, moves made)."""
         do = self.game._do
         ops: list = []
+        moves: list[Triple] = []
         for t in edge:
-            ops.extend(do(*t))
-        moves = list(edge)
+            if t[0] == JUMP:
+                self._jump(t[1], t[2], ops)
+                moves.extend(t[3])
+            else:
+                ops.extend(do(*t))
+                moves.append(t)
         self.close(ops, moves)
         return ops, moves
+
+    def _jump(self, k: int, redeals: int, ops: list) -> None:
+        """Draw and redeal until the waste holds ``k`` cards, ``redeals`` redeals used, in one
+        step: the order "waste bottom-to-top, then stock top-to-bottom" never changes, so the
+        draws of a stock macro-move only move the boundary. The undo records are the engine's
+        (one-by-one transfers and redeal marks), so ``Game._revert`` undoes it."""
+        pos = self.pos
+        piles = pos.piles
+        S, W = self.S, self.W
+        waste, stock = piles[W], piles[S]
+        j = k - len(waste)
+        if j > 0:
+            moved = stock[-j:]
+            del stock[-j:]
+            moved.reverse()
+            waste.extend(moved)
+            ops.append((0, S, W, j, 1))
+        elif j < 0:
+            moved = waste[j:]
+            del waste[j:]
+            moved.reverse()
+            stock.extend(moved)
+            ops.append((0, W, S, -j, 1))
+        if redeals:
+            pos.redeals += redeals
+            ops.extend([(2,)] * redeals)
 
     # ------------------------------------------------------------------ generation
 
@@ -100,10 +135,12 @@ class MoveGen:
             top = RANK_OF[top]
         return (self.group_of[f], top)
 
-    def edges(self, inner: bool = False) -> list[Edge]:
+    def edges(self, inner: bool = False, use: tuple[int, int] | None = None) -> list[Edge]:
         """Every edge out of the current position.
 
-        ``inner``: plain moves only (no delayed-move pairs), for the second half of a pair.
+        ``inner``: plain moves only (no delayed-move pairs), for the second half of a pair;
+        ``use`` = ``(src, dst)`` then keeps only the edges whose last move is from ``src`` or
+        onto ``dst`` (the same edges, in the same order, as filtering the full list).
         """
         game = self.game
         if not self.pruning:
@@ -115,9 +152,12 @@ class MoveGen:
         out: list[Edge] = []
         f_seen: set[tuple[int, int, int]] = set()
         empty_seen: set[tuple[int, int, bool]] = set()
-        for s, d, n in game._legal():
+        no_takeback = self.no_takeback
+        for s, d, n in game._legal() if use is None else self._legal_uses(*use):
             if macro and (s in (S, W) or d == S):
                 continue  # the stock macro-moves below replace these
+            if no_takeback and s in Fset and d not in Fset:
+                continue
             if d in Fset:
                 if s in Fset and self.group_of[s] == self.group_of[d]:
                     continue  # the same multiset of foundation tops
@@ -141,9 +181,13 @@ class MoveGen:
                 if s in Fset and d in Tset:
                     self._delayed((s, d, n), s, d, out)  # take-back
                     continue
-            out.append(((s, d, n),))
+            if use is None or s == use[0] or d == use[1]:
+                out.append(((s, d, n),))
         if macro and S >= 0:
-            self._stock_edges(out)
+            if use is None:
+                self._stock_edges(out)
+            elif use[1] in Tset:  # a waste card's only use is a move onto the pile
+                self._stock_edges(out, use[1])
         return out
 
     def _delayed(self, first: Triple, src: int, dst: int, out: list[Edge]) -> None:
@@ -157,11 +201,77 @@ class MoveGen:
         """
         game = self.game
         ops = game._do(*first)
-        for e in self.edges(inner=True):
-            last = e[-1]
-            if last[0] == src or last[1] == dst:
-                out.append((first, *e))
+        out.extend([(first, *e) for e in self.edges(inner=True, use=(src, dst))])
         game._revert(ops)
+
+    def _legal_uses(self, src: int, dst: int) -> list[Triple]:
+        """``Game._legal()`` restricted to moves from ``src`` or onto tableau pile ``dst``,
+        in the same order, without generating the rest: the second halves of delayed-move
+        pairs (most of the solver's move generation on Klondike). Stock moves are left out
+        (a draw is never from ``src`` nor onto ``dst``). Tested against filtering
+        ``Game._legal()``."""
+        g = self.game
+        piles, down = self.pos.piles, self.pos.down
+        out: list[Triple] = []
+        if g.resigned or self.home() == self.total:
+            return out
+        # to the foundations: only from src
+        p = piles[src]
+        if src in g._to_f_sources and len(p) > down[src]:
+            c = p[-1]
+            from_f = src in self.Fset
+            f_next, f_first = g._f_next, g._f_first
+            for f in self.F:
+                fp = piles[f]
+                if c in (f_next[f][fp[-1]] if fp else f_first[f]) and not (
+                        from_f and (f == src or not fp)):
+                    out.append((src, f, 1))
+        # to the tableau: everything from src, and anything onto dst
+        T = self.T
+        accept = g._t_accept
+        king_only = g._king_only
+        empties = [d for d in T if not piles[d]]
+        wants: dict[int, list[int]] = {}  # card -> accepting non-empty piles (those needed)
+        for d in T:
+            tp = piles[d]
+            if tp and accept is not None and len(tp) > down[d]:
+                for c in accept[tp[-1]]:
+                    wants.setdefault(c, []).append(d)
+        d_empty = not piles[dst]
+        for s in T:
+            p = piles[s]
+            if not p:
+                continue
+            mine = s == src
+            for n in range(1, (g._run_length(s) if g._groups else 1) + 1):
+                head = p[-n]
+                ds = wants.get(head)
+                if empties and (RANK_OF[head] == 13 if king_only else n == 1):
+                    ds = sorted(ds + empties) if ds else empties
+                if ds:
+                    if mine:
+                        out.extend([(s, d, n) for d in ds if d != s])
+                    elif dst in ds and dst != s:
+                        out.append((s, dst, n))
+        for s in g._to_t_single:
+            p = piles[s]
+            if p:
+                c = p[-1]
+                ds = wants.get(c)
+                if empties and (not king_only or RANK_OF[c] == 13):
+                    ds = sorted(ds + empties) if ds else empties
+                if ds:
+                    if s == src:
+                        out.extend([(s, d, 1) for d in ds])
+                    elif dst in ds:
+                        out.append((s, dst, 1))
+        if d_empty and g.rules.reserve_to_space:
+            for s in g._R:
+                if piles[s]:
+                    out.append((s, dst, 1))
+        if g._C and src in g._to_c_sources and piles[src]:
+            out.extend([(src, c, 1) for c in g._C if not piles[c]])
+        return out
 
     def _sits_on_parent(self, s: int, n: int) -> bool:
         """Is the group of ``n`` cards on top of ``s`` already built on the card below it?"""
@@ -174,14 +284,16 @@ class MoveGen:
         return SUIT_OF[below] == SUIT_OF[head]
 
 
-    def _waste_targets(self) -> tuple[dict[int, list[int]], dict[int, list[int]], list[int]]:
-        """Which cards fit where right now: foundation targets by card, tableau targets by
-        card, and empty tableau piles that take any card."""
+    def _waste_targets(self, foundations: bool = True
+                       ) -> tuple[dict[int, list[int]], dict[int, list[int]], list[int]]:
+        """Which cards fit where right now: foundation targets by card (none unless
+        ``foundations``), tableau targets by card, and empty tableau piles that take any
+        card."""
         piles, down = self.pos.piles, self.pos.down
         rules = self.rules
         to_f: dict[int, list[int]] = {}
         seen: set[tuple[int, int]] = set()
-        for f in self.F:
+        for f in self.F if foundations else ():
             tk = self._f_target_key(f)
             if tk in seen:
                 continue
@@ -230,8 +342,9 @@ class MoveGen:
                     to_t.setdefault(su * 13 + r - 1, []).append(t)
         return to_f, to_t, any_t
 
-    def _stock_edges(self, out: list[Edge]) -> None:
-        """Macro edges: draw/redeal to each reachable waste position, then play its top."""
+    def _stock_edges(self, out: list[Edge], only: int | None = None) -> None:
+        """Macro edges: draw/redeal to each reachable waste position, then play its top
+        (``only``: onto that tableau pile only)."""
         piles = self.pos.piles
         S, W = self.S, self.W
         waste, stock = piles[W], piles[S]
@@ -242,27 +355,34 @@ class MoveGen:
         draw = self.rules.draw
         limit = self.rules.redeals
         redeals_left = None if limit is None else limit - self.pos.redeals
-        to_f, to_t, any_t = self._waste_targets()
+        to_f, to_t, any_t = self._waste_targets(only is None)
+        if only is not None:
+            to_t = {c: [only] for c, ts in to_t.items() if only in ts}
+            any_t = [t for t in any_t if t == only]
+            if not to_t and not any_t:
+                return
         k = len(waste)
         path: list[Triple] = []
+        redealt = 0
         reached: set[int] = set()
         while k not in reached:
             reached.add(k)
             if k:
                 c = seq[k - 1]
-                prefix = tuple(path)
-                for f in to_f.get(c, ()):
-                    out.append((*prefix, (W, f, 1)))
-                for t in to_t.get(c, ()):
-                    out.append((*prefix, (W, t, 1)))
-                for t in any_t:
-                    out.append((*prefix, (W, t, 1)))
+                targets = [*to_f.get(c, ()), *to_t.get(c, ()), *any_t]
+                if targets:
+                    if path:
+                        jump = (JUMP, k, redealt, tuple(path))
+                        out.extend([(jump, (W, d, 1)) for d in targets])
+                    else:
+                        out.extend([((W, d, 1),) for d in targets])
             if k == total:
                 if redeals_left == 0:
                     break
                 if redeals_left is not None:
                     redeals_left -= 1
                 path.append((W, S, 1))
+                redealt += 1
                 k = 0
             else:
                 path.append((S, W, 1))

@@ -407,3 +407,61 @@ def test_bench_smoke_runs_and_reports(tmp_path: Path) -> None:
             assert row["won"] + row["lost"] + row["unknown"] == row["deals"] == 3
     assert doc["solver"]["seven-by-five"]["lost"] == 3  # all three proved lost
     assert "Blake & Gent" in proc.stdout and "baseline" in proc.stdout
+
+
+# ------------------------------------------------------------------ the solver's own generation
+
+
+@pytest.mark.parametrize("variant,options", [
+    ("unlimited", {}), ("unlimited", {"draw": "3", "foundation_takeback": "no"}),
+    ("forty-and-eight", {"foundation_takeback": "yes"}), ("seven-by-five", CELLS),
+    ("sixes-and-sevens", {"empty_fill": "manual"}),
+    ("double-aces-and-kings", {"reserve_to_space": "yes"}),
+])
+def test_restricted_generation_matches_filtering_the_engines_moves(
+        variant: str, options: dict[str, str]) -> None:
+    """The second half of a delayed-move pair is generated directly (moves from one pile or
+    onto one tableau pile); it must be exactly the engine's moves so filtered, in order."""
+    from solrace.shared.solver.moves import MoveGen
+
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(1, 6):
+        game = Game(variant, options, seed)
+        gen = MoveGen(game)
+        for _ in range(60):
+            legal = game._legal()
+            if not legal:
+                break
+            for src in game._T + game._F + game._C:
+                for dst in game._T:
+                    want = [t for t in legal if (t[0] == src or t[1] == dst)
+                            and t[0] != game._S and t[1] != game._S]  # draws, redeals
+                    assert gen._legal_uses(src, dst) == want, (src, dst, game.position_text())
+                    checked += 1
+            game._do(*rng.choice(legal))
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("options", [{}, {"draw": "3"}])
+def test_stock_jumps_replay_as_draws_and_redeals(options: dict[str, str]) -> None:
+    """A stock macro-move is applied as one jump of the waste boundary but recorded as the
+    engine's draws and redeals: applying the recorded moves one by one gives the same
+    position, and undoing the jump restores the start."""
+    from solrace.shared.solver.moves import JUMP, MoveGen
+
+    game = Game("unlimited", options, 3)
+    gen = MoveGen(game)
+    before = game.position_text()
+    jumps = [e for e in gen.edges() if e[0][0] == JUMP]
+    assert jumps
+    for edge in jumps:
+        ops, moves = gen.apply(edge)
+        after = (game.position_text(), game.pos.redeals)
+        game._revert(ops)
+        assert game.position_text() == before
+        check = game.copy()
+        undo = [check._do(*m) for m in moves]
+        assert (check.position_text(), check.pos.redeals) == after
+        for u in reversed(undo):
+            check._revert(u)
