@@ -230,41 +230,64 @@ class MoveGen:
         T = self.T
         accept = g._t_accept
         king_only = g._king_only
-        empties = [d for d in T if not piles[d]]
-        wants: dict[int, list[int]] = {}  # card -> accepting non-empty piles (those needed)
-        for d in T:
-            tp = piles[d]
-            if tp and accept is not None and len(tp) > down[d]:
-                for c in accept[tp[-1]]:
-                    wants.setdefault(c, []).append(d)
-        d_empty = not piles[dst]
+        groups = g._groups
+        run_length = g._run_length
+        dp = piles[dst]
+        d_empty = not dp
+        # what dst takes: the head rank wanted and the cards accepted (not empty)
+        acc: tuple[int, ...] = ()
+        want_rank = 0
+        if dp and accept is not None and len(dp) > down[dst]:
+            acc = accept[dp[-1]]
+            want_rank = RANK_OF[dp[-1]] - 1
+        wants: dict[int, list[int]] | None = None  # card -> accepting piles, for src's moves
+        empties: list[int] = []
+        if src in self.Tset or src in g._to_t_single:
+            wants = {}
+            for d in T:
+                tp = piles[d]
+                if not tp:
+                    empties.append(d)
+                elif accept is not None and len(tp) > down[d]:
+                    for c in accept[tp[-1]]:
+                        wants.setdefault(c, []).append(d)
         for s in T:
             p = piles[s]
             if not p:
                 continue
-            mine = s == src
-            for n in range(1, (g._run_length(s) if g._groups else 1) + 1):
-                head = p[-n]
-                ds = wants.get(head)
-                if empties and (RANK_OF[head] == 13 if king_only else n == 1):
-                    ds = sorted(ds + empties) if ds else empties
-                if ds:
-                    if mine:
+            if s == src:
+                assert wants is not None
+                for n in range(1, (run_length(s) if groups else 1) + 1):
+                    head = p[-n]
+                    ds = wants.get(head)
+                    if empties and (RANK_OF[head] == 13 if king_only else n == 1):
+                        ds = sorted(ds + empties) if ds else empties
+                    if ds:
                         out.extend([(s, d, n) for d in ds if d != s])
-                    elif dst in ds and dst != s:
+            elif s != dst:
+                # the run's ranks go up one by one from its top: one head can fit dst
+                if d_empty:
+                    n = 14 - RANK_OF[p[-1]] if king_only else 1
+                elif acc:
+                    n = want_rank - RANK_OF[p[-1]] + 1
+                else:
+                    continue
+                if n == 1 or (n > 1 and groups and n <= run_length(s)):
+                    if d_empty or p[-n] in acc:
                         out.append((s, dst, n))
         for s in g._to_t_single:
             p = piles[s]
             if p:
                 c = p[-1]
-                ds = wants.get(c)
-                if empties and (not king_only or RANK_OF[c] == 13):
-                    ds = sorted(ds + empties) if ds else empties
-                if ds:
-                    if s == src:
+                if s == src:
+                    assert wants is not None
+                    ds = wants.get(c)
+                    if empties and (not king_only or RANK_OF[c] == 13):
+                        ds = sorted(ds + empties) if ds else empties
+                    if ds:
                         out.extend([(s, d, 1) for d in ds])
-                    elif dst in ds:
-                        out.append((s, dst, 1))
+                elif (c in acc) if not d_empty else (not king_only or RANK_OF[c] == 13):
+                    out.append((s, dst, 1))
         if d_empty and g.rules.reserve_to_space:
             for s in g._R:
                 if piles[s]:
@@ -342,6 +365,28 @@ class MoveGen:
                     to_t.setdefault(su * 13 + r - 1, []).append(t)
         return to_f, to_t, any_t
 
+    def _fits_on(self, t: int) -> dict[int, list[int]] | None:
+        """The waste cards tableau pile ``t`` takes, as ``_waste_targets`` has them for
+        ``t`` (card -> [t]); ``None`` when ``t`` is an empty pile that takes any card."""
+        piles, down = self.pos.piles, self.pos.down
+        p = piles[t]
+        if not p:
+            if any(not piles[u] for u in self.T if u < t):
+                return {}  # only the first empty pile is a target
+            if self.rules.tableau.empty is EmptyTableau.KING:
+                return {su * 13 + 12: [t] for su in range(4)}
+            return None
+        build = self.rules.tableau.build
+        if build is Build.NONE or len(p) <= down[t]:
+            return {}
+        top = p[-1]
+        r = RANK_OF[top] - 1
+        if r < 1:
+            return {}
+        if build is Build.DOWN_SAME_SUIT:
+            return {top - 1: [t]}
+        return {su * 13 + r - 1: [t] for su in ((0, 3) if RED_OF[top] else (1, 2))}
+
     def _stock_edges(self, out: list[Edge], only: int | None = None) -> None:
         """Macro edges: draw/redeal to each reachable waste position, then play its top
         (``only``: onto that tableau pile only)."""
@@ -355,11 +400,14 @@ class MoveGen:
         draw = self.rules.draw
         limit = self.rules.redeals
         redeals_left = None if limit is None else limit - self.pos.redeals
-        to_f, to_t, any_t = self._waste_targets(only is None)
-        if only is not None:
-            to_t = {c: [only] for c, ts in to_t.items() if only in ts}
-            any_t = [t for t in any_t if t == only]
-            if not to_t and not any_t:
+        if only is None:
+            to_f, to_t, any_t = self._waste_targets()
+        else:
+            to_f, any_t = {}, []
+            to_t = self._fits_on(only)
+            if to_t is None:
+                any_t = [only]
+            elif not to_t:
                 return
         k = len(waste)
         path: list[Triple] = []
