@@ -272,9 +272,9 @@ class MoveGen:
                     n = want_rank - RANK_OF[p[-1]] + 1
                 else:
                     continue
-                if n == 1 or (n > 1 and groups and n <= run_length(s)):
-                    if d_empty or p[-n] in acc:
-                        out.append((s, dst, n))
+                if (n == 1 or (n > 1 and groups and n <= run_length(s))) and (
+                        d_empty or p[-n] in acc):
+                    out.append((s, dst, n))
         for s in g._to_t_single:
             p = piles[s]
             if p:
