@@ -67,6 +67,8 @@ class MoveGen:
                 group_of[i] = gi
             f += g.count
         self.group_of = group_of
+        self._walk_fresh = False  # _walk is that of the node being expanded
+        self._walk: tuple[list[tuple[int, int, int, int]], list[Triple]] = ([], [])
 
     # ------------------------------------------------------------------ applying
 
@@ -153,6 +155,8 @@ class MoveGen:
         f_seen: set[tuple[int, int, int]] = set()
         empty_seen: set[tuple[int, int, bool]] = set()
         no_takeback = self.no_takeback
+        if not inner:
+            self._walk_fresh = False
         for s, d, n in game._legal() if use is None else self._legal_uses(*use):
             if macro and (s in (S, W) or d == S):
                 continue  # the stock macro-moves below replace these
@@ -387,43 +391,30 @@ class MoveGen:
             return {top - 1: [t]}
         return {su * 13 + r - 1: [t] for su in ((0, 3) if RED_OF[top] else (1, 2))}
 
-    def _stock_edges(self, out: list[Edge], only: int | None = None) -> None:
-        """Macro edges: draw/redeal to each reachable waste position, then play its top
-        (``only``: onto that tableau pile only)."""
+    def _stock_walk(self) -> tuple[list[tuple[int, int, int, int]], list[Triple]]:
+        """The waste positions reachable by draws and redeals, the cheapest way: (card on
+        top, waste length, redeals used, number of draws and redeals) for each, and the
+        draws and redeals in order. Cached for one node: the first half of a delayed-move
+        pair never touches the stock or the waste, so its second half sees the same walk."""
         piles = self.pos.piles
         S, W = self.S, self.W
         waste, stock = piles[W], piles[S]
+        if self._walk_fresh:
+            return self._walk
         seq = waste + stock[::-1]
         total = len(seq)
-        if not total:
-            return
         draw = self.rules.draw
         limit = self.rules.redeals
         redeals_left = None if limit is None else limit - self.pos.redeals
-        if only is None:
-            to_f, to_t, any_t = self._waste_targets()
-        else:
-            to_f, any_t = {}, []
-            to_t = self._fits_on(only)
-            if to_t is None:
-                any_t = [only]
-            elif not to_t:
-                return
         k = len(waste)
         path: list[Triple] = []
         redealt = 0
         reached: set[int] = set()
-        while k not in reached:
+        walk: list[tuple[int, int, int, int]] = []
+        while total and k not in reached:
             reached.add(k)
             if k:
-                c = seq[k - 1]
-                targets = [*to_f.get(c, ()), *to_t.get(c, ()), *any_t]
-                if targets:
-                    if path:
-                        jump = (JUMP, k, redealt, tuple(path))
-                        out.extend([(jump, (W, d, 1)) for d in targets])
-                    else:
-                        out.extend([((W, d, 1),) for d in targets])
+                walk.append((seq[k - 1], k, redealt, len(path)))
             if k == total:
                 if redeals_left == 0:
                     break
@@ -435,3 +426,28 @@ class MoveGen:
             else:
                 path.append((S, W, 1))
                 k = min(k + draw, total)
+        self._walk_fresh, self._walk = True, (walk, path)
+        return walk, path
+
+    def _stock_edges(self, out: list[Edge], only: int | None = None) -> None:
+        """Macro edges: draw/redeal to each reachable waste position, then play its top
+        (``only``: onto that tableau pile only)."""
+        W = self.W
+        if only is None:
+            to_f, to_t, any_t = self._waste_targets()
+        else:
+            to_f, any_t = {}, []
+            to_t = self._fits_on(only)
+            if to_t is None:
+                any_t = [only]
+            elif not to_t:
+                return
+        walk, path = self._stock_walk()
+        for c, k, redealt, steps in walk:
+            if c in to_f or c in to_t or any_t:
+                targets = [*to_f.get(c, ()), *to_t.get(c, ()), *any_t]
+                if steps:
+                    jump = (JUMP, k, redealt, tuple(path[:steps]))
+                    out.extend([(jump, (W, d, 1)) for d in targets])
+                else:
+                    out.extend([((W, d, 1),) for d in targets])
