@@ -27,7 +27,9 @@ from solrace.shared.solver import Budget, Outcome, SolveResult, solve
 NAME = "solve"
 HELP = "solve a deal (won with moves / lost / unknown within a budget)"
 
-DEFAULT_BUDGET = "200k"
+# 200k nodes or 10 s, whichever comes first: every variant's deal answers within 10 s at a
+# terminal (a node budget alone, given with --budget, is the deterministic one)
+DEFAULT_BUDGET = Budget(nodes=200_000, seconds=10.0)
 BATCH_MAX = 100_000
 
 
@@ -61,10 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--budget",
         type=parse_budget,
-        default=parse_budget(DEFAULT_BUDGET),
+        default=DEFAULT_BUDGET,
         metavar="B",
-        help=f"nodes (50000, 50k, 2m) or seconds (10s) per deal (default {DEFAULT_BUDGET}; "
-        "a node budget gives the same answer on every machine)",
+        help="nodes (50000, 50k, 2m) or seconds (10s) per deal (default: "
+        f"{DEFAULT_BUDGET.text()}, whichever comes first; a node budget gives the same "
+        "answer on every machine)",
     )
     parser.add_argument(
         "--batch",
@@ -95,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
     options = option_dict(args)
     if args.batch is not None:
         return _run_batch(args, options)
+    if sys.stderr.isatty() or not args.json:
+        print(f"solving {args.variant} seed {args.seed} (budget {args.budget.text()}) ...",
+              file=sys.stderr, flush=True)
     game, result = _solve_one(args, options, args.seed)
     if args.json:
         print_json(_document(game, result))

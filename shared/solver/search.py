@@ -305,7 +305,8 @@ def search_game(
         if outcome is not Outcome.UNKNOWN:
             break
     if outcome is Outcome.WON and pruning:  # the baseline's lines stay as found
-        triples = shorten(work, triples, max_edges=SHORTEN_EDGES)
+        end = None if budget.seconds is None else t0 + budget.seconds
+        triples = shorten(work, triples, max_edges=SHORTEN_EDGES, deadline=end)
     elapsed = time.perf_counter() - t0
     moves: tuple[Move, ...] = ()
     if outcome is Outcome.WON:

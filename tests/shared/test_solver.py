@@ -379,6 +379,33 @@ def test_cli_solve_json_and_batch(capsys: pytest.CaptureFixture[str]) -> None:
     assert "4/4" in out.err  # the progress bar
 
 
+def test_cli_solve_default_budget_is_capped_at_ten_seconds_and_says_so(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from solrace.client.cli import main
+    from solrace.client.commands.solve import DEFAULT_BUDGET
+
+    assert DEFAULT_BUDGET.seconds is not None and DEFAULT_BUDGET.seconds <= 10
+    assert main(["solve", "seven-by-five", "--seed", "1"]) == 0
+    out = capsys.readouterr()
+    assert "seed 1: lost" in out.out
+    assert "solving seven-by-five seed 1 (budget 200000 nodes, 10 s)" in out.err
+
+
+def test_time_budget_includes_the_shortening() -> None:
+    """With a time budget the shortening pass stops at the budget's end (the line is still a
+    win, just less short); a node budget's shortening is unchanged (deterministic)."""
+    from solrace.shared.solver.search import Searcher
+    from solrace.shared.solver.shorten import shorten
+
+    game = Game("unlimited", {}, 5)
+    outcome, line = Searcher(game).run_dfs(SMALL)  # depth-first, not yet shortened
+    assert outcome is Outcome.WON
+    late = shorten(game, line, deadline=0.0)  # long past: only loops are cut, no shortcuts
+    assert len(shorten(game, line)) < len(late) <= len(line)
+    timed = search_game(game, Budget(nodes=None, seconds=5.0))
+    assert timed.won and timed.seconds < 5.0 + 2.0
+
+
 def test_cli_solve_rejects_bad_budget_and_seed_list() -> None:
     from solrace.client.cli import main
 
@@ -465,3 +492,56 @@ def test_stock_jumps_replay_as_draws_and_redeals(options: dict[str, str]) -> Non
         assert (check.position_text(), check.pos.redeals) == after
         for u in reversed(undo):
             check._revert(u)
+
+
+def _stock_reach(game: Game) -> set[int]:
+    """Waste lengths reachable from ``game``'s position by draws and redeals alone."""
+    S, W = game._S, game._W
+    seen = {len(game.pos.piles[W])}
+    undo = []
+    while True:
+        legal = [t for t in game._legal() if t[0] == S or t[1] == S]
+        if not legal:
+            break
+        undo.append(game._do(*legal[0]))
+        k = len(game.pos.piles[W])
+        if k in seen and not game.pos.piles[S]:
+            break
+        if k in seen and len(undo) > 200:
+            break
+        seen.add(k)
+    for ops in reversed(undo):
+        game._revert(ops)
+    return seen
+
+
+@pytest.mark.parametrize("options", [{}, {"draw": "3"}])
+def test_free_cycle_key_joins_only_boundaries_that_reach_each_other(
+        options: dict[str, str]) -> None:
+    """With unlimited redeals the key forgets the waste boundary up to draws: two positions
+    that differ only there get the same key only when draws and redeals lead from each to the
+    other (so they are equally winnable)."""
+    from solrace.shared.solver.moves import MoveGen
+
+    rng = random.Random(3)
+    compared = 0
+    for seed in range(1, 9):
+        game = Game("unlimited", options, seed)
+        for _ in range(rng.randint(0, 40)):
+            legal = [t for t in game._legal() if t[0] != game._S]
+            if legal:
+                game._do(*rng.choice(legal))
+        gen, key = MoveGen(game), key_function(game)
+        total = len(game.pos.piles[game._S]) + len(game.pos.piles[game._W])
+        keys, reach = {}, {}
+        for k in range(total + 1):
+            ops: list = []
+            gen._jump(k, 0, ops)
+            keys[k], reach[k] = key(), _stock_reach(game)
+            game._revert(ops)
+        for a in keys:
+            for b in keys:
+                if keys[a] == keys[b]:
+                    assert b in reach[a] and a in reach[b], (seed, a, b)
+                    compared += 1
+    assert compared > 100
