@@ -58,6 +58,10 @@ class MoveGen:
         self.S, self.W = game._S, game._W
         self.total = rules.total_cards
         self.macro = pruning and rules.draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
+        # draw 1, unlimited redeals, no refill: every stock card stays within reach at no cost,
+        # so a waste card put on the tableau matters only once it is used (a card put onto
+        # it): such moves are searched only paired with a use (docs/solver.md)
+        self.hold_waste = self.macro and rules.draw == 1 and rules.redeals is None
         self.rank_only = not suits_matter(game)
         self.alt = rules.tableau.build is Build.DOWN_ALTERNATE_COLOUR
         group_of: dict[int, int] = {}
@@ -220,8 +224,8 @@ class MoveGen:
         if g.resigned or self.home() == self.total:
             return out
         # to the foundations: only from src
-        p = piles[src]
-        if src in g._to_f_sources and len(p) > down[src]:
+        p = piles[src] if src >= 0 else []
+        if p and src in g._to_f_sources and len(p) > down[src]:
             c = p[-1]
             from_f = src in self.Fset
             f_next, f_first = g._f_next, g._f_first
@@ -443,11 +447,36 @@ class MoveGen:
             elif not to_t:
                 return
         walk, path = self._stock_walk()
+        hold = self.hold_waste and only is None
         for c, k, redealt, steps in walk:
             if c in to_f or c in to_t or any_t:
+                jump = (JUMP, k, redealt, tuple(path[:steps])) if steps else None
+                if hold:
+                    for d in to_f.get(c, ()):
+                        out.append((jump, (W, d, 1)) if jump else ((W, d, 1),))
+                    for d in [*to_t.get(c, ()), *any_t]:
+                        self._held(((W, d, 1),) if jump is None else (jump, (W, d, 1)), d, out)
+                    continue
                 targets = [*to_f.get(c, ()), *to_t.get(c, ()), *any_t]
-                if steps:
-                    jump = (JUMP, k, redealt, tuple(path[:steps]))
+                if jump:
                     out.extend([(jump, (W, d, 1)) for d in targets])
                 else:
                     out.extend([((W, d, 1),) for d in targets])
+
+    def _held(self, first_edge: Edge, dst: int, out: list[Edge]) -> None:
+        """Edges: waste card to tableau pile ``dst`` (``first_edge``: the play, or the jump
+        and the play) + a move onto that card. With draw 1 and unlimited redeals the card
+        could have stayed in the stock until then, so any win can play it right before such a
+        use."""
+        ops: list = []
+        for t in first_edge:
+            if t[0] == JUMP:
+                self._jump(t[1], t[2], ops)
+            else:
+                ops.extend(self.game._do(*t))
+        walk = self._walk
+        self._walk_fresh = False  # the waste changed: its own walk
+        pairs = [(*first_edge, *e) for e in self.edges(inner=True, use=(-1, dst))]
+        self.game._revert(ops)
+        self._walk, self._walk_fresh = walk, True
+        out.extend(pairs)
