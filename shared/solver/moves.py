@@ -17,7 +17,13 @@ safe foundation moves of :mod:`.safe_moves` are made too. Pruning:
   dominates);
 * delayed moves: a move that uncovers a face-up card its group was built on, and a
   take-back from a foundation, only matter once the uncovered or returned card is used, so
-  they are searched only together with such a use.
+  they are searched only together with such a use;
+* held waste cards (draw 1, unlimited redeals): every stock card stays within free reach, so
+  a waste card goes to the tableau only together with a card put onto it.
+
+A macro-move's draws are applied as one *jump* of the waste boundary (``JUMP`` steps) and
+recorded as the engine's draws and redeals; the second halves of pairs are generated directly
+(:meth:`MoveGen._legal_uses`) rather than by filtering ``Game._legal()``.
 
 Edges come in the engine's order (foundation moves, tableau moves, waste and cells, then the
 stock), which depth-first search follows and best-first search uses to break ties.
