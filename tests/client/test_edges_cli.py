@@ -91,7 +91,7 @@ async def test_a_ranked_daily_waits_for_enter_on_a_terminal(
 def test_solve_answers_in_seconds_and_says_what_to_do_when_unknown(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = cli.build_parser().parse_args(["solve", "unlimited"])
-    assert args.budget.nodes == 20_000 and args.budget.seconds is None
+    assert args.budget.nodes == 200_000 and args.budget.seconds == 9.0  # seconds at most
     assert cli.main(["solve", "unlimited", "--seed", "1", "--budget", "1k", "-o", "draw=3"]) == 0
     out = capsys.readouterr().out
     first = out.splitlines()[0]
@@ -99,7 +99,7 @@ def test_solve_answers_in_seconds_and_says_what_to_do_when_unknown(
     assert first.endswith(": unknown"), first  # 1k nodes decide nothing on this deal
     assert "--budget 10k" in out and "--budget 60s" in out, out
     assert "unknown" in solve_cmd.unknown_advice(args.budget)
-    assert "--budget 200k" in solve_cmd.unknown_advice(args.budget)
+    assert "--budget 2000k" in solve_cmd.unknown_advice(args.budget)
 
 
 def test_standings_show_rating_changes() -> None:
