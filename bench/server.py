@@ -402,7 +402,9 @@ class Bench:
 
     def name_prefix(self) -> str:
         self._names += 1
-        return f"b{self.run_id}{self._names:x}"
+        # The "-" ends the prefix: names are unique up to their fold (case and look-alikes:
+        # "i" and "1" are one letter), so "<p>1" + "i11" must not meet "<p>11" + "i1".
+        return f"b{self.run_id}{self._names:x}-"
 
     # -- sampling
 

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import secrets
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from http import HTTPStatus
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from solrace.server import metrics
+from solrace.server.accounts.service import AccountService
 from solrace.server.bots import BotService
 from solrace.server.config import Config
 from solrace.server.connection import Connection
@@ -29,8 +31,9 @@ from solrace.server.hints import HintService
 from solrace.server.hub import Hub, HubBase
 from solrace.server.hub_sharded import ShardedHub
 from solrace.server.races import RaceService
-from solrace.server.redisproc import RedisProcess
+from solrace.server.redisproc import RedisProcess, RedisProcessError
 from solrace.server.results import Results
+from solrace.server.spectate import Masks
 from solrace.server.store import Store
 from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
 from websockets.asyncio.server import Server as WsServer
@@ -53,7 +56,9 @@ class Context:
     daily: DailyService
     hints: HintService
     bots: BotService
+    accounts: AccountService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
+    masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
 
 class Server:
@@ -113,8 +118,9 @@ class Server:
         hints = HintService(store, races, budget_nodes=cfg.hint_budget)
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
                           lease_seconds=cfg.bot_lease)
+        accounts = AccountService(store, int(cfg.session_ttl))
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
-                           hints, bots)
+                           hints, bots, accounts)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         self.ws = await serve(
@@ -241,7 +247,11 @@ class Server:
 
 async def serve_forever(config: Config) -> None:
     server = Server(config)
-    await server.start()
+    try:
+        await server.start()
+    except BaseException:
+        await server.stop()  # an embedded Redis started before the failure stops with it
+        raise
     print(f"solrace: listening on ws://{config.host}:{server.port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -261,13 +271,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     print(config.describe(), flush=True)
+    busy = port_in_use(config.host, config.port)
+    if busy:  # checked before an embedded Redis starts: nothing to undo
+        print(f"solrace: cannot listen on {config.host}:{config.port}: {busy} (another "
+              "server running? choose a port with --port)", file=sys.stderr)
+        return 1
     if config.redis_url is None:
         print("solrace: no Redis URL given: starting an embedded Redis-protocol server "
               f"with append-only persistence in {config.data_dir / 'redis'}", flush=True)
-    if config.loop == "uvloop":
-        import uvloop  # optional: pip install uvloop
+    try:
+        if config.loop == "uvloop":
+            import uvloop  # optional: pip install uvloop
 
-        uvloop.run(serve_forever(config))
-    else:
-        asyncio.run(serve_forever(config))
+            uvloop.run(serve_forever(config))
+        else:
+            asyncio.run(serve_forever(config))
+    except (RedisProcessError, OSError) as exc:
+        print(f"solrace: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
     return 0
+
+
+def port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (None when it can; port 0 always can)."""
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return str(exc)
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(addr)
+            except OSError as exc:
+                return exc.strerror or str(exc)
+    return None

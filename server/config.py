@@ -111,6 +111,11 @@ class Setting:
         return ENV_PREFIX + self.name.upper()
 
 
+def parse_addresses(text: str) -> tuple[str, ...]:
+    """``10.0.0.1, 10.0.0.2`` -> ("10.0.0.1", "10.0.0.2"); empty text -> ()."""
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
 def _default_process_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
@@ -146,8 +151,8 @@ SETTINGS: tuple[Setting, ...] = (
             "days ahead to certify dailies in the background (-1: only on demand)"),
     Setting("hint_budget", int, "solver node budget of one hint in a practice game"),
     Setting("bot_delay", float,
-            "scale of practice bots' think time per move (1: weak 1.5 s, medium 1 s, "
-            "strong 0.8 s; 0: no wait)"),
+            "scale of practice bots' think time per move (1: weak 4 s, medium 3 s, "
+            "strong 2 s, a person's pace; 0: no wait)"),
     Setting("wait_replicas", int,
             "acknowledge a move only once this many replicas hold it (Redis WAIT, or WAITAOF "
             "on 7.2+); 0: asynchronous replication, a failover may lose acknowledged moves"),
@@ -156,6 +161,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),
+    Setting("trusted_proxies", parse_addresses,
+            "comma-separated addresses of reverse proxies: for a connection from one of them "
+            "the client address (login limits) is the last X-Forwarded-For entry; empty: the "
+            "TCP peer"),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -195,6 +204,7 @@ class Config:
     hint_budget: int = 20_000
     bot_delay: float = 1.0
     bot_lease: float = 10.0
+    trusted_proxies: tuple[str, ...] = ()
     wait_replicas: int = 0
     wait_timeout: float = 1.0
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
@@ -322,6 +332,7 @@ class Config:
     def describe(self) -> str:
         """A multi-line printout of every setting and its source, secrets masked."""
         lines = ["solrace server configuration:"]
+        name_width = max(len(s.name) for s in SETTINGS)  # one column, however long a name
         for s in SETTINGS:
             value = getattr(self, s.name)
             if s.secret:
@@ -330,7 +341,8 @@ class Config:
                 shown = mask_url(value) if value else f"embedded (AOF in {self.data_dir / 'redis'})"
             else:
                 shown = str(value)
-            lines.append(f"  {s.name:<14} {shown:<32} ({self.sources.get(s.name, 'given')})")
+            lines.append(f"  {s.name:<{name_width}} {shown:<32} "
+                         f"({self.sources.get(s.name, 'given')})")
         if self.redis_url is not None and self.sources.get("secret", "").startswith("file"):
             lines.append(
                 "  warning: the secret comes from a local file; every process sharing this "

@@ -29,6 +29,8 @@ class Subscriber(Protocol):
 
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None: ...
 
+    def on_spectators(self, rid: str, count: int) -> None: ...
+
     async def advance(self, rid: str, event: dict[str, Any] | None) -> None: ...
 
 
@@ -139,6 +141,10 @@ class HubBase:
         tag = channel[channel.index("{") + 1 : channel.index("}")]
         if channel.startswith("sr:race:"):
             head, _, payload = data.partition(b":")
+            if head == b"n":  # a spectator count: not an event, no version (see store/lua.py)
+                for sub in list(self._races.get(tag, ())):
+                    sub.on_spectators(tag, int(payload))
+                return
             version = int(head)
             event = msgpack.unpackb(payload, raw=False)
             event["v"] = version

@@ -5,8 +5,16 @@ race's keys share one slot and every script touches a single slot):
 
 key (type) — holds — TTL
 
-* ``sr:session:{<sha256 token>}`` (hash) — player, name — session TTL, refreshed on use
-* ``sr:name:{<lower name>}`` (string) — player id holding the name — as its session
+* ``sr:session:{<sha256 token>}`` (hash) — player, name, kind, account, sid, created_at,
+  last_seen, client, address — session TTL, refreshed on use
+* ``sr:session:{<sha256 token>}:fails`` (zset) — failed password checks in the session
+* ``sr:name:{account:<fold>}`` (string) — player id of the live guest holding the name — as
+  its session
+* ``sr:account:{account:<fold>}`` (hash) — an account (player, name, kdf, created_at), or its
+  tombstone — no TTL; ``…:sessions`` (hash) session id -> token hash; ``…:fails`` (zset)
+* ``sr:loginfail:{addr:<address>}`` (zset) — failed logins from one client address — 24 h
+* ``sr:player:{<pid>}:history`` (zset) — every race the player joined — RETENTION
+  (the name keys are described one by one in :mod:`.keys`)
 * ``sr:player:{<pid>}:races`` (set) — race ids the player is in, not finished — session TTL
 * ``sr:race:{<rid>}`` (hash) — race meta: variant, options, seats, time_limit, rated, state,
   code, host, seed, commitment, created_at, starts_at, started_at, ends_at, ended_at,
@@ -25,6 +33,8 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
 * ``sr:race:{<rid>}:watchers`` (zset) — spectator connections (``<process>:<conn>``) scored by
   the Redis time their registration expires (refreshed by their process) — as the race
+* ``sr:race:{<rid>}:online`` (zset) — racers' attached connections (``<pid>|<process>:<conn>``)
+  scored by expiry ms (presence; refreshed every 30 s by their connection) — 2 × its TTL
 * ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
 * ``sr:deadlines`` (zset) — running race ids (every kind) scored by ``ends_at``: any process's
   sweeper ends races whose time is up even if no process holds a timer for them — as live
@@ -51,7 +61,8 @@ key (type) — holds — TTL
   member text sorts in ranking order (see ``daily.rank_key``) — DAILY_TTL
 * ``sr:lb:{<date>|<variant>}:entries`` (hash) — player id -> msgpack row (rank key, name,
   result, time, moves, home) — DAILY_TTL
-* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:wins``, ``:best_time``,
+* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:races``, ``:wins``,
+  ``:best_time``,
   ``:races_won``, ``:dailies``, ``:daily_wins``, ``:streak``, ``:best_streak``,
   ``:last_daily`` — no TTL
 * ``sr:rating:{<pid>}`` (hash) — ``<variant>`` -> ``rating,rd,volatility,games`` — no TTL
@@ -74,6 +85,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -82,6 +94,7 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from solrace.server import metrics
 from solrace.server.store import lua
+from solrace.server.store.accounts import AccountStore
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.keys import (
     CODE_TTL,
@@ -132,6 +145,7 @@ class Store:
         self._finish = self._script(lua.FINISH)
         self._quick = self._script(lua.QUICK)
         self._spectate = self._script(lua.SPECTATE)
+        self._presence = self._script(lua.PRESENCE)
         self._lb_record = self._script(lua.LB_RECORD)
         self._daily_stats = self._script(lua.DAILY_STATS)
         self._win_stats = self._script(lua.WIN_STATS)
@@ -148,6 +162,7 @@ class Store:
         # through pub/sub only to other processes that follow the race (see lua.MOVE).
         self.process = ""
         self.local: Callable[[str, int, dict[str, Any]], None] | None = None
+        self.accounts = AccountStore(redis, self.batcher, self._count)
 
     def _script(self, source: str) -> Any:
         """Register a Lua script; on a cluster its pub/sub goes sharded (SPUBLISH), so a race's
@@ -164,35 +179,7 @@ class Store:
         return bool(await self.redis.ping())
 
     # ------------------------------------------------------------------ sessions
-
-    async def claim_name(self, name: str, pid: str, ttl: int) -> bool:
-        self._count()
-        return bool(await self.redis.set(Keys.name(name), pid, nx=True, ex=ttl))
-
-    async def create_session(self, token: str, pid: str, name: str, ttl: int) -> None:
-        key = Keys.session(token)
-        async with self.redis.pipeline(transaction=True) as p:
-            p.hset(key, mapping={"player": pid, "name": name})
-            p.expire(key, ttl)
-            await p.execute()
-        self._count()
-
-    async def load_session(self, token: str, ttl: int) -> tuple[str, str] | None:
-        """(player id, name) for a live token, refreshing its TTL; None when unknown."""
-        key = Keys.session(token)
-        raw = await self.redis.hgetall(key)
-        self._count()
-        if not raw:
-            return None
-        data = decode_map(raw)
-        pid, name = data["player"], data["name"]
-        async with self.redis.pipeline(transaction=False) as p:
-            p.expire(key, ttl)
-            p.set(Keys.name(name), pid, ex=ttl)
-            p.expire(Keys.player_races(pid), ttl)
-            await p.execute()
-        self._count()
-        return pid, name
+    # Names, accounts and sessions: ``self.accounts`` (:mod:`.accounts`).
 
     # ------------------------------------------------------------------ races
 
@@ -228,6 +215,8 @@ class Store:
             async with self.redis.pipeline(transaction=False) as p:
                 p.sadd(Keys.player_races(pid), rid)
                 p.expire(Keys.player_races(pid), RETENTION)
+                p.zadd(Keys.player_history(pid), {rid: int(time.time() * 1000)})
+                p.expire(Keys.player_history(pid), RETENTION)  # what deleting anonymises
                 await p.execute()
             self._count()
         return res
@@ -447,9 +436,17 @@ class Store:
         """Register (or drop) one spectator connection; returns the spectator count."""
         self._count()
         return int(await self.batcher.call(self._spectate,
-            keys=[Keys.race(rid), Keys.watchers(rid), Keys.events(rid)],
+            keys=[Keys.race(rid), Keys.watchers(rid)],
             args=[member, "1" if add else "0", ttl_ms, Keys.race_channel(rid)],
         ))
+
+    async def presence(self, rid: str, member: str, add: bool, ttl_ms: int) -> list[str]:
+        """Register (or drop) one racer connection ``<pid>|<conn>`` of race ``rid``; returns
+        every registration still live (expired ones are dropped first)."""
+        self._count()
+        raw = await self._presence(keys=[Keys.online(rid)],
+                                   args=[member, "1" if add else "0", ttl_ms])
+        return [_s(m) for m in raw]
 
     async def refresh_spectators(self, rid: str, members: Sequence[str], ttl_ms: int) -> None:
         now = await self.server_time_ms()
@@ -665,6 +662,11 @@ class Store:
         await self.batcher.call(self._win_stats, keys=[Keys.stats(pid)],
                                 args=[variant, "1" if won else "0", "1" if race_won else "0",
                                       time_ms])
+
+    async def race_played(self, pid: str, variant: str) -> None:
+        """Count a finished race (any result) in the player's all-time ``<variant>:races``."""
+        self._count()
+        await self.redis.hincrby(Keys.stats(pid), f"{variant}:races", 1)
 
     async def stats(self, pid: str) -> dict[str, str]:
         self._count()

@@ -15,6 +15,8 @@ Imported as ``harness`` (``tests/server`` has no ``__init__.py``, so pytest puts
 * :class:`Racer`: a client, its race and its replica; :meth:`Racer.step` plays one move
   chosen by :func:`choose_move` and checks that the client's board (start view plus the
   acks' deltas) equals the replica's view after every move.
+* :class:`AccountClient` / :func:`accounts`: clients that register their guest name as an
+  account on first connect — what every test of ranked play uses.
 * :class:`RecordingClient`: a :class:`Client` that records every race event frame as it
   arrives, before the library's de-duplication, so tests can see a duplicate or a gap.
 * :class:`RawConnection`: a bare websocket speaking msgpack, for malformed input and requests
@@ -92,6 +94,32 @@ async def running_server(redis_url: str, **overrides: Any) -> AsyncIterator[Serv
         yield server
     finally:
         await server.stop()
+
+
+def password_for(name: str) -> str:
+    """The password test accounts get (long enough for the rules, not the name)."""
+    return f"pw-{name}-0123456789"
+
+
+class AccountClient(Client):
+    """A client playing as an account, for tests of ranked play (rated races, the ranked
+    daily, leaderboards, ratings: guests get ``account_required``). Its first connect says
+    hello as a guest named ``name`` and registers that guest (``password_for(name)``), the way
+    a player upgrades; later connects resume the account's token."""
+
+    async def connect(self) -> dict[str, Any]:
+        if self.token is not None or self.name is None:
+            return await super().connect()
+        await super().connect()
+        await self.register(password_for(self.name))
+        return self.welcome
+
+
+@contextlib.asynccontextmanager
+async def accounts(url: str, *names: str) -> AsyncIterator[list[Any]]:
+    """:func:`clients` that are accounts (:class:`AccountClient`)."""
+    async with clients(url, *names, cls=AccountClient) as out:
+        yield out
 
 
 @contextlib.asynccontextmanager
@@ -487,11 +515,11 @@ async def close_all(cs: Iterable[Client]) -> None:
 
 def documented_order_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """The standings rule as documented: winners by finish time; then the rest by cards home
-    (more first), fewer moves, earlier last progress (none: last); then seat order."""
+    (more first), earlier last progress (none: last), more moves; then seat order."""
     if row["result"] == "won":
         return (0, row["elapsed"], row["seat"])
     progress = row["progress_at"] if row["progress_at"] is not None else float("inf")
-    return (1, -row["home"], row["moves"], progress, row["seat"])
+    return (1, -row["home"], progress, -row["moves"], row["seat"])
 
 
 def check_standings(rows: list[dict[str, Any]]) -> None:

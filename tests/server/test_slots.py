@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from redis.crc import key_slot
-from solrace.server.store import Store, lua
+from solrace.server.store import Store, account_lua, lua
 
 MULTI_KEY = {"delete", "unlink", "exists", "mget", "mset", "rename", "smove", "lmove",
              "rpoplpush", "sunionstore", "sinterstore", "zunionstore", "zinterstore", "touch"}
@@ -32,7 +32,8 @@ class FakeScript:
         self.rec = rec
         self.script = source
         self.sha = f"sha{len(rec.scripts)}"
-        self.name = next((n for n, v in vars(lua).items() if v == source), "?")
+        self.name = next((n for module in (lua, account_lua) for n, v in vars(module).items()
+                          if v == source), "?")
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
         self.rec.record(f"script {self.name}", keys, args)
@@ -120,6 +121,8 @@ def sample(param: inspect.Parameter) -> Any:
     hint = str(param.annotation)
     if hint.startswith("Sequence[tuple[str, int, bool, bytes]"):  # append_batch's moves
         return [("t1f1", 1, True, b"\x80"), ("sw", 1, False, b"\x80")]
+    if hint.startswith("Sequence[tuple[str, str]"):  # anonymise's leaderboard keys
+        return [("lb-a", "member-a"), ("lb-b", "member-b")]
     if hint.startswith(("Sequence", "list")):
         return [f"{param.name}-a", f"{param.name}-b"]
     if hint.startswith("dict"):
@@ -130,8 +133,8 @@ def sample(param: inspect.Parameter) -> Any:
     return f"{param.name}-1"
 
 
-def store_methods() -> list[str]:
-    return sorted(n for n, f in inspect.getmembers(Store, inspect.iscoroutinefunction)
+def store_methods(cls: type = Store) -> list[str]:
+    return sorted(n for n, f in inspect.getmembers(cls, inspect.iscoroutinefunction)
                   if not n.startswith("_"))
 
 
@@ -139,14 +142,20 @@ async def exercise() -> Recorder:
     rec = Recorder()
     store = Store(rec)  # type: ignore[arg-type]
     store.batcher = FakeBatcher(rec)  # type: ignore[assignment]
-    for name in store_methods():
-        method = getattr(store, name)
+    store.accounts.batcher = store.batcher  # type: ignore[assignment]
+    targets = [(store, name) for name in store_methods()]
+    targets += [(store.accounts, name) for name in store_methods(type(store.accounts))]
+    for owner, name in targets:
+        method = getattr(owner, name)
         params = [p for p in inspect.signature(method).parameters.values()
                   if p.default is inspect.Parameter.empty
                   and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         kwargs = {p.name: sample(p) for p in params}
         with contextlib.suppress(Exception):  # fake answers may not parse; calls are recorded
             await method(**kwargs)
+    # the per-request liveness check is touch() without a refresh (another script)
+    with contextlib.suppress(Exception):
+        await store.accounts.touch("digest-1", 1, refresh=False)
     return rec
 
 
