@@ -116,6 +116,8 @@ async def play_during(racers: list[FaultRacer], fault: asyncio.Future[Any]) -> A
         moved = [await r.step_retrying() for r in racers if not r.over]
         if not any(moved):  # both games over or stuck: just wait for the fault
             await asyncio.sleep(0.05)
+        else:  # under the server's rate limit (50 messages/s per connection) however fast
+            await asyncio.sleep(0.025)  # the acks come back and however long the fault lasts
     result = await fault
     assert sum(len(r.acked) for r in racers) > started, "no move was made during the fault"
     return result
