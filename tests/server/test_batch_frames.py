@@ -214,3 +214,17 @@ async def test_batching_clients_see_every_version_once_in_order(redis_url: str) 
         finally:
             for c in cs:
                 await c.close()
+
+
+async def test_a_gathering_connection_gets_its_logout_reply_before_the_close(
+    redis_url: str,
+) -> None:
+    """close_after_reply (logout, revocation) sends what the outbox gathered before closing."""
+    async with running_server(redis_url) as server:
+        c = RecordingClient(ws_url(server), name="byebf", batch=True)
+        await c.connect()
+        try:
+            reply = await c.logout()
+            assert reply["t"] == "logged_out" and reply["session"] == c.welcome["session"]
+        finally:
+            await c.close()
