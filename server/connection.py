@@ -68,13 +68,14 @@ class Connection:
     def __init__(self, ws: ServerConnection, ctx: Context) -> None:
         self.ws = ws
         self.ctx = ctx
+        self.codec = P.codec_for(ws.subprotocol)  # msgpack, or JSON for browsers
         self.player: Player | None = None
         self.feed = Feed(self)
         self.greeted = False
         self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=ctx.send_queue)
+        self.outbox: asyncio.Queue[bytes | str | None] = asyncio.Queue(maxsize=ctx.send_queue)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
@@ -142,7 +143,7 @@ class Connection:
         if self.closing:
             return
         try:
-            self.outbox.put_nowait(P.encode(message))
+            self.outbox.put_nowait(self.codec.encode(message))
         except asyncio.QueueFull:
             log.info("closing a connection whose send queue is full")
             self.closing = True
@@ -183,7 +184,7 @@ class Connection:
         kind = "unknown"
         try:
             allowed = self.bucket.take()  # every frame costs a token, even garbage
-            msg = P.decode(data)
+            msg = self.codec.decode(data)
             req_id = echo_id(msg.get("id"))
             if not allowed:  # refused after reading the id, so the client can match it
                 raise ProtocolError("rate_limited", "too many messages; slow down")

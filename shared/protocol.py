@@ -541,3 +541,39 @@ def error(req_id: RequestId | None, code: str, reason: str, **extra: Any) -> dic
     if code not in ERROR_CODES:
         raise ValueError(f"unknown error code {code!r}")
     return reply(req_id, "error", code=code, reason=reason, **extra)
+
+
+# ----------------------------------------------------------------------------- encodings
+
+#: Websocket subprotocols a client may offer; none (or the msgpack one) means msgpack over
+#: binary frames, ``solrace.json.v1`` means JSON over text frames (:mod:`jsonwire`).
+MSGPACK_SUBPROTOCOL = "solrace.msgpack.v1"
+JSON_SUBPROTOCOL = "solrace.json.v1"
+SUBPROTOCOLS = (JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """How one connection turns maps into frames and back, chosen once at the handshake."""
+
+    name: str
+    encode: Any  # Callable[[dict], bytes | str]
+    decode: Any  # Callable[[bytes | str], dict]
+
+
+def codec_for(subprotocol: str | None) -> Codec:
+    """The codec of a negotiated subprotocol (``None``: the default, msgpack)."""
+    if subprotocol == JSON_SUBPROTOCOL:
+        from solrace.shared.jsonwire import decode_json, encode_json
+
+        return Codec(JSON_SUBPROTOCOL, encode_json, decode_json)
+    return Codec(MSGPACK_SUBPROTOCOL, encode, decode)
+
+
+def select_subprotocol(offered: list[str] | tuple[str, ...]) -> str | None:
+    """The subprotocol to accept from those a client offers: ours in our order of preference,
+    else none (the client then speaks msgpack, as every client did before negotiation)."""
+    for name in SUBPROTOCOLS:
+        if name in offered:
+            return name
+    return None

@@ -1,0 +1,185 @@
+// The websocket to the server: JSON over text frames (subprotocol solrace.json.v1), requests
+// matched to replies by id, the session token kept in localStorage, and reconnection with
+// back-off. After a reconnect it says hello with the token again and asks every page that
+// registered a resume hook to catch up (a race page sends `sync` from its last version).
+// It also keeps every race event it has seen, per race and version, so a page that opens
+// after the events arrived (a quick pairing, a daily attempt) still sees them.
+
+const SUBPROTOCOL = "solrace.json.v1";
+const TOKEN_KEY = "solrace.token";
+const NAME_KEY = "solrace.name";
+
+export class ServerError extends Error {
+  constructor(msg) {
+    super(msg.reason || msg.code);
+    this.code = msg.code;
+    this.reply = msg;
+  }
+}
+
+export class Connection extends EventTarget {
+  constructor(url) {
+    super();
+    this.url = url;
+    this.ws = null;
+    this.nextId = 1;
+    this.pending = new Map(); // id -> {resolve, reject}
+    this.logs = new Map(); // race id -> Map(version -> event)
+    this.resumeHooks = new Set();
+    this.welcome = null;
+    this.state = "connecting";
+    this.backoff = 500;
+    this.wantName = null;
+    this.ready = this._open();
+    this.closedByUs = false;
+  }
+
+  get token() { return localStorage.getItem(TOKEN_KEY); }
+  get player() { return this.welcome ? this.welcome.player : null; }
+  get name() { return this.welcome ? this.welcome.name : null; }
+
+  _setState(state) {
+    this.state = state;
+    this.dispatchEvent(new CustomEvent("state", { detail: state }));
+  }
+
+  _open() {
+    return new Promise((resolve) => {
+      const ws = new WebSocket(this.url, [SUBPROTOCOL]);
+      this.ws = ws;
+      ws.onopen = async () => {
+        try {
+          this.welcome = await this._hello();
+          this.backoff = 500;
+          this._setState("open");
+          resolve(this.welcome);
+          this.dispatchEvent(new CustomEvent("welcome", { detail: this.welcome }));
+          for (const hook of this.resumeHooks) hook();
+        } catch (err) {
+          this._setState("error");
+          resolve(null);
+        }
+      };
+      ws.onmessage = (ev) => this._onFrame(ev.data);
+      ws.onclose = () => {
+        for (const { reject } of this.pending.values()) {
+          reject(new ServerError({ code: "disconnected", reason: "connection lost" }));
+        }
+        this.pending.clear();
+        if (this.ws !== ws || this.closedByUs) return;
+        this._setState("reconnecting");
+        const delay = this.backoff;
+        this.backoff = Math.min(this.backoff * 2, 8000);
+        setTimeout(() => { this.ready = this._open(); }, delay + Math.random() * 200);
+      };
+    });
+  }
+
+  async _hello() {
+    const token = this.token;
+    if (this.wantName) {
+      const welcome = await this.request("hello", { v: 1, name: this.wantName });
+      this.wantName = null;
+      localStorage.setItem(TOKEN_KEY, welcome.token);
+      localStorage.setItem(NAME_KEY, welcome.name);
+      return welcome;
+    }
+    if (token) {
+      try {
+        return await this.request("hello", { v: 1, token });
+      } catch (err) {
+        if (err.code !== "bad_token") throw err;
+        localStorage.removeItem(TOKEN_KEY);
+        // the old socket said nothing valid yet: an anonymous hello is still allowed
+      }
+    }
+    return await this.request("hello", { v: 1 });
+  }
+
+  /** Start a new session under `name` (a new socket: one hello per connection). */
+  async claimName(name) {
+    this.wantName = name;
+    return await this._restart();
+  }
+
+  /** Forget the session and reconnect anonymously. */
+  async forget() {
+    localStorage.removeItem(TOKEN_KEY);
+    return await this._restart();
+  }
+
+  async _restart() {
+    const old = this.ws;
+    this.ws = null;
+    if (old) old.close();
+    this._setState("connecting");
+    this.ready = this._open();
+    const welcome = await this.ready;
+    if (this.wantName) {
+      const name = this.wantName;
+      this.wantName = null;
+      throw new ServerError({ code: "bad_name", reason: `could not use the name ${name}` });
+    }
+    return welcome;
+  }
+
+  _onFrame(data) {
+    if (typeof data !== "string") return;
+    const msg = JSON.parse(data);
+    if (msg.t === "event") {
+      this._log(msg.race, [msg]);
+      this.dispatchEvent(new CustomEvent("race-event", { detail: msg }));
+      return;
+    }
+    if (msg.re !== undefined && this.pending.has(msg.re)) {
+      const { resolve, reject } = this.pending.get(msg.re);
+      this.pending.delete(msg.re);
+      if (msg.t === "error") reject(new ServerError(msg));
+      else resolve(msg);
+      return;
+    }
+    this.dispatchEvent(new CustomEvent(msg.t, { detail: msg }));
+  }
+
+  _log(race, events) {
+    let log = this.logs.get(race);
+    if (!log) this.logs.set(race, (log = new Map()));
+    for (const e of events) if (!log.has(e.v)) log.set(e.v, e);
+  }
+
+  /** Every event of `race` seen so far, in version order. */
+  events(race) {
+    const log = this.logs.get(race);
+    return log ? [...log.values()].sort((a, b) => a.v - b.v) : [];
+  }
+
+  /** Send one request; resolves with the reply, rejects with a ServerError. */
+  request(t, fields = {}) {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new ServerError({ code: "disconnected", reason: "not connected" }));
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      ws.send(JSON.stringify({ t, id, ...fields }));
+    });
+  }
+
+  /** `sync` a race from `since`, following pages; logs the events and returns the last reply. */
+  async sync(race, since = 0) {
+    let reply;
+    do {
+      reply = await this.request("sync", { race, since });
+      const events = reply.events.map((e) => ({ ...e, t: "event", race }));
+      this._log(race, events);
+      if (events.length) since = events[events.length - 1].v;
+    } while (reply.more);
+    return reply;
+  }
+
+  onResume(hook) {
+    this.resumeHooks.add(hook);
+    return () => this.resumeHooks.delete(hook);
+  }
+}
