@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 from solrace.server import metrics
 from solrace.server.feed import Feed
-from solrace.server.handlers import HANDLERS, lobby
+from solrace.server.handlers import HANDLERS, lobby, rematch
 from solrace.server.races import Player
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -176,6 +176,8 @@ class Connection:
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
         if notice.get("k") == "matched":
             self.spawn(lobby.matched(self, str(notice["race"])))
+        elif notice.get("k") == "rematch":
+            self.spawn(rematch.offered(self, notice))
 
     # ------------------------------------------------------------------ dispatch
 

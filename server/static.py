@@ -65,7 +65,7 @@ def load_assets() -> dict[str, tuple[bytes, str]]:
         return table
     for path in sorted(root.rglob("*")):
         kind = TYPES.get(path.suffix)
-        if kind is None or not path.is_file() or "test" in path.parts[-1]:
+        if kind is None or not path.is_file() or path.name == "package.json":
             continue
         table["/" + path.relative_to(root).as_posix()] = (path.read_bytes(), kind)
     if "/index.html" in table:

@@ -53,6 +53,7 @@ ERROR_CODES = (
     "illegal_move",  # the rules forbid the move (detail says why)
     "bad_notation",  # the move text does not parse
     "stale_seq",  # seq is not the number of moves applied; reply carries the current seq
+    "no_rematch",  # race.rematch of a race that is not over, or of a daily or practice game
     "already_queued",  # quick pairing twice
     "rate_limited",  # too many messages; slow down
     "unavailable",  # the server cannot reach its store right now; retry
@@ -233,6 +234,13 @@ class LeaveRace(RaceRequest):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ready(RaceRequest):
     TYPE: ClassVar[str] = "race.ready"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rematch(RaceRequest):
+    """A new race with the settings of a finished one, offered to its racers."""
+
+    TYPE: ClassVar[str] = "race.rematch"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -427,7 +435,7 @@ _REQUESTS: dict[str, type[Request]] = {
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
-        Leaderboard, Profile, Hint, PracticeStart,
+        Leaderboard, Profile, Hint, PracticeStart, Rematch,
     )
 }
 

@@ -1,3 +1,5 @@
+import { h } from "./dom.js";
+
 // A pure renderer of one view (docs/protocol.md 6.2): it draws the piles the server sent and
 // reports what the player does — "card clicked" (a pile and how many cards from its top),
 // "stock clicked", "dropped on pile" — to the callbacks it was given. It holds no rules and
@@ -9,18 +11,6 @@ const RANKS = { T: "10" };
 const GROUPS = [
   ["f", "Foundations"], ["r", "Reserve"], ["c", "Cells"], ["t", "Tableau"],
 ];
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c) node.append(c);
-  return node;
-}
 
 /** A face-up card, a face-down back, or a masked card (a spectator's "??" / null). */
 export function cardNode(code, extra = {}) {
@@ -53,6 +43,7 @@ function sortedIds(piles, letter) {
  * target), highlight: Set of pile ids, compact}. Returns nothing; call again to redraw.
  */
 export function renderBoard(root, view, opts = {}) {
+  document.querySelectorAll(".drag-layer").forEach((n) => n.remove());
   root.replaceChildren();
   root.classList.add("board");
   root.classList.toggle("compact", !!opts.compact);

@@ -32,7 +32,11 @@ export class Connection extends EventTarget {
     this.wantName = null;
     this.ready = this._open();
     this.closedByUs = false;
+    this.offset = 0; // server clock - local clock, ms (docs/protocol.md section 10)
   }
+
+  /** Now on the server's (Redis) clock, in ms. */
+  now() { return Date.now() + this.offset; }
 
   get token() { return localStorage.getItem(TOKEN_KEY); }
   get player() { return this.welcome ? this.welcome.player : null; }
@@ -50,6 +54,7 @@ export class Connection extends EventTarget {
       ws.onopen = async () => {
         try {
           this.welcome = await this._hello();
+          this.offset = this.welcome.server_time - Date.now();
           this.backoff = 500;
           this._setState("open");
           resolve(this.welcome);
