@@ -2,9 +2,10 @@
 
 The first racer to ask creates the new race (and is its host and first racer); the race id is
 recorded on the old race once (``SET NX``), so racers who ask at the same moment all land in
-the same new race instead of one each (a racer who loses that tie leaves behind an empty lobby
-race, never joined, which expires like any lobby). Every other racer of the old race gets an unsolicited
-``rematch`` frame naming the new race, and joins it with an ordinary ``race.join``.
+the same new race instead of one each (a racer who loses that tie leaves behind an empty
+lobby race, never joined, which expires like any lobby). Every other racer of the old race
+gets an unsolicited ``rematch`` frame naming the new race, and joins it with an ordinary
+``race.join``.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import pytest
 from harness import http_url, race_info, running_server, ws_url
 from solrace.shared import protocol as P
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosedError
 
 pytestmark = pytest.mark.timeout(60)
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,6 +157,6 @@ async def test_json_frames_keep_the_size_limit(redis_url: str) -> None:
             ws_url(server), subprotocols=["solrace.json.v1"], compression=None,
             max_size=None) as ws:
         await ws.send(json.dumps({"t": "ping", "id": 1, "x": "a" * 70000}))
-        with pytest.raises(Exception):
+        with pytest.raises(ConnectionClosedError):
             await asyncio.wait_for(ws.recv(), 5)
         assert ws.close_code == 1009
