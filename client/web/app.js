@@ -1,5 +1,5 @@
 // Boot: one connection to the server that served this page (same origin), a hash router
-// (#/, #/join/CODE, #/race/ID, #/watch, #/watch/ID, #/daily, #/leaderboard/VARIANT,
+// (#/, #/join/CODE, #/race/ID, #/watch, #/watch/ID, #/daily[/VARIANT], #/leaderboard/VARIANT,
 // #/profile[/NAME], #/replay/ID) and the "reconnecting…" banner.
 import { Connection } from "./connection.js";
 import { h, toast } from "./dom.js";
@@ -20,7 +20,7 @@ const ROUTES = [
   [/^race\/([a-z0-9]+)$/, race.mount],
   [/^watch$/, watch.mountList],
   [/^watch\/([a-z0-9]+)$/, watch.mount],
-  [/^daily$/, daily.mount],
+  [/^daily(?:\/([a-z-]+))?$/, daily.mount],
   [/^leaderboard\/([a-z-]+)$/, daily.mountLeaderboard],
   [/^profile(?:\/([A-Za-z0-9_.-]+))?$/, profile.mount],
   [/^replay\/([a-z0-9]+)$/, replay.mount],

@@ -83,7 +83,7 @@ function stockPile([count], view, opts) {
 
 function wastePile([, cards], view, opts) {
   const draw = view.options && view.options.draw === "3" ? 3 : 1;
-  const pile = h("div", { class: "pile waste", "data-pile": "w", "aria-label": "waste" }, label("w"));
+  const pile = h("div", { class: "pile waste", "data-pile": "w", role: "group", "aria-label": "pile w" }, label("w"));
   if (!cards.length) pile.append(h("div", { class: "slot" }));
   const shown = cards.slice(-draw);
   shown.forEach((code, i) => {
@@ -108,7 +108,7 @@ function pileNode(id, [hidden, cards], letter, opts) {
   const fanned = letter === "t" || (letter === "r" && cards.length > 1 && opts.fanReserve);
   const pile = h("div", {
     class: `pile ${fanned ? "fanned" : "stacked"} kind-${letter}`, "data-pile": id,
-    "aria-label": `pile ${id}`,
+    role: "group", "aria-label": `pile ${id}`,
   }, label(id));
   if (opts.highlight && opts.highlight.has(id)) pile.classList.add("target");
   if (!hidden && !cards.length) pile.append(h("div", { class: "slot" }));

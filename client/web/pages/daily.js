@@ -2,18 +2,21 @@
 // after it; and a leaderboard page (#/leaderboard/VARIANT): top, around me, par.
 import { button, h, optionsText, section, seconds, toast, variants } from "../dom.js";
 
-export async function mount(app, conn) {
+export async function mount(app, conn, variant = "unlimited") {
   if (!conn.name) {
     app.append(section("Daily challenges", h("p", {}, "Pick a name in the ", h("a", { href: "#/", text: "lobby" }), " to play the dailies.")));
     return null;
   }
-  const grid = h("div", { class: "variants" });
-  app.append(h("div", { class: "hero" }, h("h1", { text: "Daily challenges" }), h("p", { text: "One deal per variant per day, the same for everyone, certified winnable by the solver. One ranked attempt; practice as often as you like after it." })), grid);
-  for (const v of await variants()) {
-    const card = h("article", { class: "variant" }, h("h3", { text: v.title }), h("p", { class: "muted", text: "Loading…" }));
-    grid.append(card);
-    conn.request("daily", { variant: v.name }).then((d) => fillDaily(card, conn, v, d))
-      .catch((err) => card.replaceChildren(h("h3", { text: v.title }), h("p", { class: "error", text: err.message })));
+  const all = await variants();
+  const v = all.find((x) => x.name === variant) || all[0];
+  const tabs = h("nav", { class: "tabs", "aria-label": "variants" },
+    all.map((x) => h("a", { class: `button ${x.name === v.name ? "primary" : ""}`, href: `#/daily/${x.name}`, text: x.title, "aria-current": x.name === v.name ? "page" : null })));
+  const card = h("article", { class: "variant daily" }, h("h3", { text: v.title }), h("p", { class: "muted", text: "Loading today's deal… (the server certifies it winnable first)" }));
+  app.append(h("div", { class: "hero" }, h("h1", { text: "Daily challenges" }), h("p", { text: "One deal per variant per day, the same for everyone, certified winnable by the solver. One ranked attempt; practice as often as you like after it." })), tabs, card);
+  try {
+    fillDaily(card, conn, v, await conn.request("daily", { variant: v.name }));
+  } catch (err) {
+    card.replaceChildren(h("h3", { text: v.title }), h("p", { class: "error", text: err.message }));
   }
   return null;
 }

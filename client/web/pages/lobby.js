@@ -37,15 +37,16 @@ export async function mount(app, conn) {
   const waiting = h("div", { class: "waiting", role: "status" });
   const list = h("div", { class: "variants" });
   for (const v of await variants()) list.append(variantCard(v, conn, settings, waiting));
-  const mine = h("ul", { class: "rows" });
-  const live = h("ul", { class: "rows" });
+  const mine = h("ul", { class: "rows", "aria-label": "your races" });
+  const live = h("ul", { class: "rows", "aria-label": "live races" });
   app.append(
     h("div", { class: "hero" }, h("h1", { text: "Race your friends at solitaire" }),
       h("p", { text: "Everyone plays the identical deal. Fastest to clear it wins; the deal is committed before the start and revealed at the end, so anyone can check it." })),
     section("You", you), waiting,
     section("Play", settings.node, list),
     section("Your races", mine), section("Live races", live),
-    section("Today's dailies", h("p", {}, "One certified-winnable deal per variant per day, one ranked attempt: ", h("a", { href: "#/daily", text: "play the dailies" }), ".")),
+    section("Today's dailies", h("p", { text: "One certified-winnable deal per variant per day, the same for everyone, one ranked attempt." }),
+      h("div", { class: "actions" }, (await variants()).map((v) => h("a", { class: "button", href: `#/daily/${v.name}`, text: `${v.title} daily` })))),
   );
   if (conn.name) {
     conn.request("races.mine").then((r) => fillMine(mine, r.races)).catch(() => {});

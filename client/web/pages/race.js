@@ -55,7 +55,6 @@ class RacePage {
     this.onKey = (ev) => this.key(ev);
     document.addEventListener("keydown", this.onKey);
     this.timer = setInterval(() => this.tick(), 250);
-    this.controls();
   }
 
   stop() {
@@ -89,8 +88,11 @@ class RacePage {
   refresh(event) {
     const s = this.state;
     if (!this.board && s.start && s.state !== "lobby") this.setBoard({ seq: 0, view: s.start }, null);
-    if (event && event.k === "start") this.drawBoard();
-    if (event && event.k === "end") { this.drawBoard(); this.controls(); }
+    if (s.state !== this.shownState) {
+      this.shownState = s.state;
+      this.drawBoard();
+      this.controls();
+    }
     this.head(s);
     this.lobby(s);
     this.rivals(s);

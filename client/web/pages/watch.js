@@ -6,7 +6,7 @@ import { clock, h, optionsText, section, variantTitle } from "../dom.js";
 import { applyDelta } from "./racestate.js";
 
 export async function mountList(app, conn) {
-  const ul = h("ul", { class: "rows" });
+  const ul = h("ul", { class: "rows", "aria-label": "live races" });
   const code = h("input", { id: "watch-code", placeholder: "race id or invite code" });
   app.append(section("Live races", ul),
     section("Watch by code", h("form", { class: "inline", onsubmit: (ev) => { ev.preventDefault(); if (code.value.trim()) location.hash = `#/watch/${code.value.trim()}`; } },

@@ -1,0 +1,132 @@
+"""Helpers for the browser tests: a player is a Playwright page that records its console
+errors and every websocket frame it receives; boards are read from what the page draws.
+
+Actions use roles and names as a player sees them (a pile is a group named ``pile t3``, a card
+is a button named by its rank and suit, the stock is a button ``stock, N cards``); reading a
+board for comparison with the engine looks at the drawn cards (their faces and backs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from solrace.shared.notation import Move
+
+READ_BOARD = """(root) => {
+  const out = {};
+  for (const pile of root.querySelectorAll('[data-pile]')) {
+    out[pile.dataset.pile] = {
+      faces: [...pile.querySelectorAll('.card.face')].map((c) => c.dataset.card),
+      backs: pile.querySelectorAll('.card.back').length,
+      masked: pile.querySelectorAll('.card.masked').length,
+    };
+  }
+  return out;
+}"""
+
+
+def drawn(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What a board drawing of ``view`` shows: every tableau card, the top of stacked piles,
+    the top (draw 1) or top three (draw 3) of the waste, a back for a non-empty stock."""
+    draw = 3 if view.get("options", {}).get("draw") == "3" else 1
+    out: dict[str, dict[str, Any]] = {}
+    for pid, (hidden, cards) in view["piles"].items():
+        if pid.startswith("t"):
+            faces, backs = list(cards), hidden
+        elif pid == "s":
+            faces, backs = [], 1 if hidden else 0
+        elif pid == "w":
+            faces, backs = list(cards[-draw:]), 0
+        else:
+            faces, backs = list(cards[-1:]), 1 if hidden else 0
+        out[pid] = {"faces": faces, "backs": backs, "masked": 0}
+    return out
+
+
+@dataclass
+class Player:
+    page: Any
+    name: str
+    errors: list[str] = field(default_factory=list)
+    frames: list[Any] = field(default_factory=list)
+
+    async def shot(self, folder: Path, name: str) -> None:
+        await self.page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+    def board(self, label: str = "your board") -> Any:
+        return self.page.get_by_label(label, exact=True)
+
+    async def read(self, label: str = "your board") -> dict[str, Any]:
+        return await self.board(label).evaluate(READ_BOARD)
+
+    async def wait_board(self, view: dict[str, Any], label: str = "your board",
+                         timeout: float = 10.0) -> None:
+        want = drawn(view)
+        deadline = time.monotonic() + timeout
+        got: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            got = await self.read(label)
+            if got == want:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{self.name}'s board is not the expected one:\n"
+                             f"got  {got}\nwant {want}")
+
+    def pile(self, pid: str) -> Any:
+        return self.page.get_by_role("group", name=f"pile {pid}", exact=True)
+
+    async def drag(self, move: Move) -> None:
+        """Drag the move's card(s) from its source pile onto its destination pile."""
+        cards = self.pile(move.src).get_by_role("button")
+        count = await cards.count()
+        assert count >= move.n, f"{move}: only {count} movable cards in {move.src}"
+        # grab the card by its visible corner (the cards above it cover the rest)
+        await cards.nth(count - move.n).drag_to(self.pile(move.dst),
+                                                source_position={"x": 12, "y": 8})
+
+    async def click_stock(self) -> None:
+        await self.page.get_by_role("button", name="stock", exact=False).click()
+
+    def card_frames(self) -> list[dict[str, Any]]:
+        return [json.loads(f) for f in self.frames if isinstance(f, str)]
+
+
+async def new_player(browser: Any, url: str, name: str, *, viewport: dict[str, int] | None = None,
+                     touch: bool = False) -> Player:
+    ctx = await browser.new_context(viewport=viewport or {"width": 1280, "height": 900},
+                                    has_touch=touch, is_mobile=touch)
+    page = await ctx.new_page()
+    player = Player(page, name)
+    page.on("console", lambda m: player.errors.append(f"console {m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: player.errors.append(f"page error: {e}"))
+    page.on("dialog", lambda d: asyncio.ensure_future(d.accept()))
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: player.frames.append(f)))
+    await page.goto(url)
+    return player
+
+
+async def claim_name(p: Player) -> None:
+    await p.page.get_by_label("Your name").fill(p.name)
+    await p.page.get_by_role("button", name="Play", exact=True).click()
+
+
+def cards_in(obj: Any, out: set[str]) -> set[str]:
+    """Every card code inside pile lists ``[hidden, [cards…]]`` of a frame (views, deltas)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "piles" and isinstance(v, dict):
+                for pile in v.values():
+                    if isinstance(pile, list) and len(pile) == 2 and isinstance(pile[1], list):
+                        out.update(c for c in pile[1] if isinstance(c, str))
+            else:
+                cards_in(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            cards_in(v, out)
+    return out

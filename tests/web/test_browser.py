@@ -1,0 +1,278 @@
+"""The browser client in a real Chromium against a real server process and a real Redis.
+
+Everything a player does here goes through the page — clicks, drags, taps, the keyboard, the
+invite link — never through a Python client. The test may peek at the race's secret seed in
+Redis (harness.race_info) to mirror each racer's game with the engine and check every board the
+page draws, and to prove a spectator never saw a card that no racer had face up.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from harness import choose_move, race_info, read_log
+from pw import Player, cards_in, claim_name, drawn, new_player
+from solrace.shared.engine import Game
+from solrace.shared.notation import Move
+from solrace.shared.views import view_of
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def rid_of(p: Player) -> str:
+    m = re.search(r"#/race/([a-z0-9]+)", p.page.url)
+    assert m, p.page.url
+    return m.group(1)
+
+
+def ever_face_up(game: Game, moves: list[str]) -> set[str]:
+    """Every card that is face up at some point while ``moves`` are played from the deal."""
+    seen: set[str] = set()
+
+    def note() -> None:
+        for _, cards in view_of(game).wire()["piles"].values():
+            seen.update(cards)
+
+    note()
+    for m in moves:
+        game.push(Move.from_text(m))
+        note()
+    return seen
+
+
+async def drag_and_check(p: Player, game: Game, move: Move) -> None:
+    await p.drag(move)
+    game.push(move)
+    await p.wait_board(view_of(game).wire())
+
+
+async def test_two_players_race_by_invite_link_with_a_spectator(
+        browser, web_server: str, shots: Path, redis_proc) -> None:
+    alice = await new_player(browser, web_server, "alice")
+    bob = await new_player(browser, web_server, "bob")
+    viewer = await new_player(browser, web_server + "#/watch", "viewer")
+    page = alice.page
+
+    # the lobby: five variants, a name, a race with an invite link
+    await claim_name(alice)
+    await page.get_by_text("Playing as").wait_for()
+    for title in ("Sixes and Sevens", "Seven by Five", "Double Aces and Kings", "Unlimited",
+                  "Forty and Eight"):
+        await page.get_by_role("heading", name=title).wait_for()
+    await page.get_by_text("practically never winnable").wait_for()
+    await alice.shot(shots, "lobby")
+    await page.get_by_label("Seats").fill("2")
+    await page.get_by_role("button", name="Create a Unlimited race").click()
+    invite = page.get_by_role("link", name=re.compile(r"join.[A-Z2-9]{6}$"))
+    await invite.wait_for()
+    link = await invite.get_attribute("href")
+    rid = rid_of(alice)
+    assert urlparse(link).netloc == urlparse(web_server).netloc
+    await alice.shot(shots, "race-lobby")
+
+    # the invite link joins (after picking a name)
+    await bob.page.goto(link)
+    await bob.page.get_by_text("You are invited").wait_for()
+    await claim_name(bob)
+    await bob.page.wait_for_url(re.compile(rf"#/race/{rid}$"))
+    await page.get_by_text("bob", exact=True).wait_for()
+
+    await page.get_by_role("button", name="I'm ready").click()
+    await bob.page.get_by_role("button", name="I'm ready").click()
+    await page.locator(".countdown.shown").wait_for()  # the countdown overlay shows first
+    await page.get_by_role("button", name="stock, 24 cards").wait_for(timeout=15000)
+    secrets = await race_info(redis_proc.url, rid)
+    ga, gb = secrets.game(), secrets.game()
+    await alice.wait_board(view_of(ga).wire())
+    await bob.wait_board(view_of(gb).wire())
+    await alice.shot(shots, "race-start")
+
+    # the spectator sees the race listed live, and both boards
+    await viewer.page.reload()
+    await viewer.page.get_by_role("list", name="live races").get_by_role(
+        "link", name="Watch").click()
+    await viewer.page.get_by_label("board of alice").wait_for()
+    await viewer.page.get_by_label("board of bob").wait_for()
+
+    # alice plays by dragging cards (full moves), checked against the engine after each
+    seen = {ga.position_text()}
+    for _ in range(12):
+        move = choose_move(ga, seen)
+        assert move is not None
+        if move.src == "s":
+            await alice.click_stock()
+            ga.push(move)
+            await alice.wait_board(view_of(ga).wire())
+        else:
+            await drag_and_check(alice, ga, move)
+        seen.add(ga.position_text())
+
+    # a drag onto a pile where the card does not fit snaps back with the server's reason
+    legal = {m.text() for m in ga.legal_moves()}
+    src = next(p for p in ("t1", "t2", "t3", "t4", "t5", "t6", "t7", "w")
+               if view_of(ga).wire()["piles"][p][1])
+    dst = next(d for d in ("f1", "f2", "f3", "f4", "t1", "t2", "t3", "t4", "t5", "t6", "t7")
+               if d != src and f"{src}{d}" not in legal
+               and (d.startswith("f") or view_of(ga).wire()["piles"][d][1]))
+    before = await alice.read()
+    await alice.drag(Move(src, dst))
+    message = page.get_by_role("alert").filter(has_text=re.compile(r"\w"))
+    await message.first.wait_for()
+    text = await page.locator(".move-msg").inner_text()
+    assert "does not go" in text or "cannot" in text or "not" in text, text
+    await alice.wait_board(view_of(ga).wire())
+    assert await alice.read() == before
+    assert await page.locator(".drag-layer").count() == 0
+    await alice.shot(shots, "race-refused")
+
+    # bob plays by clicks: the stock, then cards (the server picks the move)
+    for _ in range(3):
+        await bob.click_stock()
+        gb.push(Move("s", "w"))
+        await bob.wait_board(view_of(gb).wire())
+    await bob.page.get_by_role("group", name="pile w", exact=True).get_by_role("button").click()
+    await bob.page.wait_for_timeout(300)
+
+    # a reload mid-race resumes the same board
+    board_before = await alice.read()
+    await page.reload()
+    await page.get_by_role("button", name=re.compile(r"^stock")).wait_for()
+    await alice.wait_board(view_of(ga).wire())
+    assert await alice.read() == board_before
+    await page.get_by_label("bob: ", exact=False).wait_for()
+
+    # the spectator's boards follow live, exactly as the server sent them
+    await viewer.wait_board(view_of(ga).wire(), label="board of alice")
+    await viewer.shot(shots, "watch")
+
+    # both resign (confirmed): the race ends with standings, the seed checked in the browser
+    await page.get_by_role("button", name="Resign").click()
+    await bob.page.get_by_role("button", name="Resign").click()
+    for p in (alice, bob):
+        await p.page.get_by_role("heading", name="Race over").wait_for()
+        await p.page.get_by_role("cell", name="alice").wait_for()
+        await p.page.get_by_role("cell", name="bob").wait_for()
+        await p.page.get_by_text("matches the commitment published").wait_for()
+        await p.page.get_by_text("deal recomputed in your browser matches").wait_for()
+    rows = await page.locator("table.standings tbody tr").all_inner_texts()
+    assert len(rows) == 2 and all("resigned" in r for r in rows), rows
+    await alice.shot(shots, "race-end")
+
+    # never a hidden card for the spectator: not in its page, not in any frame it received
+    log_b = await read_log(redis_proc.url, rid, next(iter(
+        r for r in (await bob.page.evaluate("window.solrace.player"),))))
+    log_a = [m.text() for m in ga.moves]
+    face_up = ever_face_up(secrets.game(), log_a) | ever_face_up(secrets.game(), log_b)
+    shown = cards_in([f for f in viewer.card_frames()], set())
+    assert shown, "the spectator received no cards at all"
+    assert shown <= face_up, f"spectator saw cards no racer had face up: {shown - face_up}"
+    dom = set(await viewer.page.locator(".card.face").evaluate_all(
+        "(cs) => cs.map((c) => c.dataset.card)"))
+    assert dom <= face_up
+
+    # the replay of the finished race, step by step, with a shareable URL
+    await viewer.page.goto(f"{web_server}#/replay/{rid}")
+    await viewer.page.get_by_text(f"step 0 of {len(log_a) + len(log_b)}").wait_for()
+    await viewer.wait_board(view_of(secrets.game()).wire(), label="board of alice")
+    await viewer.page.get_by_role("button", name="last").click()
+    await viewer.wait_board(view_of(ga).wire(), label="board of alice")
+    final_b = secrets.game()
+    for m in log_b:
+        final_b.push(Move.from_text(m))
+    await viewer.wait_board(view_of(final_b).wire(), label="board of bob")
+    await viewer.page.get_by_text("matches its commitment").wait_for()
+    await viewer.page.get_by_role("button", name="Back").click()
+    assert "step=" in viewer.page.url
+    await viewer.shot(shots, "replay")
+    share = viewer.page.url
+    await bob.page.goto(share)
+    await bob.page.get_by_text(re.compile(r"step \d+ of")).wait_for()
+
+    # rematch: alice asks, bob is offered it and joins with one click
+    await page.get_by_role("button", name="Rematch").click()
+    await page.get_by_text("Waiting for racers").wait_for()
+    await bob.page.get_by_role("dialog", name="rematch offer").wait_for()
+    await bob.page.get_by_role("button", name="Join rematch").click()
+    await bob.page.get_by_text("Waiting for racers").wait_for()
+    assert rid_of(alice) == rid_of(bob) != rid
+    await page.get_by_text("bob", exact=True).wait_for()
+
+    for p in (alice, bob, viewer):
+        assert not p.errors, p.errors
+
+
+async def test_daily_attempt_leaderboard_and_profile(browser, web_server: str,
+                                                     shots: Path, redis_proc) -> None:
+    carol = await new_player(browser, web_server, "carol")
+    page = carol.page
+    await claim_name(carol)
+    await page.get_by_text("Playing as").wait_for()
+    await page.goto(web_server + "#/daily/unlimited")
+    await page.get_by_role("button", name="Ranked attempt: Unlimited").click(timeout=60000)
+    await page.get_by_role("button", name=re.compile(r"^stock")).wait_for(timeout=15000)
+    rid = rid_of(carol)
+    game = (await race_info(redis_proc.url, rid)).game()
+    await carol.wait_board(view_of(game).wire())
+    await carol.shot(shots, "daily-attempt")
+    # keyboard play: type a move and Enter; Space draws
+    await page.keyboard.press("Space")
+    game.push(Move("s", "w"))
+    await carol.wait_board(view_of(game).wire())
+    move = choose_move(game, {game.position_text()})
+    assert move is not None
+    await page.get_by_label("Type a move").fill(move.text())
+    await page.keyboard.press("Enter")
+    game.push(move)
+    await carol.wait_board(view_of(game).wire())
+    await page.get_by_role("button", name="Resign").click()
+    await page.get_by_role("heading", name="Race over").wait_for()
+    await page.get_by_text("revealed tomorrow").wait_for()
+
+    await page.goto(web_server + "#/daily/unlimited")
+    await page.get_by_role("link", name="Your attempt").wait_for(timeout=30000)
+    await page.get_by_role("button", name="Practice: Unlimited").wait_for()
+    await carol.shot(shots, "daily")
+    await page.get_by_role("link", name="Leaderboard: Unlimited").click()
+    await page.get_by_role("cell", name="carol").wait_for()
+    await page.get_by_text(re.compile(r"par \d+ moves")).wait_for()
+    await page.get_by_role("tab", name="Around me").click()
+    await page.get_by_text("you are #1").wait_for()
+    await carol.shot(shots, "leaderboard")
+    await page.get_by_role("cell", name="carol").get_by_role("link").click()
+    await page.get_by_role("heading", name="carol").wait_for()
+    await page.get_by_role("cell", name="Unlimited").wait_for()
+    await page.get_by_text("1 played, 0 won").wait_for()
+    await carol.shot(shots, "profile")
+    assert not carol.errors, carol.errors
+
+
+async def test_phone_width_tap_to_play(browser, web_server: str, shots: Path,
+                                       redis_proc) -> None:
+    """A phone-sized touch screen: the board fits the width, and taps play."""
+    dan = await new_player(browser, web_server, "dan", viewport={"width": 390, "height": 844},
+                           touch=True)
+    eve = await new_player(browser, web_server, "eve")
+    await claim_name(dan)
+    await dan.page.get_by_text("Playing as").wait_for()
+    await dan.shot(shots, "phone-lobby")
+    await claim_name(eve)
+    await eve.page.get_by_text("Playing as").wait_for()
+    await dan.page.get_by_role("button", name="Quick pair for Unlimited").tap()
+    await dan.page.get_by_text("Waiting for a rival").wait_for()
+    await eve.page.get_by_role("button", name="Quick pair for Unlimited").click()
+    for p in (dan, eve):
+        await p.page.get_by_role("button", name=re.compile(r"^stock")).wait_for(timeout=15000)
+    rid = rid_of(dan)
+    assert rid == rid_of(eve)
+    game = (await race_info(redis_proc.url, rid)).game()
+    await dan.wait_board(view_of(game).wire())
+    width = await dan.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width}px wide on a 390px screen"
+    await dan.page.get_by_role("button", name=re.compile(r"^stock")).tap()
+    game.push(Move("s", "w"))
+    await dan.wait_board(view_of(game).wire())
+    await dan.shot(shots, "phone-race")
+    assert not dan.errors and not eve.errors, dan.errors + eve.errors
