@@ -21,7 +21,7 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from harness import ServerProcess  # noqa: E402
+from harness import ServerProcess
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 import pytest
 from harness import choose_move, race_info, read_log
-from pw import Player, cards_in, claim_name, drawn, new_player
+from pw import Player, cards_in, claim_name, new_player
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.views import view_of

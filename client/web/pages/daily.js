@@ -47,6 +47,10 @@ export async function mountLeaderboard(app, conn, variant) {
   const v = all.find((x) => x.name === variant) || { title: variant, name: variant };
   const body = h("div");
   const show = async (aroundMe) => {
+    tabs.querySelectorAll("button").forEach((b, i) => {
+      b.setAttribute("aria-selected", String(i === (aroundMe ? 1 : 0)));
+      b.classList.toggle("primary", i === (aroundMe ? 1 : 0));
+    });
     try {
       const r = await conn.request("leaderboard", { variant, limit: 20, around_me: aroundMe });
       body.replaceChildren(

@@ -52,7 +52,7 @@ export async function mount(app, conn, rid) {
     }
   };
   app.append(h("div", { class: "race-head" }, h("h1", {}, `Replay · ${title}`, h("span", { class: "muted small", text: ` ${optionsText(reply.race.options)}` }))),
-    h("div", { class: "replay-bar" }, button("⏮", () => go(0), { "aria-label": "first" }), button("◀ Back", () => go(step - 1)), slider, button("Next ▶", () => go(step + 1)), button("⏭", () => go(moves.length), { "aria-label": "last" }), label),
+    h("div", { class: "replay-bar" }, button("« First", () => go(0), { "aria-label": "first" }), button("◀ Back", () => go(step - 1)), slider, button("Next ▶", () => go(step + 1)), button("Last »", () => go(moves.length), { "aria-label": "last" }), label),
     end ? h("p", { class: "muted", text: `Result: ${end.standings.map((r) => `${r.rank}. ${r.name} ${r.result} (${r.home} home, ${r.moves} moves)`).join(" · ")}` }) : null,
     check, grid);
   if (end && end.seed !== undefined) {
