@@ -126,7 +126,7 @@ class Client:
             return  # already seen (a resync overlapped the live stream)
         self.versions[race] = v
         if msg.get("k") == "start":
-            self.boards[race] = {"seq": 0, "view": msg["view"]}
+            self.boards[race] = {"seq": 0, "view": msg["view"], "legal": msg.get("legal")}
         self._events.put_nowait(msg)
 
     async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
@@ -208,18 +208,44 @@ class Client:
             self._track(r["race"])
         return r
 
-    async def move(self, race: str, move: str, seq: int | None = None) -> dict[str, Any]:
-        """Send a move; on success the local board advances by the ack's delta."""
+    async def move(self, race: str, move: str, seq: int | None = None, *,
+                   auto: bool = False) -> dict[str, Any]:
+        """Send a move — full notation (``t3f1``) or a source only (``t3``, ``w``, ``s``: the
+        server picks the move and the ack's ``move`` says which); ``auto`` plays every safe
+        card home after it. On success the local board advances by the ack's delta."""
+        fields: dict[str, Any] = {"auto": True} if auto else {}
+        return await self._batch(race, "move", seq, move=move, **fields)
+
+    async def autoplay(self, race: str, seq: int | None = None) -> dict[str, Any]:
+        """Play every provably safe card home (the ack's ``moves``, possibly none)."""
+        return await self._batch(race, "autoplay", seq)
+
+    async def finish(self, race: str, seq: int | None = None) -> dict[str, Any]:
+        """Play the rest of the game to the win; ``cannot_finish`` when it needs choices."""
+        return await self._batch(race, "finish", seq)
+
+    async def legal(self, race: str) -> list[str]:
+        """The legal moves of your game (full notation), asked afresh."""
+        r = await self.request("legal", race=race)
+        board = self.boards.get(race)
+        if board is not None and board.get("seq") == r["seq"]:
+            board["legal"] = r["legal"]
+        return list(r["legal"])
+
+    async def _batch(self, race: str, kind: str, seq: int | None, **fields: Any
+                     ) -> dict[str, Any]:
         board = self.boards.get(race)
         if seq is None:
             seq = board["seq"] if board else 0
-        ack = await self.request("move", race=race, seq=seq, move=move)
+        ack = await self.request(kind, race=race, seq=seq, **fields)
         if ack.get("duplicate") or board is None:
             self.boards[race] = {"seq": ack["seq"], "view": ack["view"] if "view" in ack
                                  else (board or {}).get("view")}
         else:
             board["view"] = apply_delta(board["view"], ack["delta"])
             board["seq"] = ack["seq"]
+        if "legal" in ack:
+            self.boards[race]["legal"] = ack["legal"]
         return ack
 
     async def resign(self, race: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 CATCH_UP_PAGE = 200  # events read from the stream per catch-up step
 SYNC_PAGE = 1000  # events per sync reply; ``more`` says another sync is needed
+OWN_RANGES = 16  # recent own-move ranges remembered per race
 SPECTATOR_TTL_MS = 90_000  # a spectator registration lives this long unless refreshed
 
 
@@ -35,7 +36,8 @@ class Feed:
         self._attached_at: dict[str, int] = {}  # attached race -> version it was attached after
         self.watching: set[str] = set()  # attached races this connection spectates
         self.delays: dict[str, DelayLine] = {}
-        self.own: dict[str, int] = {}  # race -> move count after this connection's last move
+        # race -> [(lo, hi), ...]: this connection's recent requests append moves lo+1 .. hi
+        self.own: dict[str, list[tuple[int, int]]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ attach / detach
@@ -95,6 +97,25 @@ class Feed:
             return events
         return [e for e in events if not start < e["v"] <= sent]
 
+    # ------------------------------------------------------------------ own moves
+
+    def claim(self, rid: str, lo: int, hi: int) -> None:
+        """Moves ``lo+1 .. hi`` are being appended by this connection: their progress events
+        are not sent back to it (its ack carries the same facts). Several ranges are kept, as
+        the events of one request may arrive after the next request was sent."""
+        ranges = self.own.setdefault(rid, [])
+        ranges.append((lo, hi))
+        del ranges[:-OWN_RANGES]
+
+    def unclaim(self, rid: str, lo: int, hi: int) -> None:
+        """The append of ``lo+1 .. hi`` was refused: those moves are someone else's."""
+        ranges = self.own.get(rid, [])
+        if (lo, hi) in ranges:
+            ranges.remove((lo, hi))
+
+    def is_own(self, rid: str, moves: int) -> bool:
+        return any(lo < moves <= hi for lo, hi in self.own.get(rid, ()))
+
     # ------------------------------------------------------------------ delivery
 
     def on_race_event(self, rid: str, version: int, event: dict[str, Any]) -> None:
@@ -111,10 +132,10 @@ class Feed:
         conn = self.conn
         self.races[rid] = event["v"]
         if rid not in self.watching:
-            if (event.get("k") == "progress" and event.get("moves") == self.own.get(rid)
-                    and conn.player is not None and event.get("player") == conn.player.pid
-                    and "result" not in event):
-                return  # this connection's own move: its ack carried the same facts
+            if (event.get("k") == "progress" and conn.player is not None
+                    and event.get("player") == conn.player.pid and "result" not in event
+                    and self.is_own(rid, event.get("moves", 0))):
+                return  # this connection's own move(s): its ack carried the same facts
             event = P.racer_event(event)
         msg = {"t": "event", "race": rid, **event}
         line = self.delays.get(rid)

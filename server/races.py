@@ -23,6 +23,7 @@ from solrace.server.store import RaceRecord, ScriptResult, Store
 from solrace.shared.engine import Game, Status
 from solrace.shared.errors import IllegalMove, NotationError, OptionError
 from solrace.shared.notation import Move
+from solrace.shared.pointing import legal_texts
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
@@ -300,7 +301,7 @@ class RaceService:
         started = rec.num("starts_at")
         event = {
             "k": "start", "started_at": started, "ends_at": started + 1000 * info.time_limit,
-            "view": view_of(game).wire(),
+            "view": view_of(game).wire(), "legal": legal_texts(game),
         }
         # Registered before the start (other slots than the race's, so not in its script): a
         # crash right after the start cannot leave a race unlisted or without a deadline; the
@@ -398,7 +399,7 @@ class RaceService:
 
     async def board(self, rid: str, pid: str) -> dict[str, Any]:
         e = await self.entry(rid, pid, reload=True)
-        return {"seq": len(e.game.moves), "view": e.view}
+        return {"seq": len(e.game.moves), "view": e.view, "legal": legal_texts(e.game)}
 
     async def move(self, player: Player, rid: str, seq: int, text: str) -> dict[str, Any]:
         """Validate, append durably, then answer with the ack fields."""
@@ -428,7 +429,7 @@ class RaceService:
             game = e.game
         if seq != len(game.moves):
             if seq < len(game.moves) and game.moves[seq] == _parse(text):
-                return {"seq": len(game.moves), "duplicate": True, "view": e.view}
+                return _duplicate(e, seq)
             raise ProtocolError("stale_seq", f"your game has {len(game.moves)} moves, not {seq}",
                                 seq=len(game.moves))
         before_home = game.cards_home
@@ -460,7 +461,7 @@ class RaceService:
             if res.status in ("stale", "dup"):
                 e = await self.entry(rid, player.pid, reload=True)
                 if res.status == "dup":
-                    return {"seq": len(e.game.moves), "duplicate": True, "view": e.view}
+                    return _duplicate(e, seq)
                 raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
                                     seq=int(res.values[0]))
             code = res.values[0]
@@ -479,7 +480,8 @@ class RaceService:
         if unfinished == 0:
             self._spawn(self.try_finish(rid))
         return {"seq": len(game.moves), "delta": change, "v": version, "elapsed": elapsed,
-                "status": status.value}
+                "status": status.value, "move": move.text(), "moves": [move.text()],
+                "legal": legal_texts(game)}
 
     async def resign(self, player: Player, rid: str) -> dict[str, Any]:
         res = await self.store.resign(rid, player.pid, dealt_home(await self.info(rid)))
@@ -509,6 +511,13 @@ class RaceService:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _duplicate(e: GameEntry, seq: int) -> dict[str, Any]:
+    """The ack of a move that was applied already (a retry after a lost ack)."""
+    done = e.game.moves[seq].text()
+    return {"seq": len(e.game.moves), "duplicate": True, "view": e.view, "move": done,
+            "moves": [done], "legal": legal_texts(e.game)}
 
 
 def _parse(text: str) -> Move | None:

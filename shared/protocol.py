@@ -51,6 +51,8 @@ ERROR_CODES = (
     "not_running",  # a move or resign when the race is not running
     "already_finished",  # the caller's game is over
     "illegal_move",  # the rules forbid the move (detail says why)
+    "no_legal_move",  # a move naming only its source (t3, w): nothing may move from there
+    "cannot_finish",  # finish while the rest of the game does not play itself (reason says why)
     "bad_notation",  # the move text does not parse
     "stale_seq",  # seq is not the number of moves applied; reply carries the current seq
     "no_rematch",  # race.rematch of a race that is not over, or of a daily or practice game
@@ -262,19 +264,53 @@ class Sync(RaceRequest):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MakeMove(RaceRequest):
-    """``seq`` is the number of moves already applied to the sender's game."""
+class SeqRequest(RaceRequest):
+    """A request that changes the sender's game: ``seq`` is the number of moves already applied
+    to it, as the sender saw it (the one sequence check of the request)."""
 
-    TYPE: ClassVar[str] = "move"
     seq: int
-    move: str
 
     def __post_init__(self) -> None:
         RaceRequest.__post_init__(self)
         if self.seq < 0:
             raise ProtocolError("bad_message", "seq must be >= 0")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MakeMove(SeqRequest):
+    """``move`` in full notation (``t3f1``) or a source only (``t3``, ``t3:2``, ``w``, ``s``:
+    the server picks the move, ``docs/variants.md``); ``auto`` plays every safe card home
+    after it, in the same atomic batch."""
+
+    TYPE: ClassVar[str] = "move"
+    move: str
+    auto: bool = False
+
+    def __post_init__(self) -> None:
+        SeqRequest.__post_init__(self)
         if len(self.move) > 16:
             raise ProtocolError("bad_notation", "move text too long")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Autoplay(SeqRequest):
+    """Play every provably safe card home: each a logged move, one batch, one ack."""
+
+    TYPE: ClassVar[str] = "autoplay"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finish(SeqRequest):
+    """Play the rest of the game to the win when it plays itself (else ``cannot_finish``)."""
+
+    TYPE: ClassVar[str] = "finish"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Legal(RaceRequest):
+    """The legal moves of the sender's own game, full notation."""
+
+    TYPE: ClassVar[str] = "legal"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -435,7 +471,7 @@ _REQUESTS: dict[str, type[Request]] = {
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
-        Leaderboard, Profile, Hint, PracticeStart, Rematch,
+        Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch,
     )
 }
 

@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.client import quickplay
 from solrace.client.commands import (
     CommandError,
     option_dict,
@@ -98,6 +99,7 @@ def add_race_settings(parser: argparse.ArgumentParser) -> None:
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ready", action="store_true",
                         help="mark ready at once instead of asking you to press enter")
+    quickplay.add_arguments(parser)
     add_server_arguments(parser)
 
 
@@ -162,6 +164,7 @@ class RaceTerminal:
         self.offset = 0  # server clock minus local clock, ms
         self.spectators = 0
         self.ready_sent = False
+        self.auto_play = False  # every move with "auto" (quickplay.toggle)
         self.my_result: str | None = None
         self.end: dict[str, Any] | None = None
         self.done = False
@@ -401,6 +404,8 @@ class RaceTerminal:
                 self.help()
             elif word in BOARD_WORDS or (word == "" and (self.ready_sent or self.state != "lobby")):
                 self.redraw()
+            elif word in quickplay.AUTO_WORDS:
+                quickplay.toggle(self)
             elif word in HINT_WORDS and not self.practice:
                 self.message("✗ hint: hints are for practice games only")
             elif self.state == "queued":
@@ -444,7 +449,7 @@ class RaceTerminal:
             self.screen.line(f"> {text}")
         while True:
             try:
-                ack = await self.client.move(self.rid, text, seq)
+                ack = await quickplay.request(self, text, seq)  # a move, f or finish
                 break
             except ClientError as exc:
                 if exc.code == "stale_seq":  # moved elsewhere (another terminal): catch up
@@ -458,6 +463,7 @@ class RaceTerminal:
             except CONNECT_ERRORS:
                 await self.reconnect()  # then re-send with the same seq: idempotent
         self.redraw()
+        quickplay.report(self, text, ack)
         status = ack.get("status") or ack.get("view", {}).get("status")  # duplicate: a view
         if status == "won":
             self.my_result = "won"
@@ -532,6 +538,7 @@ class RaceTerminal:
     def help(self) -> None:
         lines = ["moves: t3t5 (t3 onto t5) · wf1 (waste to f1) · t1t4:3 (three cards) · "
                  "sw (draw) · ws (redeal)"]
+        lines.append(quickplay.HELP)
         if self.board:
             lines.append("piles here: " + pile_summary(self.board["view"]))
         hint = "hint (the solver's next move) · " if self.practice else ""
@@ -679,7 +686,7 @@ class RaceTerminal:
         if self.state == "lobby" and not self.ready_sent:
             return "press enter when ready> "
         if self.state == "running" and not self.my_result:
-            return "move> "
+            return quickplay.prompt(self, "move> ")
         return "> "
 
     def redraw(self) -> None:
@@ -771,6 +778,7 @@ async def play_main(args: argparse.Namespace) -> int:
     options = option_dict(args)
     client = await login(url, name)
     term = RaceTerminal(client, url, color=use_color(args), auto_ready=args.ready)
+    term.auto_play = args.auto
 
     async def enter() -> dict[str, Any] | None:
         found = _resumable(client.welcome, bool(args.invite or args.quick))

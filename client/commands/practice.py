@@ -16,6 +16,7 @@ import asyncio
 from collections import Counter
 from typing import Any
 
+from solrace.client import quickplay
 from solrace.client.commands import (
     CommandError,
     option_dict,
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         choices=BOT_STRENGTHS,
                         help=f"a bot to race, repeatable (at most {MAX_BOTS}); "
                         "none: a solo practice game")
+    quickplay.add_arguments(parser)
     parser.add_argument("--seed", type=parse_seed, default=None, metavar="N",
                         help="the deal, 0..2**64-1 (default: a random deal, revealed at the end)")
     parser.add_argument("--time-limit", type=int, default=600, metavar="S",
@@ -87,6 +89,7 @@ async def practice_main(args: argparse.Namespace) -> int:
     client = await login(url, name)
     try:
         term = PracticeTerminal(client, url, list(args.bots), color=use_color(args))
+        term.auto_play = args.auto
 
         async def enter() -> dict[str, Any]:
             try:

@@ -91,6 +91,7 @@ async def create_main(args: argparse.Namespace) -> int:
                 print(f"you hold a seat; play it with: solrace play --invite {summary['code']}")
             return 0
         term = RaceTerminal(client, url, color=use_color(args), auto_ready=args.ready)
+        term.auto_play = args.auto
 
         async def enter() -> dict[str, Any]:
             return summary

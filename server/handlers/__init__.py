@@ -5,14 +5,23 @@
   ``quick``, ``quick.cancel``
 - ``rematch``: ``race.rematch``
 - ``play``: ``move``, ``resign``, ``sync``, ``hint``
+- ``pointing``: ``autoplay``, ``finish``, ``legal`` and the batch form of ``move``
 - ``dailies``: ``daily``, ``daily.start``, ``practice.start``, ``leaderboard``, ``profile``
 - ``watching``: ``watch``, ``unwatch``, ``races.live``
 """
 
-from solrace.server.handlers import dailies, lobby, play, rematch, session, watching
+from solrace.server.handlers import (
+    dailies,
+    lobby,
+    play,
+    pointing,
+    rematch,
+    session,
+    watching,
+)
 from solrace.server.handlers.base import HANDLERS, Handler, handles
 
 __all__ = [
-    "HANDLERS", "Handler", "dailies", "handles", "lobby", "play", "rematch", "session",
-    "watching",
+    "HANDLERS", "Handler", "dailies", "handles", "lobby", "play", "pointing", "rematch",
+    "session", "watching",
 ]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from solrace.server import metrics
+from solrace.server import batches, metrics
+from solrace.server.handlers import pointing
 from solrace.server.handlers.base import handles
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -21,16 +22,14 @@ log = logging.getLogger("solrace.play")
 async def on_move(conn: Connection, req: P.MakeMove) -> dict[str, Any]:
     # The ack tells this connection everything its own progress event would: that event
     # (same version ``v``) is not sent back to it; see Feed._deliver.
-    own = conn.feed.own
-    before = own.get(req.race)
-    own[req.race] = req.seq + 1
+    if req.auto or not batches.is_full_move(req.move):  # a source only, or with autoplay
+        return await pointing.batch(conn, req, "move", req.move, req.auto)
+    feed = conn.feed
+    feed.claim(req.race, req.seq, req.seq + 1)
     try:
         ack = await conn.ctx.races.move(conn.me, req.race, req.seq, req.move)
     except BaseException:  # refused: another connection's move n+1 is not ours to skip
-        if before is None:
-            own.pop(req.race, None)
-        else:
-            own[req.race] = before
+        feed.unclaim(req.race, req.seq, req.seq + 1)
         raise
     return P.reply(req.id, "ack", race=req.race, **ack)
 

@@ -112,6 +112,7 @@ class Store:
         self._ready = redis.register_script(lua.READY)
         self._start = redis.register_script(lua.START)
         self._move = redis.register_script(lua.MOVE)
+        self._batch = redis.register_script(lua.BATCH)
         self._resign = redis.register_script(lua.RESIGN)
         self._finish = redis.register_script(lua.FINISH)
         self._quick = redis.register_script(lua.QUICK)
@@ -255,6 +256,25 @@ class Store:
                 keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
                 args=[pid, seq, move, home, "1" if progressed else "0", result,
                       Keys.race_channel(rid), event],
+            )
+        )
+
+    async def append_batch(
+        self, rid: str, pid: str, seq: int, moves: Sequence[tuple[str, int, bool, bytes]],
+        result: str,
+    ) -> ScriptResult:
+        """The conditional append of several moves at once (one sequence check): each item is
+        (move, home after it, whether it put a card home, its msgpack progress event — at most
+        14 entries; the script adds ``elapsed`` and ``at``). ``result`` ends the game after the
+        last move ('' when it goes on). ``dup`` when these moves already follow ``seq``."""
+        self._count()
+        args: list[Any] = [pid, seq, len(moves), result, Keys.race_channel(rid)]
+        for text, home, progressed, event in moves:
+            args += [text, home, "1" if progressed else "0", event]
+        return ScriptResult.of(
+            await self.batcher.call(self._batch,
+                keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
+                args=args,
             )
         )
 

@@ -142,6 +142,52 @@ local body = add_fields(ARGV[8], {'elapsed', elapsed})
 return {'ok', emit(KEYS[1], KEYS[4], ARGV[7], body), elapsed, unfinished}
 """
 
+# KEYS meta log pstate ev | ARGV pid seq k result channel, then per move (k times):
+#   move home progressed event_body
+# A batch of moves (autoplay, finish, a move with auto): ONE sequence check, then every move
+# appended and one progress event emitted per move (versions stay gap-free; each event is what
+# MOVE would have emitted for that move), all at one instant. A retry of an applied batch finds
+# its moves at ``seq`` in the log: ``dup``. Keys of one race: one hash slot.
+BATCH = PRELUDE + """
+local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')
+if m[1] ~= 'running' then return {'err', 'not_running'} end
+local now = now_ms()
+if now >= tonumber(m[3]) then return {'err', 'time_up'} end
+local res = redis.call('HGET', KEYS[3], 'result')
+if res and res ~= '' then return {'err', 'already_finished'} end
+local n = redis.call('LLEN', KEYS[2])
+local seq = tonumber(ARGV[2])
+local k = tonumber(ARGV[3])
+if n ~= seq then
+  if seq < n then
+    local old = redis.call('LRANGE', KEYS[2], seq, seq + k - 1)
+    local same = #old == k
+    for i = 1, #old do
+      if old[i] ~= ARGV[6 + 4 * (i - 1)] then same = false end
+    end
+    if same then return {'dup', n} end
+  end
+  return {'stale', n}
+end
+local elapsed = now - tonumber(m[2])
+local v = 0
+local progressed = false
+for i = 1, k do
+  local b = 6 + 4 * (i - 1)
+  redis.call('RPUSH', KEYS[2], ARGV[b])
+  if ARGV[b + 2] == '1' then progressed = true end
+  v = emit(KEYS[1], KEYS[4], ARGV[5], add_fields(ARGV[b + 3], {'elapsed', elapsed}))
+end
+redis.call('HSET', KEYS[3], 'home', ARGV[6 + 4 * (k - 1) + 1], 'moves', n + k, 'last', elapsed)
+if progressed then redis.call('HSET', KEYS[3], 'progress_at', elapsed) end
+local unfinished = -1
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[3], 'result', ARGV[4], 'finished_at', elapsed)
+  unfinished = redis.call('HINCRBY', KEYS[1], 'unfinished', -1)
+end
+return {'ok', v, elapsed, unfinished}
+"""
+
 # KEYS meta pstate ev racers | ARGV pid channel dealt_home (home of a racer who never moved)
 RESIGN = PRELUDE + """
 local m = redis.call('HMGET', KEYS[1], 'state', 'started_at', 'ends_at')

@@ -336,8 +336,9 @@ class RecordingClient(Client):
         self.raw_events.append(msg)
         super()._on_event(msg)
 
-    async def move(self, race: str, move: str, seq: int | None = None) -> dict[str, Any]:
-        ack = await super().move(race, move, seq)
+    async def _batch(self, race: str, kind: str, seq: int | None, **fields: Any
+                     ) -> dict[str, Any]:
+        ack = await super()._batch(race, kind, seq, **fields)
         if "v" in ack:
             self.acked_versions.append((race, ack["v"]))
         return ack
