@@ -40,7 +40,8 @@ function sortedIds(piles, letter) {
 
 /**
  * Draw `view` into `root`. `opts`: {interactive, onCard(pile, n), onStock(), onDrop(pile, n,
- * target), highlight: Set of pile ids, compact}. Returns nothing; call again to redraw.
+ * target), targets(pile, n) -> Set of pile ids to light up while dragging, compact}.
+ * Returns nothing; call again to redraw.
  */
 export function renderBoard(root, view, opts = {}) {
   document.querySelectorAll(".drag-layer").forEach((n) => n.remove());
@@ -152,6 +153,8 @@ function enableDrag(root, opts) {
     if (!drag.moved) {
       drag.moved = true;
       drag.ghost = dragGhost(drag.card);
+      const targets = opts.targets ? opts.targets(drag.card.dataset.src, Number(drag.card.dataset.n)) : new Set();
+      root.querySelectorAll(".pile[data-pile]").forEach((p) => p.classList.toggle("target", targets.has(p.dataset.pile)));
       root.setPointerCapture?.(ev.pointerId);
     }
     drag.ghost.style.transform = `translate(${dx}px, ${dy}px)`;
@@ -163,7 +166,7 @@ function enableDrag(root, opts) {
     if (!drag) return;
     const { card, moved, ghost } = drag;
     drag = null;
-    root.querySelectorAll(".pile.over").forEach((p) => p.classList.remove("over"));
+    root.querySelectorAll(".pile.over, .pile.target").forEach((p) => p.classList.remove("over", "target"));
     const src = card.dataset.src;
     const n = Number(card.dataset.n);
     if (!moved) {

@@ -89,6 +89,17 @@ class Player:
         await cards.nth(count - move.n).drag_to(self.pile(move.dst),
                                                 source_position={"x": 12, "y": 8})
 
+    async def click(self, source: str) -> None:
+        """Click what a source-only move names: ``s`` the stock, ``t3:2`` the second card from
+        the top of t3, ``w`` / ``c1`` / ``t3`` the pile's top card."""
+        if source == "s":
+            await self.click_stock()
+            return
+        pid, _, n = source.partition(":")
+        cards = self.pile(pid).get_by_role("button")
+        count = await cards.count()
+        await cards.nth(count - int(n or 1)).click(position={"x": 12, "y": 8})
+
     async def click_stock(self) -> None:
         await self.page.get_by_role("button", name="stock", exact=False).click()
 

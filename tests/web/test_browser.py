@@ -16,7 +16,10 @@ import pytest
 from harness import choose_move, race_info, read_log
 from pw import Player, cards_in, claim_name, new_player
 from solrace.shared.engine import Game
+from solrace.shared.errors import CannotFinish
 from solrace.shared.notation import Move
+from solrace.shared.pointing import autoplay, click_for, finish, resolve_source
+from solrace.shared.solver import Budget, Outcome, solve
 from solrace.shared.views import view_of
 
 pytestmark = pytest.mark.timeout(240)
@@ -41,6 +44,16 @@ def ever_face_up(game: Game, moves: list[str]) -> set[str]:
         game.push(Move.from_text(m))
         note()
     return seen
+
+
+def next_click(game: Game) -> str | None:
+    """A click (source only) that makes a useful move: the test racer's choice of move, or
+    failing that any move a click makes; a card rather than the stock when one is worth it."""
+    preferred = choose_move(game, {game.position_text()})
+    moves = ([preferred] if preferred else []) + list(game.legal_moves())
+    texts = [click_for(game, m) for m in moves if not m.src.startswith("f")]
+    cards = [t for t in texts if t and t != "s"]
+    return cards[0] if cards else ("s" if "s" in texts else None)
 
 
 async def drag_and_check(p: Player, game: Game, move: Move) -> None:
@@ -128,13 +141,18 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     assert await page.locator(".drag-layer").count() == 0
     await alice.shot(shots, "race-refused")
 
-    # bob plays by clicks: the stock, then cards (the server picks the move)
-    for _ in range(3):
-        await bob.click_stock()
-        gb.push(Move("s", "w"))
+    # bob plays by clicks only: the stock, and cards the server moves to their best place
+    # (the engine's own pointing rules say which move each click must make)
+    clicks = 0
+    for _ in range(10):
+        click = next_click(gb)
+        if click is None:
+            break
+        await bob.click(click)
+        gb.push(resolve_source(gb, click))
         await bob.wait_board(view_of(gb).wire())
-    await bob.page.get_by_role("group", name="pile w", exact=True).get_by_role("button").click()
-    await bob.page.wait_for_timeout(300)
+        clicks += click != "s"
+    assert clicks >= 1, "bob never got to click a card"
 
     # a reload mid-race resumes the same board
     board_before = await alice.read()
@@ -275,4 +293,97 @@ async def test_phone_width_tap_to_play(browser, web_server: str, shots: Path,
     game.push(Move("s", "w"))
     await dan.wait_board(view_of(game).wire())
     await dan.shot(shots, "phone-race")
+
+    # a network drop: "reconnecting…", then the session resumes with sync from the last
+    # version seen — the rival's move made meanwhile shows up, and play goes on
+    await dan.page.evaluate("window.solrace.ws.close()")
+    await dan.page.get_by_role("status").filter(has_text="reconnecting…").wait_for()
+    rival = (await race_info(redis_proc.url, rid)).game()
+    for _ in range(2):
+        await eve.click_stock()
+        rival.push(Move("s", "w"))
+        await eve.wait_board(view_of(rival).wire())
+    await dan.page.get_by_role("status").filter(has_text="reconnecting…").wait_for(
+        state="hidden")
+    await dan.page.get_by_role("listitem").filter(has_text="eve").get_by_text(
+        "2 moves").wait_for()
+    await dan.wait_board(view_of(game).wire())
+    await dan.page.get_by_role("button", name=re.compile(r"^stock")).tap()
+    game.push(Move("s", "w"))
+    await dan.wait_board(view_of(game).wire())
     assert not dan.errors and not eve.errors, dan.errors + eve.errors
+
+
+def finishes(game: Game) -> bool:
+    """Whether ``finish`` would play this game to the win (it then is: ``game`` changes)."""
+    try:
+        return bool(finish(game)) and game.status.value == "won"
+    except CannotFinish:
+        return False
+
+
+def replay_game(info, moves: list[Move]) -> Game:
+    game = info.game()
+    for m in moves:
+        game.push(m)
+    return game
+
+
+async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
+        browser, web_server: str, shots: Path, redis_proc) -> None:
+    """A practice deal played to the win: the solver's line, each move a click when a click
+    makes it, else a drag; 'Safe cards home' once it has something to do; 'Finish' as soon as
+    the rest plays itself."""
+    fay = await new_player(browser, web_server, "fay")
+    page = fay.page
+    await claim_name(fay)
+    await page.get_by_text("Playing as").wait_for()
+    for _ in range(5):
+        await page.goto(web_server)
+        await page.get_by_role("button", name="Use cells=5, empty_fill=any").click()
+        await page.get_by_role("button", name="Practice Seven by Five").click()
+        await fay.pile("t1").wait_for()
+        info = await race_info(redis_proc.url, rid_of(fay))
+        result = solve(info.game(), Budget(nodes=30_000))
+        if result.outcome is Outcome.WON:
+            break
+        await page.get_by_role("button", name="Resign").click()
+        await page.get_by_role("heading", name="Race over").wait_for()
+    else:
+        pytest.fail("the solver won none of five deals")
+    game = info.game()
+    await fay.wait_board(view_of(game).wire())
+    line = list(result.moves)
+    autoplayed = finished = False
+    while line:
+        trial = replay_game(info, list(game.moves))
+        if finishes(trial):
+            await page.get_by_role("button", name="Finish").click()
+            game = trial
+            finished = True
+            break
+        if not autoplayed:
+            trial = replay_game(info, list(game.moves))
+            if autoplay(trial):
+                await page.get_by_role("button", name="Safe cards home").click()
+                game = trial
+                autoplayed = True
+                await fay.wait_board(view_of(game).wire())
+                line = list(solve(game, Budget(nodes=30_000)).moves)
+                assert line, "autoplay never costs a win"
+                continue
+        move = line.pop(0)
+        click = click_for(game, move)
+        if click is not None:
+            await fay.click(click)
+        else:
+            await fay.drag(move)
+        game.push(move)
+        await fay.wait_board(view_of(game).wire())
+    await page.get_by_role("heading", name="Race over").wait_for()
+    await page.get_by_text(re.compile(r"fay wins in")).wait_for()
+    await page.get_by_role("cell", name="won").wait_for()
+    assert game.status.value == "won" and (finished or not line)
+    await fay.wait_board(view_of(game).wire())
+    await fay.shot(shots, "race-won")
+    assert not fay.errors, fay.errors

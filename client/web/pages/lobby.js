@@ -99,8 +99,20 @@ function variantCard(v, conn, settings, waiting) {
       }));
     } catch (err) { toast(err.message, "error"); }
   }, { "aria-label": `Quick pair for ${v.title}` });
+  const botId = `${v.name}-bot`;
+  const bot = h("select", { id: botId }, [["", "alone"], ["weak", "weak bot"], ["medium", "medium bot"], ["strong", "strong bot"]]
+    .map(([x, t]) => h("option", { value: x, text: t })));
+  const practice = button("Practice", async () => {
+    if (!need()) return;
+    try {
+      const r = await conn.request("practice.start", { variant: v.name, options: options(), bots: bot.value ? [bot.value] : [], time_limit: Math.min(3600, settings.read().time_limit) });
+      location.hash = `#/race/${r.race.race}`;
+    } catch (err) { toast(err.message, "error"); }
+  }, { "aria-label": `Practice ${v.title}` });
   return h("article", { class: "variant" }, h("h3", { text: v.title }), h("p", { text: v.summary }),
-    h("p", { class: "winnable", text: WINNABLE[v.name] || "" }), opts, preset, h("div", { class: "actions" }, quick, create));
+    h("p", { class: "winnable", text: WINNABLE[v.name] || "" }), opts, preset,
+    h("div", { class: "actions" }, quick, create),
+    h("div", { class: "actions practice" }, practice, h("label", { for: botId, class: "muted small", text: "against" }), bot));
 }
 
 function fillMine(ul, races) {

@@ -74,6 +74,10 @@ class RacePage {
     const reply = await this.conn.sync(this.rid, this.lastV);
     this.summary = reply.race;
     if (reply.board) this.setBoard(reply.board, reply.board.legal || null);
+    else if (!this.board) {
+      const start = this.conn.events(this.rid).find((e) => e.k === "start");
+      if (start) this.setBoard({ seq: 0, view: start.view }, start.legal || null);
+    }
     this.refresh();
     this.drawBoard();
   }
@@ -87,7 +91,10 @@ class RacePage {
 
   refresh(event) {
     const s = this.state;
-    if (!this.board && s.start && s.state !== "lobby") this.setBoard({ seq: 0, view: s.start }, null);
+    if (!this.board && s.start && s.state !== "lobby") {
+      const start = this.conn.events(this.rid).find((e) => e.k === "start");
+      this.setBoard({ seq: 0, view: s.start }, (start && start.legal) || null);
+    }
     if (s.state !== this.shownState) {
       this.shownState = s.state;
       this.drawBoard();
@@ -181,10 +188,23 @@ class RacePage {
     if (!this.board) { this.nodes.board.replaceChildren(); return; }
     renderBoard(this.nodes.board, this.board.view, {
       interactive: this.playable,
-      onCard: (pile, n) => this.send(n > 1 ? `${pile}:${n}` : pile),
-      onStock: (count) => this.send(count ? "sw" : "ws"),
+      // a source-only move: the server plays the clicked card (and those above it) to its
+      // best place, by one documented priority (docs/protocol.md 5.10)
+      onCard: (pile, n) => this.send(pile[0] === "t" ? `${pile}:${n}` : pile),
+      onStock: () => this.send("s"),
       onDrop: (src, n, dst) => this.send(`${src}${dst}${n > 1 ? `:${n}` : ""}`),
+      targets: (src, n) => this.targets(src, n),
     });
+  }
+
+  /** Piles the server's legal list lets these cards go to (to light them up while dragging). */
+  targets(src, n) {
+    const out = new Set();
+    for (const m of this.legal || []) {
+      const parts = m.match(/^([a-z]\d*)([a-z]\d*)(?::(\d+))?$/);
+      if (parts && parts[1] === src && Number(parts[3] || 1) === n) out.add(parts[2]);
+    }
+    return out;
   }
 
   /** Send one move; apply the ack, or snap back and say why. One move in flight at a time. */
@@ -253,7 +273,7 @@ class RacePage {
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
     if (ev.key === " " && this.playable && !(ev.target.closest && ev.target.closest(".card[data-src], .stock"))) {
       ev.preventDefault();
-      this.send(this.board.view.piles.s && this.board.view.piles.s[0] ? "sw" : "ws");
+      this.send("s");
     } else if (/^[a-z0-9]$/i.test(ev.key) && this.playable) {
       const input = document.getElementById("move-input");
       if (input) { input.focus(); }
