@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,21 +21,20 @@ from solrace.shared.notation import Move
 READ_BOARD = """(root) => {
   const out = {};
   for (const pile of root.querySelectorAll('[data-pile]')) {
-    out[pile.dataset.pile] = {
-      faces: [...pile.querySelectorAll('.card.face')].map((c) => c.dataset.card),
-      backs: pile.querySelectorAll('.card.back').length,
-      masked: pile.querySelectorAll('.card.masked').length,
-    };
+    out[pile.dataset.pile] = [...pile.querySelectorAll('.card')].map((c) =>
+      c.classList.contains('back') ? '#' : c.classList.contains('masked') ? '?' : c.dataset.card);
   }
   return out;
 }"""
+MASKED = "?"  # a card a spectator may not see yet, drawn as a neutral masked card
 
 
-def drawn(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """What a board drawing of ``view`` shows: every tableau card, the top of stacked piles,
-    the top (draw 1) or top three (draw 3) of the waste, a back for a non-empty stock."""
+def drawn(view: dict[str, Any]) -> dict[str, list[str]]:
+    """What a board drawing of ``view`` shows, pile by pile bottom to top (``#`` a back):
+    every tableau card, the top of stacked piles, the top (draw 1) or top three (draw 3) of
+    the waste, a back for a non-empty stock."""
     draw = 3 if view.get("options", {}).get("draw") == "3" else 1
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, list[str]] = {}
     for pid, (hidden, cards) in view["piles"].items():
         if pid.startswith("t"):
             faces, backs = list(cards), hidden
@@ -44,8 +44,18 @@ def drawn(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
             faces, backs = list(cards[-draw:]), 0
         else:
             faces, backs = list(cards[-1:]), 1 if hidden else 0
-        out[pid] = {"faces": faces, "backs": backs, "masked": 0}
+        out[pid] = ["#"] * backs + faces
     return out
+
+
+def same_board(got: dict[str, list[str]], want: dict[str, list[str]], masked_ok: bool) -> bool:
+    """``got`` draws ``want``; with ``masked_ok`` any card may be drawn masked instead (what
+    fair spectating shows until every racer has seen it), but never a different card."""
+    if not masked_ok:
+        return got == want
+    return got.keys() == want.keys() and all(
+        len(got[p]) == len(want[p]) and all(g in (w, MASKED) for g, w in zip(got[p], want[p]))
+        for p in want)
 
 
 @dataclass
@@ -66,12 +76,13 @@ class Player:
 
     async def wait_board(self, view: dict[str, Any], label: str = "your board",
                          timeout: float = 10.0) -> None:
+        """Wait until the page draws ``view`` (a spectator's board may mask cards)."""
         want = drawn(view)
         deadline = time.monotonic() + timeout
         got: dict[str, Any] = {}
         while time.monotonic() < deadline:
             got = await self.read(label)
-            if got == want:
+            if same_board(got, want, masked_ok=label != "your board"):
                 return
             await asyncio.sleep(0.05)
         raise AssertionError(f"{self.name}'s board is not the expected one:\n"
@@ -127,14 +138,19 @@ async def claim_name(p: Player) -> None:
     await p.page.get_by_role("button", name="Play", exact=True).click()
 
 
+CARD = re.compile(r"[A2-9TJQK][CDHS]")
+
+
 def cards_in(obj: Any, out: set[str]) -> set[str]:
-    """Every card code inside pile lists ``[hidden, [cards…]]`` of a frame (views, deltas)."""
+    """Every card code inside pile lists ``[hidden, [cards…]]`` of a frame (views, deltas);
+    masked placeholders (``"??"``, ``null``) are no card."""
     if isinstance(obj, dict):
         for k, v in obj.items():
             if k == "piles" and isinstance(v, dict):
                 for pile in v.values():
                     if isinstance(pile, list) and len(pile) == 2 and isinstance(pile[1], list):
-                        out.update(c for c in pile[1] if isinstance(c, str))
+                        out.update(c for c in pile[1] if isinstance(c, str)
+                                   and CARD.fullmatch(c))
             else:
                 cards_in(v, out)
     elif isinstance(obj, list):
