@@ -81,7 +81,8 @@ def web_server(redis_proc: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
     finally:
         client.close()
     proc = ServerProcess(redis_proc.url, tmp_path_factory.mktemp("web"), "--countdown", "1.5",
-                         "--daily-prepare", "-1", "--log-level", "WARNING", name="web")
+                         "--daily-prepare", "-1", "--spectator-delay", "0",
+                         "--log-level", "WARNING", name="web")
     proc.start()
     try:
         yield f"http://{proc.host}:{proc.port}/"

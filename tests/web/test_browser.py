@@ -78,6 +78,7 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     await page.get_by_text("practically never winnable").wait_for()
     await alice.shot(shots, "lobby")
     await page.get_by_label("Seats").fill("2")
+    await page.get_by_label("Rated").check()
     await page.get_by_role("button", name="Create a Unlimited race").click()
     invite = page.get_by_role("link", name=re.compile(r"join.[A-Z2-9]{6}$"))
     await invite.wait_for()
@@ -176,6 +177,7 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
         await p.page.get_by_text("deal recomputed in your browser matches").wait_for()
     rows = await page.locator("table.standings tbody tr").all_inner_texts()
     assert len(rows) == 2 and all("resigned" in r for r in rows), rows
+    assert all(re.search(r"\d+ → \d+ \([+-]\d+\)", r) for r in rows), rows  # rated
     await alice.shot(shots, "race-end")
 
     # never a hidden card for the spectator: not in its page, not in any frame it received
@@ -250,8 +252,12 @@ async def test_daily_attempt_leaderboard_and_profile(browser, web_server: str,
 
     await page.goto(web_server + "#/daily/unlimited")
     await page.get_by_role("link", name="Your attempt").wait_for(timeout=30000)
-    await page.get_by_role("button", name="Practice: Unlimited").wait_for()
     await carol.shot(shots, "daily")
+    await page.get_by_role("button", name="Practice: Unlimited").click()
+    await page.get_by_text("practice", exact=True).wait_for()
+    assert rid_of(carol) != rid  # a new game, on the same deal:
+    await carol.wait_board(view_of((await race_info(redis_proc.url, rid)).game()).wire())
+    await page.goto(web_server + "#/daily/unlimited")
     await page.get_by_role("link", name="Leaderboard: Unlimited").click()
     await page.get_by_role("cell", name="carol").wait_for()
     await page.get_by_text(re.compile(r"par \d+ moves")).wait_for()
@@ -353,7 +359,7 @@ async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
     game = info.game()
     await fay.wait_board(view_of(game).wire())
     line = list(result.moves)
-    autoplayed = finished = False
+    autoplayed = finished = auto_on = False
     while line:
         trial = replay_game(info, list(game.moves))
         if finishes(trial):
@@ -370,6 +376,8 @@ async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
                 await fay.wait_board(view_of(game).wire())
                 line = list(solve(game, Budget(nodes=30_000)).moves)
                 assert line, "autoplay never costs a win"
+                await page.get_by_label("Auto-play safe cards").check()  # from now on
+                auto_on = True
                 continue
         move = line.pop(0)
         click = click_for(game, move)
@@ -378,6 +386,8 @@ async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
         else:
             await fay.drag(move)
         game.push(move)
+        if auto_on and autoplay(game):  # the server played the safe cards after the move
+            line = list(solve(game, Budget(nodes=30_000)).moves)
         await fay.wait_board(view_of(game).wire())
     await page.get_by_role("heading", name="Race over").wait_for()
     await page.get_by_text(re.compile(r"fay wins in")).wait_for()

@@ -1,6 +1,7 @@
 """The browser's deal verifier (client/web/deals.js) is a second implementation of
 docs/deals.md: node's own test runner checks it against the document's vectors, and here its
-deals are compared with the Python engine's on seeds and options the vectors do not cover."""
+deals are compared with the Python engine's on seeds and options the vectors do not cover.
+Every ES module of the page must also parse (``node --check``)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,13 @@ def test_javascript_deals_equal_the_engine_on_other_options_and_seeds() -> None:
         game = Game(variant, options, seed)
         assert text == game.position_text(), (variant, options, seed)
         assert digest == commitment(seed)
+
+
+def test_every_browser_module_parses() -> None:
+    """``node --check`` on every ES module of the page (a syntax error would only show in a
+    browser's console otherwise)."""
+    assert NODE is not None
+    for path in sorted((ROOT / "client" / "web").rglob("*.js")):
+        proc = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True,
+                              timeout=30)
+        assert proc.returncode == 0, f"{path.name}: {proc.stderr}"

@@ -28,14 +28,14 @@ function fillDaily(card, conn, v, d) {
       location.hash = `#/race/${r.race.race}`;
     } catch (err) { toast(err.message, "error"); }
   };
-  card.replaceChildren(h("h3", { text: v.title }),
+  card.replaceChildren(...[h("h3", { text: v.title }),
     h("p", { class: "muted", text: `${d.date} · ${optionsText(d.options)} · par ${d.par} moves` }),
     h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: d.commitment.slice(0, 16) + "…" })),
     d.yesterday ? h("p", { class: "muted small", text: `Yesterday's seed: ${d.yesterday.seed}` }) : null,
     h("div", { class: "actions" },
       d.attempt ? h("a", { class: "button", href: `#/race/${d.attempt}`, text: "Your attempt" }) : button("Ranked attempt", start(false), { class: "primary", "aria-label": `Ranked attempt: ${v.title}` }),
       d.attempt ? button("Practice", start(true), { "aria-label": `Practice: ${v.title}` }) : null,
-      h("a", { class: "button", href: `#/leaderboard/${v.name}`, text: "Leaderboard", "aria-label": `Leaderboard: ${v.title}` })));
+      h("a", { class: "button", href: `#/leaderboard/${v.name}`, text: "Leaderboard", "aria-label": `Leaderboard: ${v.title}` }))].filter(Boolean));
 }
 
 export async function mountLeaderboard(app, conn, variant) {
