@@ -79,6 +79,7 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     await alice.shot(shots, "lobby")
     await page.get_by_label("Seats").fill("2")
     await page.get_by_label("Rated").check()
+    await page.get_by_label("draw", exact=True).select_option("3")  # the waste fans out
     await page.get_by_role("button", name="Create a Unlimited race").click()
     invite = page.get_by_role("link", name=re.compile(r"join.[A-Z2-9]{6}$"))
     await invite.wait_for()
