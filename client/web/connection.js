@@ -81,30 +81,38 @@ export class Connection extends EventTarget {
   }
 
   async _hello() {
-    const token = this.token;
     if (this.wantName) {
-      const welcome = await this.request("hello", { v: 1, name: this.wantName });
+      const name = this.wantName;
       this.wantName = null;
-      localStorage.setItem(TOKEN_KEY, welcome.token);
-      localStorage.setItem(NAME_KEY, welcome.name);
-      return welcome;
+      try {
+        const welcome = await this.request("hello", { v: 1, name });
+        localStorage.setItem(TOKEN_KEY, welcome.token);
+        localStorage.setItem(NAME_KEY, welcome.name);
+        return welcome;
+      } catch (err) {
+        this.nameError = err; // a failed hello may be retried on the same socket: go on below
+      }
     }
+    const token = this.token;
     if (token) {
       try {
         return await this.request("hello", { v: 1, token });
       } catch (err) {
         if (err.code !== "bad_token") throw err;
         localStorage.removeItem(TOKEN_KEY);
-        // the old socket said nothing valid yet: an anonymous hello is still allowed
       }
     }
     return await this.request("hello", { v: 1 });
   }
 
-  /** Start a new session under `name` (a new socket: one hello per connection). */
+  /** Start a new session under `name` (a new socket: one hello per connection). Rejects with
+   * the server's reason (bad_name, name_taken) and stays as it was. */
   async claimName(name) {
     this.wantName = name;
-    return await this._restart();
+    this.nameError = null;
+    await this._restart();
+    if (this.nameError) throw this.nameError;
+    return this.welcome;
   }
 
   /** Forget the session and reconnect anonymously. */
@@ -119,13 +127,7 @@ export class Connection extends EventTarget {
     if (old) old.close();
     this._setState("connecting");
     this.ready = this._open();
-    const welcome = await this.ready;
-    if (this.wantName) {
-      const name = this.wantName;
-      this.wantName = null;
-      throw new ServerError({ code: "bad_name", reason: `could not use the name ${name}` });
-    }
-    return welcome;
+    return await this.ready;
   }
 
   _onFrame(data) {

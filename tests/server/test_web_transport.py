@@ -129,8 +129,9 @@ async def test_json_subprotocol_plays_a_race_with_seeds_as_strings(redis_url: st
                     if e.get("k") == "start":
                         break
             assert e["view"]["piles"]["s"] == [24, []]
-            illegal = await ja.request("move", race=race["race"], seq=0, move="t1f1")
-            assert illegal["code"] == "illegal_move" and illegal["detail"]
+            # a redeal while the stock is full is never legal
+            illegal = await ja.request("move", race=race["race"], seq=0, move="ws")
+            assert illegal["code"] == "illegal_move" and illegal["detail"] == "no_redeal"
             ack = await ja.request("move", race=race["race"], seq=0, move="sw")
             assert ack["t"] == "ack" and ack["seq"] == 1
             await ja.request("resign", race=race["race"])

@@ -85,8 +85,10 @@ class Player:
             if same_board(got, want, masked_ok=label != "your board"):
                 return
             await asyncio.sleep(0.05)
+        said = await self.page.locator(".move-msg").all_inner_texts()
         raise AssertionError(f"{self.name}'s board is not the expected one:\n"
-                             f"got  {got}\nwant {want}")
+                             f"got  {got}\nwant {want}\nthe page said: {said}; "
+                             f"errors: {self.errors}")
 
     def pile(self, pid: str) -> Any:
         return self.page.get_by_role("group", name=f"pile {pid}", exact=True)

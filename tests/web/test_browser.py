@@ -230,6 +230,13 @@ async def test_daily_attempt_leaderboard_and_profile(browser, web_server: str,
     page = carol.page
     await claim_name(carol)
     await page.get_by_text("Playing as").wait_for()
+    # a name already held is refused with the server's reason; the page stays usable
+    other = await new_player(browser, web_server, "Carol")
+    await claim_name(other)
+    await other.page.get_by_role("alert").filter(has_text="the name Carol is in use").wait_for()
+    await other.page.get_by_label("Your name").fill("carol2")
+    await other.page.get_by_role("button", name="Play", exact=True).click()
+    await other.page.get_by_text("Playing as").wait_for()
     await page.goto(web_server + "#/daily/unlimited")
     await page.get_by_role("button", name="Ranked attempt: Unlimited").click(timeout=60000)
     await page.get_by_role("button", name=re.compile(r"^stock")).wait_for(timeout=15000)

@@ -16,7 +16,7 @@ const TIME_LIMITS = [[120, "2 min"], [300, "5 min"], [600, "10 min"], [1200, "20
 
 export function nameForm(conn, after) {
   const input = h("input", { id: "name", name: "name", autocomplete: "nickname", placeholder: "e.g. alice", required: true, pattern: "[A-Za-z0-9][A-Za-z0-9_.\\-]{1,19}", maxlength: "20" });
-  const msg = h("p", { class: "error" });
+  const msg = h("p", { class: "error", role: "alert" });
   const form = h("form", { class: "name-form", onsubmit: async (ev) => {
     ev.preventDefault();
     try {

@@ -1,6 +1,7 @@
 // Spectating: the live races list (#/watch), and one race's boards side by side (#/watch/ID)
 // exactly as the server sends them to spectators — a snapshot, then progress events with
-// their deltas. Masked cards (a spectator may not see them yet) are drawn as masked cards.
+// their deltas (and reveals). Masked cards ("??": not every racer has seen them yet) are
+// drawn as masked cards; the end event's boards replace them with the whole truth.
 import { renderBoard } from "../board.js";
 import { clock, h, optionsText, section, variantTitle } from "../dom.js";
 import { applyDelta } from "./racestate.js";
@@ -64,6 +65,12 @@ export async function mount(app, conn, target) {
       const b = boards.get(e.player);
       boards.set(e.player, { seq: b.seq + 1, view: applyDelta(b.view, e.delta) });
     }
+    // fair spectating (docs/protocol.md 13.1): cards that just became shown, on any board
+    for (const [pid, piles] of Object.entries((e.k === "progress" && e.reveal) || {})) {
+      const b = boards.get(pid);
+      if (b) boards.set(pid, { seq: b.seq, view: { ...b.view, piles: { ...b.view.piles, ...piles } } });
+    }
+    if (e.k === "end" && e.boards) for (const [pid, b] of Object.entries(e.boards)) boards.set(pid, b);
     if (e.k === "spectators") spectators = e.count;
     if (e.k === "start") state = "running";
     if (e.k === "end") {
