@@ -18,9 +18,8 @@ if TYPE_CHECKING:
 AUTOPLAY_WORDS = frozenset({"f"})
 FINISH_WORDS = frozenset({"finish"})
 AUTO_WORDS = frozenset({"auto"})
-HELP = ("quick: t3 (t3's best move) · t3:2 (its top two cards) · w · c1 · s (draw/redeal) · "
-        "f (every safe card home) · finish (play out a game that plays itself) · "
-        "auto (toggle: safe cards home after every move)")
+HELP = ("or a pile: t3 (its best move) · t3:2 (two cards) · w · s (draw/redeal) · "
+        "f (safe cards home) · finish · auto (on/off)")
 SHOWN = 8  # moves of a batch listed in its message
 
 

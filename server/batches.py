@@ -94,7 +94,8 @@ async def play(
     ack fields. ``claim`` is told the range of move counts just before the append, so the
     connection can recognise its own progress events."""
     info = await races.info(rid)
-    e = await checked_entry(races, player, rid)
+    # a finished race still recognises a retried batch (the store refuses anything new)
+    e = await checked_entry(races, player, rid, ("running", "finished"))
     async with e.lock:
         return await _locked(races, info, e, player, rid, seq, kind, text, auto, claim, False)
 

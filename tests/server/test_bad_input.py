@@ -12,6 +12,7 @@ from harness import RawConnection, choose_move, clients, race_info, running_serv
 from solrace.client.library import Client, ClientError
 from solrace.server import connection
 from solrace.shared import protocol as P
+from solrace.shared.pointing import legal_texts
 from solrace.shared.views import view_of
 from websockets.exceptions import ConnectionClosed
 
@@ -273,7 +274,8 @@ async def test_garbage_in_a_race_changes_no_game(redis_url: str) -> None:
         assert all(e["code"] in ("bad_message", "unknown_type") for e in errors), errors
         game = (await race_info(redis_url, rid)).game()
         synced = await alice.sync(rid)
-        assert synced["board"] == {"seq": 0, "view": view_of(game).wire()}
+        assert synced["board"] == {"seq": 0, "view": view_of(game).wire(),
+                                   "legal": legal_texts(game)}
         move = choose_move(game)
         assert move is not None
         ack = await alice.move(rid, move.text())

@@ -69,16 +69,21 @@ async def test_pile_moves_then_finish_win_a_practice_game(redis_url: str, varian
         game = Game(variant, options, seed)
         assert alice.boards[rid]["legal"] == legal_texts(game)  # the start event carries it
         clicks = finished = 0
+        end: dict[str, Any] = {}
         for text in line.move_texts():
             try:
                 finish(game.copy())
             except CannotFinish:
                 pass
             else:
+                seq = len(game.moves)
                 expected = finish(game)
                 ack = await alice.finish(rid)
                 assert ack["moves"] == [m.text() for m in expected] and ack["status"] == "won"
                 finished = len(expected)
+                end = await alice.next_event(t="event", race=rid, k="end")
+                dup = await alice.finish(rid, seq=seq)  # its ack lost: recognised, once
+                assert dup["duplicate"] and dup["moves"] == ack["moves"], dup
                 break
             click = _click(game, text)
             ack = await alice.move(rid, click or text)
@@ -89,7 +94,6 @@ async def test_pile_moves_then_finish_win_a_practice_game(redis_url: str, varian
         assert finished and clicks, (finished, clicks)
         matches(alice, rid, game)
         assert await read_log(redis_url, rid, alice.player) == [m.text() for m in game.moves]
-        end = await alice.next_event(t="event", race=rid, k="end")
         assert end["standings"][0]["result"] == "won"
         assert end["standings"][0]["moves"] == len(game.moves)
 
@@ -234,11 +238,22 @@ def _refused(game: Game, pile: str) -> bool:
     return False
 
 
-async def test_sigkill_between_a_batch_append_and_its_ack(redis_url: str, tmp_path: Path
-                                                          ) -> None:
+def _finishable(game: Game) -> bool:
+    try:
+        finish(game.copy())
+    except CannotFinish:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("kind", ["autoplay", "finish"])
+async def test_sigkill_between_a_batch_append_and_its_ack(redis_url: str, tmp_path: Path,
+                                                          kind: str) -> None:
     """A batch reaches the log, then the process dies before the client reads the ack. On
-    another process the client retries the same request at the same seq: a duplicate naming
-    the same moves; nothing lost, nothing doubled; the game goes on."""
+    another process (which never held the game) the client retries the same request at the
+    same seq: a duplicate naming the same moves; nothing lost, nothing doubled; the game goes
+    on (autoplay) or the race is over and still recognises the retry (finish)."""
+    line = solve(("unlimited", {}, 5), Budget(nodes=4_000)).move_texts()
     async with two_processes(redis_url, tmp_path, "--rate", "1000", "--burst", "1000") as (one,
                                                                                   two):
         alice = RecordingClient(one.url, name="alice")
@@ -247,20 +262,18 @@ async def test_sigkill_between_a_batch_append_and_its_ack(redis_url: str, tmp_pa
             rid = (await alice.practice_start("unlimited", {}, seed=5))["race"]
             await alice.wait_running(rid)
             game = Game("unlimited", {}, 5)
-            seen = {game.position_text()}
-            while not autoplay(game.copy()):
-                move = choose_move(game, seen)
-                assert move is not None
-                await alice.move(rid, move.text())
-                game.push(move)
-                seen.add(game.position_text())
+            ready = (lambda g: bool(autoplay(g.copy()))) if kind == "autoplay" else _finishable
+            while not ready(game):
+                text = line[len(game.moves)]
+                await alice.move(rid, text)
+                game.push(text)
             seq = len(game.moves)
-            expected = [m.text() for m in autoplay(game.copy())]
+            expected = [m.text() for m in plan(game.copy(), kind)]
             # a raw socket of the same session sends the batch and never reads its ack
             raw = await RawConnection.open(one.url)
             welcome = await raw.request("hello", v=P.PROTOCOL_VERSION, token=alice.token)
             assert welcome["t"] == "welcome", welcome
-            await raw.send(P.encode({"t": "autoplay", "id": 99, "race": rid, "seq": seq}))
+            await raw.send(P.encode({"t": kind, "id": 99, "race": rid, "seq": seq}))
             for _ in range(500):  # until the batch is durable
                 if len(await read_log(redis_url, rid, alice.player)) > seq:
                     break
@@ -272,18 +285,71 @@ async def test_sigkill_between_a_batch_append_and_its_ack(redis_url: str, tmp_pa
             alice.url = two.url
             await alice.reconnect()
             await alice.sync(rid)
-            dup = await alice.autoplay(rid, seq=seq)
+            retry = alice.autoplay if kind == "autoplay" else alice.finish
+            dup = await retry(rid, seq=seq)
             assert dup["duplicate"] and dup["moves"] == expected
             for text in expected:
                 game.push(text)
             matches(alice, rid, game)
             assert await read_log(redis_url, rid, alice.player) == log, "a move was doubled"
-            move = choose_move(game, seen)
-            assert move is not None
-            ack = await alice.move(rid, move.text())
-            game.push(move)
-            assert ack["seq"] == len(game.moves)
-            assert await read_log(redis_url, rid, alice.player) == [m.text() for m in game.moves]
+            if kind == "finish":
+                assert game.status.value == "won"
+                with pytest.raises(ClientError) as info:
+                    await alice.finish(rid)
+                assert info.value.code == "cannot_finish" and "over" in info.value.reason
+            else:
+                move = choose_move(game, {game.position_text()})
+                assert move is not None
+                ack = await alice.move(rid, move.text())
+                game.push(move)
+                assert ack["seq"] == len(game.moves)
+                assert await read_log(redis_url, rid, alice.player) == [
+                    m.text() for m in game.moves]
             assert two.running, two.log()
         finally:
             await close_all([alice])
+
+
+async def test_a_second_connection_sees_each_batch_move_and_is_stale(redis_url: str) -> None:
+    """Two connections of one player: a batch on one reaches the other as one progress event
+    per move (only the batch's own connection skips them), and the other's next request with
+    its old seq is refused as stale, then succeeds after a sync."""
+    async with running_server(redis_url, **FAST) as server, clients(
+            ws_url(server), "alice", cls=RecordingClient) as (alice,):
+        rid = (await alice.practice_start("unlimited", {}, seed=5))["race"]
+        await alice.wait_running(rid)
+        other = RecordingClient(ws_url(server), token=alice.token)
+        await other.connect()
+        try:
+            await other.sync(rid)
+            game = Game("unlimited", {}, 5)
+            seen = {game.position_text()}
+            while not autoplay(game.copy()):
+                move = choose_move(game, seen)
+                assert move is not None
+                await alice.move(rid, move.text())
+                game.push(move)
+                seen.add(game.position_text())
+            before = len(game.moves)
+            ack = await alice.autoplay(rid)
+            for text in ack["moves"]:
+                game.push(text)
+            await other.next_event(t="event", race=rid, k="progress", moves=len(game.moves))
+            counts = [e["moves"] for e in other.raw_events if e.get("k") == "progress"]
+            assert counts[-len(ack["moves"]):] == list(range(before + 1, len(game.moves) + 1))
+            assert other.boards[rid]["seq"] == 0  # its board never moved
+            with pytest.raises(ClientError) as info:
+                await other.finish(rid)
+            assert info.value.code == "stale_seq" and info.value.extra["seq"] == len(game.moves)
+            if before == 0:  # autoplay at move 0 again: exactly the batch made, a duplicate
+                assert (await other.autoplay(rid, seq=0))["duplicate"]
+            await other.sync(rid)
+            matches(other, rid, game)
+            click = next(p for p in game.layout.ids if not _refused(game, p))
+            made = resolve_source(game, click)
+            reply = await other.move(rid, click)
+            game.push(made)
+            assert reply["move"] == made.text() and reply["seq"] == len(game.moves)
+            assert await read_log(redis_url, rid, alice.player) == [m.text() for m in game.moves]
+        finally:
+            await other.close()

@@ -36,6 +36,7 @@ from solrace.client.library import Client, ClientError
 from solrace.server.races import Player
 from solrace.server.store import Keys
 from solrace.shared.engine import Game, Status
+from solrace.shared.pointing import legal_texts
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.views import view_of
@@ -120,7 +121,7 @@ async def test_practice_against_a_weak_and_a_medium_bot(redis_url: str) -> None:
 
         board = await alice.wait_running(rid)
         game = (await race_info(redis_url, rid)).game()
-        assert board == {"seq": 0, "view": view_of(game).wire()}
+        assert board == {"seq": 0, "view": view_of(game).wire(), "legal": legal_texts(game)}
         racer = Racer(alice, rid, game)
         assert await racer.play(3) == 3  # the human's game is an ordinary one
         await alice.resign(rid)

@@ -406,3 +406,25 @@ def test_seven_by_five_autoplay_sends_aces_and_twos_home() -> None:
     g = make("seven-by-five", {"cells": "5", "empty_fill": "any"},
              f={1: "", 2: "AD", 3: "AH", 4: ""}, t=["AC", "2C", "AS"], rest="t4")
     assert sorted(m.text() for m in autoplay(g))[:2] == ["t1f1", "t2f1"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(heights=st.lists(st.integers(0, 13), min_size=4, max_size=4).filter(
+    lambda h: 28 <= sum(h) < 52), data=st.data())
+def test_unlimited_draw_1_finishes_whatever_the_stock_order(heights: list[int],
+                                                            data: st.DataObject) -> None:
+    """The one case where finish plays with cards in the stock: Unlimited, draw 1, nothing
+    face down. Any order of at most 24 stock and waste cards is won, within MAX_BATCH."""
+    from solrace.shared.cards import card_text
+    from solrace.shared.pointing import MAX_BATCH
+
+    left = [s * 13 + r for s in range(4) for r in range(heights[s], 13)]
+    order = data.draw(st.permutations(left))
+    cut = data.draw(st.integers(0, len(order)))
+    f = {s + 1: "".join(card_text(s * 13 + r) for r in range(heights[s])) for s in range(4)}
+    stock, waste = order[:cut], order[cut:]
+    g = make(U, {"draw": "1", "foundation_takeback": "yes"}, f=f,
+             s="".join(card_text(c) for c in stock), w="".join(card_text(c) for c in waste))
+    assert finish_blocker(g) is None
+    moves = finish(g)
+    assert g.status is Status.WON and len(moves) <= MAX_BATCH
