@@ -111,7 +111,17 @@ class Player:
         pid, _, n = source.partition(":")
         cards = self.pile(pid).get_by_role("button")
         count = await cards.count()
-        await cards.nth(count - int(n or 1)).click(position={"x": 12, "y": 8})
+        card = cards.nth(count - int(n or 1))
+        await card.scroll_into_view_if_needed()
+        # the card's visible corner (the cards above it cover the rest), checked to be this
+        # very card at the moment of the click
+        point = await card.evaluate("""(c) => {
+            const r = c.getBoundingClientRect();
+            const x = r.left + 12, y = r.top + 8;
+            return document.elementFromPoint(x, y).closest('.card') === c ? [x, y] : null;
+        }""")
+        assert point, f"the card to click for {source} is covered"
+        await self.page.mouse.click(*point)
 
     async def click_stock(self) -> None:
         await self.page.get_by_role("button", name="stock", exact=False).click()

@@ -16,9 +16,9 @@ import pytest
 from harness import choose_move, race_info, read_log
 from pw import Player, cards_in, claim_name, new_player
 from solrace.shared.engine import Game
-from solrace.shared.errors import CannotFinish, IllegalMove
+from solrace.shared.errors import CannotFinish, IllegalMove, NoLegalMove
 from solrace.shared.notation import Move
-from solrace.shared.pointing import autoplay, click_for, finish, resolve_source
+from solrace.shared.pointing import autoplay, finish, resolve_source
 from solrace.shared.solver import Budget, Outcome, solve
 from solrace.shared.views import view_of
 
@@ -46,12 +46,28 @@ def ever_face_up(game: Game, moves: list[str]) -> set[str]:
     return seen
 
 
+def page_click(game: Game, move: Move) -> str | None:
+    """What the page sends when the player clicks the card(s) of ``move`` — ``t3:2`` for the
+    second card from the top of t3 (a tableau click always names its count), the pile id
+    elsewhere, ``s`` for the stock — if that click makes exactly ``move``; else ``None``."""
+    if move.src == "s" or (move.src == "w" and move.dst == "s"):
+        text = "s"
+    elif move.src.startswith("t"):
+        text = f"{move.src}:{move.n}"
+    else:
+        text = move.src
+    try:
+        return text if resolve_source(game, text) == move else None
+    except (IllegalMove, NoLegalMove):
+        return None
+
+
 def next_click(game: Game) -> str | None:
     """A click (source only) that makes a useful move: the test racer's choice of move, or
     failing that any move a click makes; a card rather than the stock when one is worth it."""
     preferred = choose_move(game, {game.position_text()})
     moves = ([preferred] if preferred else []) + list(game.legal_moves())
-    texts = [click_for(game, m) for m in moves if not m.src.startswith("f")]
+    texts = [page_click(game, m) for m in moves if not m.src.startswith("f")]
     cards = [t for t in texts if t and t != "s"]
     return cards[0] if cards else ("s" if "s" in texts else None)
 
@@ -388,7 +404,7 @@ async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
                 auto_on = True
                 continue
         move = line.pop(0)
-        click = click_for(game, move)
+        click = page_click(game, move)
         if click is not None:
             await fay.click(click)
         else:
