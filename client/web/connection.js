@@ -8,6 +8,7 @@
 const SUBPROTOCOL = "solrace.json.v1";
 const TOKEN_KEY = "solrace.token";
 const NAME_KEY = "solrace.name";
+const KEEPALIVE_MS = 25000;
 
 export class ServerError extends Error {
   constructor(msg) {
@@ -33,6 +34,15 @@ export class Connection extends EventTarget {
     this.ready = this._open();
     this.closedByUs = false;
     this.offset = 0; // server clock - local clock, ms (docs/protocol.md section 10)
+    // A page with nothing attached (the lobby) would be closed as idle after 60 s
+    // (docs/protocol.md section 3): ping now and then, which also refreshes the clock offset.
+    setInterval(() => {
+      if (this.state !== "open") return;
+      const sent = Date.now();
+      this.request("ping").then((r) => {
+        this.offset = r.server_time - (sent + Date.now()) / 2;
+      }).catch(() => {});
+    }, KEEPALIVE_MS);
   }
 
   /** Now on the server's (Redis) clock, in ms. */
