@@ -171,6 +171,12 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
         clicks += click != "s"
     assert clicks >= 1, "bob never got to click a card"
 
+    # the lobby lists the race among alice's unfinished ones; Resume goes back to it
+    await page.get_by_role("link", name="Lobby").click()
+    await page.get_by_role("list", name="your races").get_by_role("link", name="Resume").click()
+    await page.wait_for_url(re.compile(rf"#/race/{rid}$"))
+    await alice.wait_board(view_of(ga).wire())
+
     # a reload mid-race resumes the same board
     board_before = await alice.read()
     await page.reload()
