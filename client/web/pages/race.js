@@ -129,7 +129,7 @@ class RacePage {
     const me = s.racers.get(this.conn.player);
     n.replaceChildren(section("Waiting for racers",
       h("p", {}, "Invite link: ", h("a", { href: link, class: "invite", text: link }), " ",
-        button("Copy", () => navigator.clipboard?.writeText(link).then(() => toast("Link copied")).catch(() => toast(link)))),
+        button("Copy", () => (navigator.clipboard ? navigator.clipboard.writeText(link) : Promise.reject(new Error("no clipboard"))).then(() => toast("Link copied"), () => toast(link)))),
       h("p", { class: "muted", text: `Code ${s.code} · ${s.racers.size}/${s.seats} seats · ${Math.round(s.time_limit / 60)} min${s.rated ? " · rated" : ""}` }),
       h("ul", { class: "rows" }, [...s.racers.values()].map((r) => h("li", {}, h("span", { text: r.name }), h("span", { class: r.ready ? "ok" : "muted", text: r.ready ? "ready" : "not ready" })))),
       h("div", { class: "actions" },
