@@ -104,6 +104,9 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     assert urlparse(link).netloc == urlparse(web_server).netloc
     await alice.shot(shots, "race-lobby")
 
+    await page.get_by_role("button", name="Copy").click()
+    await page.get_by_role("alert").filter(has_text=re.compile(r"Link copied|/#/join/")).wait_for()
+
     # the invite link joins (after picking a name)
     await bob.page.goto(link)
     await bob.page.get_by_text("You are invited").wait_for()
@@ -426,3 +429,30 @@ async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
     await fay.wait_board(view_of(game).wire())
     await fay.shot(shots, "race-won")
     assert not fay.errors, fay.errors
+
+
+async def test_masked_cards_are_drawn_as_masked_cards(browser, web_server: str) -> None:
+    """Fair spectating sends a card nobody may see yet as "??" (or null): the board draws a
+    neutral masked card in its place, never a guess, and keeps every pile's size."""
+    p = await new_player(browser, web_server + "#/watch", "masks")
+    await p.page.get_by_role("heading", name="Live races").wait_for()
+    view = {"variant": "unlimited", "options": {"draw": "3", "foundation_takeback": "yes"},
+            "moves": 4, "home": 1, "total": 52, "status": "playing", "redeals": 0,
+            "redeals_left": None,
+            "piles": {"f1": [0, ["AS"]], "f2": [0, []], "f3": [0, []], "f4": [0, []],
+                      "t1": [0, ["??"]], "t2": [1, ["QS", "??"]], "t3": [2, [None]],
+                      "t4": [3, ["5D"]], "t5": [4, ["8D"]], "t6": [5, ["5C"]],
+                      "t7": [6, ["TD"]], "s": [18, []], "w": [0, ["??", "2H", "??"]]}}
+    drawn_dom = await p.page.evaluate("""async (view) => {
+        const { renderBoard } = await import('/board.js');
+        const root = document.createElement('div');
+        root.setAttribute('aria-label', 'test board');
+        document.getElementById('app').append(root);
+        renderBoard(root, view, {});
+        return root.querySelectorAll('.card.masked[aria-label="masked card"]').length;
+    }""", view)
+    assert drawn_dom == 5  # t1, t2's top, t3, and the waste's two of its top three
+    got = await p.read("test board")
+    assert got["t2"] == ["#", "QS", "?"] and got["t3"] == ["#", "#", "?"]
+    assert got["w"] == ["?", "2H", "?"]
+    assert not p.errors, p.errors
