@@ -102,11 +102,12 @@ class Player:
         await cards.nth(count - move.n).drag_to(self.pile(move.dst),
                                                 source_position={"x": 12, "y": 8})
 
-    async def click(self, source: str) -> None:
+    async def click(self, source: str, *, tap: bool = False) -> None:
         """Click what a source-only move names: ``s`` the stock, ``t3:2`` the second card from
         the top of t3, ``w`` / ``c1`` / ``t3`` the pile's top card."""
         if source == "s":
-            await self.click_stock()
+            stock = self.page.get_by_role("button", name="stock", exact=False)
+            await (stock.tap() if tap else stock.click())
             return
         pid, _, n = source.partition(":")
         cards = self.pile(pid).get_by_role("button")
@@ -121,7 +122,10 @@ class Player:
             return document.elementFromPoint(x, y).closest('.card') === c ? [x, y] : null;
         }""")
         assert point, f"the card to click for {source} is covered"
-        await self.page.mouse.click(*point)
+        if tap:
+            await self.page.touchscreen.tap(*point)
+        else:
+            await self.page.mouse.click(*point)
 
     async def click_stock(self) -> None:
         await self.page.get_by_role("button", name="stock", exact=False).click()

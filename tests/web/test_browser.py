@@ -117,6 +117,7 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     await page.get_by_role("button", name="I'm ready").click()
     await bob.page.get_by_role("button", name="I'm ready").click()
     await page.locator(".countdown.shown").wait_for()  # the countdown overlay shows first
+    await alice.shot(shots, "race-countdown")
     await page.get_by_role("button", name="stock, 24 cards").wait_for(timeout=15000)
     secrets = await race_info(redis_proc.url, rid)
     ga, gb = secrets.game(), secrets.game()
@@ -330,6 +331,16 @@ async def test_phone_width_tap_to_play(browser, web_server: str, shots: Path,
     await dan.page.get_by_role("button", name=re.compile(r"^stock")).tap()
     game.push(Move("s", "w"))
     await dan.wait_board(view_of(game).wire())
+    for _ in range(8):  # taps on cards move them, as clicks do
+        tap = next_click(game)
+        assert tap is not None
+        await dan.click(tap, tap=True)
+        game.push(resolve_source(game, tap))
+        await dan.wait_board(view_of(game).wire())
+        if tap != "s":
+            break
+    else:
+        pytest.fail("no card worth tapping in eight tries")
     await dan.shot(shots, "phone-race")
 
     # a network drop: "reconnecting…", then the session resumes with sync from the last
