@@ -29,8 +29,11 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 
 
 def chromium_path() -> str | None:
-    for candidate in (os.environ.get("SOLRACE_CHROMIUM"), "/usr/bin/chromium",
-                      shutil.which("chromium"), shutil.which("chromium-browser")):
+    """``SOLRACE_CHROMIUM`` when set (and only it), else the system's Chromium."""
+    wanted = os.environ.get("SOLRACE_CHROMIUM")
+    candidates = [wanted] if wanted else [
+        "/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")]
+    for candidate in candidates:
         if candidate and Path(candidate).exists():
             return candidate
     return None
