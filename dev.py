@@ -3,6 +3,7 @@
 
     python3 dev.py serve [server flags]   start a solrace server (embedded Redis if no URL)
     python3 dev.py test [pytest args]     install into .venv, lint, run the whole test suite
+    python3 dev.py solrace [args]         run the client, .venv/bin/solrace (not on PATH)
 
 The virtual environment lives in ``.venv``. Debian splits ``ensurepip`` out of Python into the
 ``python3.X-venv`` package: when it is missing and we run as root, it is installed with apt-get;
@@ -56,16 +57,33 @@ def ensure_env() -> None:
         STAMP.write_text(want)
 
 
+def client_hint() -> str:
+    """How to reach the client: the venv's ``bin`` is not on PATH after ``dev.py``."""
+    exe = BIN / "solrace"
+    try:
+        shown = exe.relative_to(Path.cwd())
+    except ValueError:
+        shown = exe
+    return (f"dev.py: the client is {shown} (not on PATH): run '{shown} variants', "
+            f"'python3 {Path(__file__).name} solrace variants', or put {BIN} on PATH")
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("serve", "test"):
+    if not argv or argv[0] not in ("serve", "test", "solrace"):
         print(__doc__)
         return 2
     ensure_env()
     cmd, rest = argv[0], argv[1:]
+    if cmd == "solrace":
+        exe = BIN / "solrace"
+        os.execv(str(exe), [str(exe), *rest])
     if cmd == "serve":
+        print(client_hint(), flush=True)
         os.execv(str(PY), [str(PY), "-m", "solrace.server", *rest])
     _run(PY, "-m", "ruff", "check", ROOT, cwd=ROOT)
-    return subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT).returncode
+    code = subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT).returncode
+    print(client_hint(), flush=True)
+    return code
 
 
 if __name__ == "__main__":

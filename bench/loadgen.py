@@ -34,8 +34,8 @@ from multiprocessing.connection import Connection as Pipe
 from typing import Any
 
 import msgpack
-import redis.asyncio as aredis
 from solrace.server.store import Keys
+from solrace.server.store.connect import open_client
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.solver import Bot
@@ -268,7 +268,7 @@ async def setup_race(
         else:
             idle.append(b)  # N odd: the last race gets a partner that never moves
     # The secret seeds, read straight from Redis (the benchmark's privilege), in one round trip.
-    r = aredis.Redis.from_url(spec["redis_url"])
+    r = open_client(spec["redis_url"])  # one Redis or a cluster
     try:
         async with r.pipeline(transaction=False) as p:
             for _, _, race in lobbies:

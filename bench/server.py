@@ -3,6 +3,7 @@
     python bench/server.py                      # N = 1, 100, 1000; 10 s windows (a few minutes)
     python bench/server.py --smoke              # N = 1, 10; 1 s windows (CI: ~10 s)
     python bench/server.py --n 100 --seconds 5 --profile /tmp/server-profile.txt
+    python bench/server.py --cluster            # one Redis vs 1 and 3 cluster shards (cluster.py)
 
 One run starts, each in its own process:
 
@@ -397,7 +398,9 @@ class Bench:
 
     def name_prefix(self) -> str:
         self._names += 1
-        return f"b{self.run_id}{self._names:x}"
+        # The "-" ends the prefix: names are unique up to their fold (case and look-alikes:
+        # "i" and "1" are one letter), so "<p>1" + "i11" must not meet "<p>11" + "i1".
+        return f"b{self.run_id}{self._names:x}-"
 
     # -- sampling
 
@@ -800,8 +803,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    "(the default: games practically never end) or a practice bot of that "
                    "strength (games end in a win or when the bot gives up; that connection "
                    "then stops)")
+    p.add_argument("--cluster", action="store_true",
+                   help="compare one Redis, a 1-shard and a 3-shard Redis Cluster, and "
+                   "--wait-replicas 1 (bench/cluster.py; N=100 unless --n)")
     args = p.parse_args(argv)
     smoke = args.smoke
+    args.explicit_n = args.n is not None
     args.n = [int(x) for x in (args.n or ("1,10" if smoke else "1,100,1000")).split(",")]
     if any(n < 1 for n in args.n):
         p.error("--n: counts must be positive")
@@ -823,6 +830,10 @@ def workdir() -> Iterator[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.cluster:
+        import cluster  # bench/cluster.py
+
+        return cluster.main(args)
     info = machine()
     progress(f"N={args.n}, {args.seconds:g} s windows; starting echo, Redis, server(s)")
     with workdir() as work:

@@ -164,10 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", default="50k",
                         help="per deal: nodes (50k) or seconds (10s); default 50k")
     parser.add_argument("--jobs", type=int, default=1, help="deals solved at once (1)")
-    parser.add_argument("--strategy", choices=STRATEGIES, default="portfolio",
+    parser.add_argument("--strategy", default="portfolio",
                         help="search: portfolio (the default: portfolio2, or portfolio3 "
                         "with a limited stock), portfolio2 (best-first, then depth-first), "
-                        "portfolio3 (then plain depth-first too), best, dfs or plain alone")
+                        "portfolio3 (then plain depth-first too), best, dfs or plain alone, "
+                        f"or members joined by '+' (sbest+best+dfs); known: {STRATEGIES}")
     parser.add_argument("--only", nargs="*", metavar="LABEL",
                         help="configurations to run (labels as printed)")
     parser.add_argument("--baseline", action="store_true",

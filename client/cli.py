@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -65,6 +66,11 @@ def _version() -> str:
         return "unknown"
 
 
+def plain(text: str) -> str:
+    """A docstring paragraph as help text: reST ``literal`` markup becomes 'literal'."""
+    return re.sub(r"``([^`]+)``", r"'\1'", text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -80,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd = sub.add_parser(
             mod.NAME,
             help=mod.HELP,
-            description=(mod.__doc__ or mod.HELP).strip().split("\n\n")[0],
+            description=plain((mod.__doc__ or mod.HELP).strip().split("\n\n")[0]),
         )
         mod.add_arguments(cmd)
         cmd.set_defaults(_run=mod.run)

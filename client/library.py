@@ -37,10 +37,12 @@ class ClientError(Exception):
 
 class Client:
     def __init__(self, url: str, *, name: str | None = None, token: str | None = None,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, client: str | None = None) -> None:
         self.url = url
         self.name = name
         self.token = token
+        self.client = client  # shown in the account's session list (``hello.client``)
+        self.account = False  # True once the session is an account's
         self.timeout = timeout
         self.player: str | None = None
         self.ws: ClientConnection | None = None
@@ -68,12 +70,67 @@ class Client:
         hello: dict[str, Any] = {"v": P.PROTOCOL_VERSION}
         if self.token:
             hello["token"] = self.token
-        else:
+        elif self.name is not None:
             hello["name"] = self.name
+        if self.client is not None:
+            hello["client"] = self.client
         self.welcome = await self.request("hello", **hello)
-        self.player = self.welcome["player"]
-        self.token = self.welcome.get("token", self.token)
+        self._identity(self.welcome)
         return self.welcome
+
+    def _identity(self, reply: dict[str, Any]) -> None:
+        """Who this client is after a welcome, registration or login."""
+        self.player = reply.get("player")
+        self.token = reply.get("token", self.token)
+        if reply.get("name"):
+            self.name = reply["name"]
+        self.account = bool(reply.get("account"))
+
+    # ------------------------------------------------------------------ accounts
+
+    async def register(self, password: str, name: str | None = None) -> dict[str, Any]:
+        """Make an account: of this guest (same player id, ``name`` defaults to the guest's)
+        or, on an anonymous connection, of a new player named ``name``. The reply's token
+        replaces the old one (the guest token stops working)."""
+        fields: dict[str, Any] = {"password": password}
+        if name is not None:
+            fields["name"] = name
+        if self.client is not None:
+            fields["client"] = self.client
+        reply = await self.request("register", **fields)
+        self._identity(reply)
+        self.welcome = {**self.welcome, **reply}
+        return reply
+
+    async def login(self, name: str, password: str) -> dict[str, Any]:
+        """Log in to an account on this (anonymous) connection: a new session and token."""
+        fields: dict[str, Any] = {"name": name, "password": password}
+        if self.client is not None:
+            fields["client"] = self.client
+        reply = await self.request("login", **fields)
+        self._identity(reply)
+        self.welcome = {**self.welcome, **reply}
+        return reply
+
+    async def logout(self) -> dict[str, Any]:
+        """End this session (its token stops working everywhere); the server then closes."""
+        reply = await self.request("logout")
+        self.token = None
+        return reply
+
+    async def sessions(self) -> list[dict[str, Any]]:
+        return list((await self.request("sessions"))["sessions"])
+
+    async def revoke(self, session: str) -> dict[str, Any]:
+        return await self.request("session.revoke", session=session)
+
+    async def change_password(self, old: str, new: str) -> dict[str, Any]:
+        return await self.request("password.change", old=old, new=new)
+
+    async def delete_account(self, password: str) -> dict[str, Any]:
+        reply = await self.request("account.delete", password=password)
+        self.token = None
+        return reply
 
     async def close(self) -> None:
         if self.ws is not None:

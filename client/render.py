@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from solrace.shared.cards import RANKS, SUIT_SYMBOLS, SUITS
+from solrace.shared.masking import MASKED
 from solrace.shared.variants import VARIANTS, resolve
 
 BACK = "▒▒"  # a face-down card
@@ -55,7 +56,10 @@ def pad(text: str, width: int, *, right: bool = False) -> str:
 
 
 def card_str(text: str, color: bool) -> str:
-    """``"QS"`` → ``"Q♠"``, ``"TD"`` → ``"10♦"``; hearts and diamonds red when ``color``."""
+    """``"QS"`` → ``"Q♠"``, ``"TD"`` → ``"10♦"``; hearts and diamonds red when ``color``;
+    a spectator's masked card (``"??"``: face up, but not every racer has seen it) as ``??``."""
+    if text == MASKED:
+        return paint(MASKED, _DIM, color)
     if len(text) != 2:
         raise ValueError(f"not a card: {text!r}")
     r, s = RANKS.find(text[0].upper()), SUITS.find(text[1].upper())

@@ -1,4 +1,4 @@
-"""Session tokens kept between runs, so ``solrace play`` after a crash picks the race up again.
+"""Sessions kept between runs: who you are on each server, and the race you were in.
 
 The server identifies a player by a session token (``docs/protocol.md``: ``hello {token}``
 restores the identity and every race in progress). A terminal client that forgets its token
@@ -16,13 +16,33 @@ counts as empty: losing a token costs a resume, never a crash.
 when there is one, fall back to a fresh ``hello {name}`` when the server no longer knows it,
 save whatever token results, and turn connection failures into one-line
 :class:`~solrace.client.commands.CommandError` messages.
+
+Who you are on a server (no silent default to the OS user name):
+
+* each server URL has a **current** session: the account of the last ``solrace login`` or
+  ``solrace register``, or the guest the CLI made there; commands without ``--name`` use it
+  and say who it is (``you: NAME``);
+* ``--name NAME`` (or ``$SOLRACE_NAME``) plays as the guest NAME (its own saved session);
+* with neither, the CLI asks for a guest name at a terminal (enter takes the offered
+  ``guest-XXXX``), or elsewhere takes a generated ``guest-XXXX`` (4 random hex digits) and says
+  so on stderr. Guests race casually and watch; ranked play (rated races, the ranked daily)
+  needs an account: ``solrace register`` turns the current guest into one, keeping its
+  ratings and history.
+
+Passwords are read with :func:`getpass.getpass` at a terminal, else from the first line of
+standard input (for scripts), or from ``$SOLRACE_PASSWORD`` when set. They are sent to the
+server once and never written anywhere.
 """
 
 from __future__ import annotations
 
 import contextlib
+import getpass
 import json
 import os
+import platform
+import secrets
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -56,6 +76,7 @@ class SavedSession:
     token: str
     name: str
     player: str | None = None
+    account: bool = False
 
 
 class SessionStore:
@@ -64,17 +85,40 @@ class SessionStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else config_dir() / FILE_NAME
 
-    def _read(self) -> dict[str, Any]:
+    def _file(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        servers = data.get("servers") if isinstance(data, dict) else None
+        return data if isinstance(data, dict) else {}
+
+    def _read(self) -> dict[str, Any]:
+        servers = self._file().get("servers")
         return servers if isinstance(servers, dict) else {}
 
-    def _write(self, servers: dict[str, Any]) -> None:
+    def _current_map(self) -> dict[str, Any]:
+        current = self._file().get("current")
+        return current if isinstance(current, dict) else {}
+
+    def current(self, url: str) -> SavedSession | None:
+        """The server's current session (last login, register or CLI-made guest)."""
+        name = self._current_map().get(server_key(url))
+        return self.load(url, name) if isinstance(name, str) else None
+
+    def set_current(self, url: str, name: str | None) -> None:
+        current = self._current_map()
+        if name is None:
+            current.pop(server_key(url), None)
+        else:
+            current[server_key(url)] = name.lower()
+        self._write(self._read(), current)
+
+    def _write(self, servers: dict[str, Any], current: dict[str, Any] | None = None) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"version": 1, "servers": servers}, indent=2, sort_keys=True)
+        if current is None:
+            current = self._current_map()
+        text = json.dumps({"version": 2, "servers": servers, "current": current}, indent=2,
+                          sort_keys=True)
         fd, tmp = tempfile.mkstemp(prefix=".session.", dir=self.path.parent)
         try:
             os.fchmod(fd, 0o600)
@@ -90,7 +134,8 @@ class SessionStore:
         entry = self._read().get(server_key(url), {}).get(name.lower())
         if not isinstance(entry, dict) or not isinstance(entry.get("token"), str):
             return None
-        return SavedSession(entry["token"], str(entry.get("name") or name), entry.get("player"))
+        return SavedSession(entry["token"], str(entry.get("name") or name), entry.get("player"),
+                            bool(entry.get("account")))
 
     def save(self, url: str, session: SavedSession) -> None:
         servers = self._read()
@@ -99,7 +144,7 @@ class SessionStore:
             names = servers[server_key(url)] = {}
         names[session.name.lower()] = {
             "token": session.token, "name": session.name, "player": session.player,
-            "saved_at": int(time.time()),
+            "account": session.account, "saved_at": int(time.time()),
         }
         self._write(servers)
 
@@ -109,7 +154,10 @@ class SessionStore:
         if isinstance(names, dict) and names.pop(name.lower(), None) is not None:
             if not names:
                 del servers[server_key(url)]
-            self._write(servers)
+            current = self._current_map()
+            if current.get(server_key(url)) == name.lower():
+                del current[server_key(url)]
+            self._write(servers, current)
 
 
 # ------------------------------------------------------------------------------ connecting
@@ -124,7 +172,7 @@ except ImportError:  # pragma: no cover - every supported websockets has them
     pass
 
 
-async def _open(client: Client, url: str) -> None:
+async def open_client(client: Client, url: str) -> None:
     try:
         await client.connect()
     except CONNECT_ERRORS as exc:
@@ -136,34 +184,156 @@ async def _open(client: Client, url: str) -> None:
         raise
 
 
-async def login(url: str, name: str, store: SessionStore | None = None) -> Client:
-    """A connected client for player ``name``: the saved session resumed, or a new one."""
+CLIENT_NAME = "solrace-cli"
+
+
+def client_label() -> str:
+    """What the server lists for this client's sessions: ``solrace-cli <version> on <host>``."""
+    try:
+        from importlib.metadata import version
+
+        ver = version("solrace")
+    except Exception:
+        ver = "?"
+    host = "".join(c for c in platform.node() if 32 <= ord(c) < 127)[:30] or "?"
+    return f"{CLIENT_NAME} {ver} on {host}"
+
+
+def saved_of(client: Client) -> SavedSession:
+    assert client.token is not None
+    return SavedSession(client.token, client.name or "?", client.player, client.account)
+
+
+async def resume(url: str, saved: SavedSession, store: SessionStore) -> Client | None:
+    """The saved session resumed, or None (forgotten) when the server no longer knows it."""
+    client = Client(url, token=saved.token, client=client_label())
+    try:
+        await open_client(client, url)
+    except ClientError as exc:
+        if exc.code != "bad_token":
+            raise CommandError(f"the server refused the saved session: {exc}") from None
+        store.forget(url, saved.name)
+        if saved.account:
+            print(f"your session as {saved.name} on {url} has ended (logged out, revoked or "
+                  f"expired): 'solrace login {saved.name}' logs in again", file=sys.stderr)
+        return None
+    return client
+
+
+def guest_name(prompt: bool) -> str:
+    """A generated ``guest-XXXX`` name, or the one the user types at the prompt."""
+    offered = f"guest-{secrets.token_hex(2)}"
+    if not prompt:
+        return offered
+    print("no session on this server yet. Play as a guest (casual races and watching), or "
+          "Ctrl-C and run 'solrace register' / 'solrace login NAME' for ranked play.",
+          file=sys.stderr)
+    typed = input(f"guest name [{offered}]: ").strip()
+    return typed or offered
+
+
+async def login(url: str, name: str | None, store: SessionStore | None = None) -> Client:
+    """A connected client: the server's current session (``name`` None), or the guest
+    ``name``'s saved session, or a new guest session (see the module docstring)."""
     store = store if store is not None else SessionStore()
+    if name is None:
+        current = store.current(url)
+        if current is not None:
+            client = await resume(url, current, store)
+            if client is not None:
+                return client
+        env = os.environ.get("SOLRACE_NAME")
+        if env:
+            name = env
+        else:
+            return await _new_guest(url, store, interactive_terminal())
     saved = store.load(url, name)
     if saved is not None:
-        client = Client(url, token=saved.token)
-        try:
-            await _open(client, url)
-        except ClientError as exc:
-            if exc.code != "bad_token":
-                raise CommandError(f"the server refused the saved session: {exc}") from None
-            store.forget(url, name)  # expired: start afresh below
-        else:
+        client = await resume(url, saved, store)
+        if client is not None:
             return client
-    client = Client(url, name=name)
+    client = await _guest(url, name)
+    store.save(url, saved_of(client))
+    if store.current(url) is None:
+        store.set_current(url, client.name)
+    return client
+
+
+async def _guest(url: str, name: str) -> Client:
+    client = Client(url, name=name, client=client_label())
     try:
-        await _open(client, url)
+        await open_client(client, url)
     except ClientError as exc:
         if exc.code == "name_taken":
             raise CommandError(
-                f"the name {name} is held by another live session on {url}; "
-                "pick another with --name"
+                f"the name {name} (or one that looks like it) is taken on {url}: it is an "
+                "account's or another guest's; pick another with --name, or "
+                f"'solrace login {name}' if it is your account"
             ) from None
         raise CommandError(f"the server refused hello: {exc}") from None
-    assert client.token is not None
-    store.save(url, SavedSession(client.token, client.welcome.get("name") or name,
-                                 client.player))
     return client
+
+
+async def _new_guest(url: str, store: SessionStore, prompt: bool) -> Client:
+    for _ in range(5):
+        name = guest_name(prompt)
+        try:
+            client = await _guest(url, name)
+        except CommandError as exc:
+            if prompt or "is taken" not in str(exc):
+                raise
+            continue
+        store.save(url, saved_of(client))
+        store.set_current(url, client.name)
+        print(f"playing as guest {client.name} on {url} (saved; 'solrace register' makes it "
+              "an account and keeps its history)", file=sys.stderr)
+        return client
+    raise CommandError("could not find a free guest name; pass --name")
+
+
+def interactive_terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def read_password(prompt: str = "password: ", confirm: bool = False) -> str:
+    """A password from ``$SOLRACE_PASSWORD``, the terminal (not echoed) or stdin's first
+    line."""
+    env = os.environ.get("SOLRACE_PASSWORD")
+    if env:
+        return env
+    if interactive_terminal():
+        password = getpass.getpass(prompt)
+        if confirm and getpass.getpass("again: ") != password:
+            raise CommandError("the two passwords differ")
+        return password
+    line = sys.stdin.readline()
+    if not line:
+        raise CommandError("no password: type it at a terminal, pipe it on stdin or set "
+                           "$SOLRACE_PASSWORD")
+    return line.rstrip("\r\n")
+
+
+def who(client: Client) -> str:
+    """Who the client plays as, for screens: ``alice`` (an account) or ``bob (guest)``."""
+    name = client.welcome.get("name") or client.name or "?"
+    return name if client.account else f"{name} (guest)"
+
+
+def refusal(exc: ClientError) -> str:
+    """A server refusal as one line for the user, with what to do for the account ones."""
+    text = f"{exc.code}: {exc.reason}"
+    if exc.code == "account_required":
+        return (f"{text}\nranked play needs an account: 'solrace register' turns this guest "
+                "into one (ratings and history kept); 'solrace login NAME' uses yours")
+    if exc.code == "already_queued":
+        return (f"{text}\nthis player already waits (another terminal on this machine shares "
+                "its session); to play as a second player there, pass --name OTHER")
+    if exc.code == "rate_limited" and "retry_after" in exc.extra:
+        return f"{text} (retry after {exc.extra['retry_after']} s)"
+    return text
 
 
 async def spectate(url: str) -> Client:
@@ -171,7 +341,7 @@ async def spectate(url: str) -> Client:
     list races, not race."""
     client = Client(url)
     try:
-        await _open(client, url)
+        await open_client(client, url)
     except ClientError as exc:
         raise CommandError(f"the server refused hello: {exc}") from None
     return client
@@ -181,8 +351,13 @@ __all__ = [
     "CONNECT_ERRORS",
     "SavedSession",
     "SessionStore",
+    "client_label",
     "config_dir",
     "login",
+    "read_password",
+    "refusal",
+    "saved_of",
     "server_key",
     "spectate",
+    "who",
 ]

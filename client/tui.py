@@ -3,7 +3,8 @@
 Three problems every such command has, solved once here:
 
 * **Arguments.** ``--server``, ``--name`` and the colour switches mean the same everywhere, with
-  the same environment fallbacks (``SOLRACE_SERVER``, ``SOLRACE_NAME``).
+  the same environment fallbacks (``SOLRACE_SERVER``; ``SOLRACE_NAME`` when the server has no
+  current session, see :mod:`solrace.client.session`).
 * **Input while output keeps coming.** A player types moves while rivals' progress arrives.
   :class:`StdinLines` reads standard input on a thread with ``os.read`` on the raw descriptor
   and hands complete lines to the event loop, so events render while the user types. A thread
@@ -25,7 +26,6 @@ import argparse
 import asyncio
 import codecs
 import contextlib
-import getpass
 import os
 import re
 import shutil
@@ -72,16 +72,6 @@ def sanitize_name(raw: str) -> str:
     return name if NAME_RE.match(name) else FALLBACK_NAME
 
 
-def default_name() -> str:
-    raw = os.environ.get(NAME_ENV)
-    if not raw:
-        try:
-            raw = getpass.getuser()
-        except Exception:  # no user database entry (containers): any name will do
-            raw = FALLBACK_NAME
-    return sanitize_name(raw)
-
-
 def display_name(text: str) -> str:
     if not NAME_RE.match(text):
         raise argparse.ArgumentTypeError(f"bad name {text!r}: names are {NAME_RULE}")
@@ -97,7 +87,9 @@ def add_server_arguments(parser: argparse.ArgumentParser, *, player: bool = True
     if player:
         parser.add_argument(
             "--name", type=display_name, default=None, metavar="NAME",
-            help=f"display name (default: ${NAME_ENV} or your user name); names are "
+            help="play as NAME: its saved session (a guest's or an account's), else a new "
+            f"guest NAME (default: your current session on the server, else ${NAME_ENV}, else "
+            "a guest name asked for or generated; see solrace login); names are "
             f"{NAME_RULE}",
         )
     colour = parser.add_mutually_exclusive_group()
@@ -119,8 +111,11 @@ def resolve_server(args: argparse.Namespace) -> str:
         raise CommandError(f"${SERVER_ENV}: {exc}") from None
 
 
-def resolve_name(args: argparse.Namespace) -> str:
-    return str(args.name) if getattr(args, "name", None) else default_name()
+def resolve_name(args: argparse.Namespace) -> str | None:
+    """The guest name of ``--name``, or None: the server's current session, else
+    ``$SOLRACE_NAME``, else a guest name asked for or generated (``session.login``); never the
+    OS user name."""
+    return str(args.name) if getattr(args, "name", None) else None
 
 
 def interactive() -> bool:
@@ -234,6 +229,9 @@ class Screen:
     def width(self) -> int:
         return shutil.get_terminal_size((160, 50)).columns
 
+    def height(self) -> int:
+        return shutil.get_terminal_size((160, 50)).lines
+
 
 # ------------------------------------------------------------------------------ formatting
 
@@ -278,14 +276,26 @@ def standings_lines(
 ) -> list[str]:
     """The ``end`` event's standings as a table: rank, name, result, home, moves, time."""
     reason = END_REASONS.get(str(end.get("reason")), str(end.get("reason", "")))
-    rows = [["#", "name", "result", "home", "moves", "time"]]
-    for r in end.get("standings", []):
+    standings = end.get("standings", [])
+    rated = any(r.get("rating") for r in standings)
+    rows = [["#", "name", "result", "home", "moves", "time"] + (["rating"] if rated else [])]
+    for r in standings:
         name = str(r.get("name", "?")) + (" (you)" if me and r.get("player") == me else "")
         home = f"{r.get('home', 0)}/{total}" if total else str(r.get("home", 0))
         rows.append([str(r.get("rank", "")), name, result_word(r.get("result"), color), home,
-                     str(r.get("moves", 0)), clock(r.get("elapsed", 0), tenths=True)])
+                     str(r.get("moves", 0)), clock(r.get("elapsed", 0), tenths=True)]
+                    + ([rating_change(r.get("rating"))] if rated else []))
     head = paint("standings", "1", color) + (f" — {reason}" if reason else "")
     return [head, *("  " + line for line in table(rows, right=(0, 3, 4, 5)))]
+
+
+def rating_change(rating: Mapping[str, Any] | None) -> str:
+    """``1500 → 1523 (+23)`` from a standings row's ``rating`` (rated races)."""
+    if not rating:
+        return ""
+    before, after = int(rating.get("before", 0)), int(rating.get("after", 0))
+    mark = " provisional" if rating.get("provisional") else ""
+    return f"{before} → {after} ({after - before:+d}){mark}"
 
 
 def seed_lines(end: Mapping[str, Any], published: str | None, variant: str | None = None,
@@ -318,7 +328,6 @@ __all__ = [
     "StdinLines",
     "add_server_arguments",
     "clock",
-    "default_name",
     "interactive",
     "options_text",
     "resolve_name",

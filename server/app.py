@@ -12,27 +12,29 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from solrace.server import metrics, static
+from solrace.server.accounts.service import AccountService
 from solrace.server.bots import BotService
 from solrace.server.config import Config
 from solrace.server.connection import Connection
 from solrace.server.daily import DailyService
 from solrace.server.hints import HintService
-from solrace.server.hub import Hub
+from solrace.server.hub import Hub, HubBase
+from solrace.server.hub_sharded import ShardedHub
 from solrace.server.races import RaceService
-from solrace.server.redisproc import RedisProcess
+from solrace.server.redisproc import RedisProcess, RedisProcessError
 from solrace.server.results import Results
+from solrace.server.spectate import Masks
 from solrace.server.store import Store
+from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
 from solrace.shared import protocol as P
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -47,22 +49,24 @@ class Context:
 
     config: Config
     store: Store
-    hub: Hub
+    hub: HubBase
     races: RaceService
     send_queue: int
     quick_time_limit: int
     daily: DailyService
     hints: HintService
     bots: BotService
+    accounts: AccountService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
+    masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
 
 class Server:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.redis_proc: RedisProcess | None = None
-        self.redis: Redis | None = None
-        self.pubsub_redis: Redis
+        self.redis: Redis | RedisCluster | None = None
+        self.pubsub_redis: Redis | None = None
         self.ctx: Context | None = None
         self.ws: WsServer | None = None
         self._refresher: asyncio.Task[None] | None = None
@@ -87,19 +91,21 @@ class Server:
         # applies twice (a move is answered as a duplicate, a finish recognises its own retry);
         # docs/protocol.md lists the few replies a retry can get wrong.
         # A blocking pool queues commands when every connection is busy (the default pool
-        # raises "Too many connections" under load).
-        self.redis = Redis.from_pool(BlockingConnectionPool.from_url(
-            url, max_connections=64, timeout=30, decode_responses=False,
-            health_check_interval=10,
-            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
-        ))
-        store = Store(self.redis)
+        # raises "Too many connections" under load). A redis+cluster:// URL gives a
+        # RedisCluster client instead (docs/scaling.md).
+        self.redis = open_client(url, max_connections=64)
+        store = Store(self.redis, wait_replicas=cfg.wait_replicas,
+                      wait_timeout_ms=int(cfg.wait_timeout * 1000))
         await store.ping()
         # The hub's pub/sub connection has no retry policy: it must see a lost connection, so
         # that after reconnecting it can catch its subscribers up from the durable streams.
-        self.pubsub_redis = Redis.from_url(url, decode_responses=False, health_check_interval=10)
-        hub = Hub(self.pubsub_redis, cfg.process_id)
+        hub: HubBase
+        if is_cluster_url(url):
+            hub = ShardedHub(open_cluster(url, max_connections=4), cfg.process_id)
+        else:
+            self.pubsub_redis = Redis.from_url(url, decode_responses=False,
+                                               health_check_interval=10)
+            hub = Hub(self.pubsub_redis, cfg.process_id)
         await hub.start()
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
         Results(store, races)
@@ -108,8 +114,9 @@ class Server:
         hints = HintService(store, races, budget_nodes=cfg.hint_budget)
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
                           lease_seconds=cfg.bot_lease)
+        accounts = AccountService(store, int(cfg.session_ttl))
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
-                           hints, bots)
+                           hints, bots, accounts)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         self.ws = await serve(
@@ -237,8 +244,11 @@ class Server:
             await self.ctx.hints.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()
+        if self.ctx is not None and self.ctx.store.replication is not None:
+            await self.ctx.store.replication.close()
         if self.redis is not None:
             await self.redis.aclose()
+        if self.pubsub_redis is not None:
             await self.pubsub_redis.aclose()
         if self.redis_proc is not None:
             await asyncio.to_thread(self.redis_proc.stop)
@@ -247,7 +257,11 @@ class Server:
 
 async def serve_forever(config: Config) -> None:
     server = Server(config)
-    await server.start()
+    try:
+        await server.start()
+    except BaseException:
+        await server.stop()  # an embedded Redis started before the failure stops with it
+        raise
     print(f"solrace: listening on ws://{config.host}:{server.port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -267,8 +281,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     print(config.describe(), flush=True)
+    busy = port_in_use(config.host, config.port)
+    if busy:  # checked before an embedded Redis starts: nothing to undo
+        print(f"solrace: cannot listen on {config.host}:{config.port}: {busy} (another "
+              "server running? choose a port with --port)", file=sys.stderr)
+        return 1
     if config.redis_url is None:
         print("solrace: no Redis URL given: starting an embedded Redis-protocol server "
               f"with append-only persistence in {config.data_dir / 'redis'}", flush=True)
-    asyncio.run(serve_forever(config))
+    try:
+        asyncio.run(serve_forever(config))
+    except (RedisProcessError, OSError) as exc:
+        print(f"solrace: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
     return 0
+
+
+def port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (None when it can; port 0 always can)."""
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return str(exc)
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(addr)
+            except OSError as exc:
+                return exc.strerror or str(exc)
+    return None

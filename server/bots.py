@@ -53,9 +53,11 @@ from solrace.shared.solver.bots import Bot, Strength
 
 log = logging.getLogger("solrace.bots")
 
-#: Seconds one move takes a bot of each strength at ``--bot-delay 1`` (±25 % at random). The
-#: strong bot's search time counts towards it: a bot never waits longer than this and its choice.
-THINK = {Strength.WEAK: 1.5, Strength.MEDIUM: 1.0, Strength.STRONG: 0.8}
+#: Seconds one move takes a bot of each strength at ``--bot-delay 1`` (±25 % at random): the
+#: pace of people — a beginner, a casual player, a practised one (a won Klondike of ~130 moves
+#: takes the strong bot about four minutes, not the under two of a bot that plays as fast as
+#: it can read). The strong bot's search time counts towards it.
+THINK = {Strength.WEAK: 4.0, Strength.MEDIUM: 3.0, Strength.STRONG: 2.0}
 JITTER = 0.25
 RETRY_PAUSE = 1.0  # seconds before a bot retries after the store failed
 MAX_REFUSED = 3  # moves in a row the server refuses (a bot bug) before the bot resigns

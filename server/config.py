@@ -101,6 +101,11 @@ class Setting:
         return ENV_PREFIX + self.name.upper()
 
 
+def parse_addresses(text: str) -> tuple[str, ...]:
+    """``10.0.0.1, 10.0.0.2`` -> ("10.0.0.1", "10.0.0.2"); empty text -> ()."""
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
 def _default_process_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
@@ -109,7 +114,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("host", str, "address to listen on"),
     Setting("port", int, "TCP port for websockets, /healthz and /metrics (0: any free port)"),
     Setting("redis_url", _optional_str,
-            "Redis URL (redis://, rediss://, unix://); unset: start an embedded Redis"),
+            "Redis URL (redis://, rediss://, unix://), or a Redis Cluster by seed nodes "
+            "(redis+cluster://HOST:PORT,HOST:PORT); unset: start an embedded Redis"),
     Setting("data_dir", Path, "directory for the embedded Redis AOF and the generated secret"),
     Setting("secret", _optional_str,
             "server secret (HMAC key for daily seeds); unset: generated into DATA_DIR/secret",
@@ -134,11 +140,20 @@ SETTINGS: tuple[Setting, ...] = (
             "days ahead to certify dailies in the background (-1: only on demand)"),
     Setting("hint_budget", int, "solver node budget of one hint in a practice game"),
     Setting("bot_delay", float,
-            "scale of practice bots' think time per move (1: weak 1.5 s, medium 1 s, "
-            "strong 0.8 s; 0: no wait)"),
+            "scale of practice bots' think time per move (1: weak 4 s, medium 3 s, "
+            "strong 2 s, a person's pace; 0: no wait)"),
+    Setting("wait_replicas", int,
+            "acknowledge a move only once this many replicas hold it (Redis WAIT, or WAITAOF "
+            "on 7.2+); 0: asynchronous replication, a failover may lose acknowledged moves"),
+    Setting("wait_timeout", parse_duration,
+            "how long a move waits for --wait-replicas before it is answered 'unavailable'"),
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),
+    Setting("trusted_proxies", parse_addresses,
+            "comma-separated addresses of reverse proxies: for a connection from one of them "
+            "the client address (login limits) is the last X-Forwarded-For entry; empty: the "
+            "TCP peer"),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -177,6 +192,9 @@ class Config:
     hint_budget: int = 20_000
     bot_delay: float = 1.0
     bot_lease: float = 10.0
+    trusted_proxies: tuple[str, ...] = ()
+    wait_replicas: int = 0
+    wait_timeout: float = 1.0
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
@@ -187,10 +205,19 @@ class Config:
         if not 0 <= self.port <= 65535:
             problems.append(f"port must be in 0..65535, not {self.port}")
         if self.redis_url is not None and urlsplit(self.redis_url).scheme not in (
-            "redis", "rediss", "unix",
+            "redis", "rediss", "unix", "redis+cluster", "rediss+cluster",
         ):  # fmt: skip
-            problems.append(f"redis_url must be redis://, rediss:// or unix://: "
-                            f"{mask_url(self.redis_url)}")
+            problems.append(f"redis_url must be redis://, rediss://, unix:// or "
+                            f"redis+cluster://: {mask_url(self.redis_url)}")
+        elif self.redis_url is not None and "+cluster" in urlsplit(self.redis_url).scheme:
+            from solrace.server.store.connect import parse_cluster_url
+
+            try:
+                parse_cluster_url(self.redis_url)
+            except ValueError as exc:
+                problems.append(f"redis_url: {exc}")
+        if self.wait_replicas < 0 or not 0 < self.wait_timeout < float("inf"):
+            problems.append("wait_replicas must be >= 0 and wait_timeout positive")
         if self.max_frame < 1024:
             problems.append(f"max_frame must be at least 1024 bytes, not {self.max_frame}")
         if not self.rate > 0:
@@ -293,6 +320,7 @@ class Config:
     def describe(self) -> str:
         """A multi-line printout of every setting and its source, secrets masked."""
         lines = ["solrace server configuration:"]
+        name_width = max(len(s.name) for s in SETTINGS)  # one column, however long a name
         for s in SETTINGS:
             value = getattr(self, s.name)
             if s.secret:
@@ -301,7 +329,8 @@ class Config:
                 shown = mask_url(value) if value else f"embedded (AOF in {self.data_dir / 'redis'})"
             else:
                 shown = str(value)
-            lines.append(f"  {s.name:<14} {shown:<32} ({self.sources.get(s.name, 'given')})")
+            lines.append(f"  {s.name:<{name_width}} {shown:<32} "
+                         f"({self.sources.get(s.name, 'given')})")
         if self.redis_url is not None and self.sources.get("secret", "").startswith("file"):
             lines.append(
                 "  warning: the secret comes from a local file; every process sharing this "

@@ -7,32 +7,51 @@ through one bounded send queue, so a client that stops reading cannot make the s
 without limit: when its queue is full it is disconnected (it can resume and ``sync``).
 
 Race events are delivered in order by the connection's :class:`~solrace.server.feed.Feed`.
+
+Reading never waits for processing: the reader hands each frame to an in-order worker through
+a queue of at most :data:`PIPELINE_DEPTH` frames, so the websocket keeps reading (and the
+client's keepalive pongs keep arriving) while a request runs. Requests run one at a time in
+arrival order — moves and their acks, ``sync`` then attach, keep their order — except the ones
+that may wait minutes for a solver (:data:`CONCURRENT`: ``daily`` and ``daily.start`` while a
+deal is certified, and ``hint``), which run beside the queue.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import RedisError
 from solrace.server import metrics
+from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
-from solrace.server.handlers import HANDLERS, lobby, rematch
+from solrace.server.handlers import HANDLERS, accounts, lobby, rematch
+from solrace.server.presence import Presence
 from solrace.server.races import Player
+from solrace.server.store.errors import unavailable_reason
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
+    from solrace.server.store.accounts import SessionRecord
     from websockets.asyncio.server import ServerConnection
 
 log = logging.getLogger("solrace.connection")
 
 HELLO_TIMEOUT = 10.0
-ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces)
+ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login,
+                P.Profile)
+CLOSE = b""  # in the outbox: close the websocket once everything before it is sent
+#: Frames received and waiting for the in-order worker; one more is refused (``rate_limited``)
+#: instead of making the reader wait (docs/protocol.md section 4: the safe pipelining depth).
+PIPELINE_DEPTH = 64
+#: Requests that may wait on a solver run beside the in-order queue, at most this many at once.
+CONCURRENT = (P.DailyInfo, P.DailyStart)
+MAX_CONCURRENT = 4
 
 
 def echo_id(value: Any) -> Any:
@@ -70,7 +89,11 @@ class Connection:
         self.ctx = ctx
         self.codec = P.codec_for(ws.subprotocol)  # msgpack, or JSON for browsers
         self.player: Player | None = None
+        self.session: SessionRecord | None = None  # None: anonymous
+        self.session_refreshed = 0.0  # monotonic time of the last last_seen/TTL refresh
+        self._close_reason = ""
         self.feed = Feed(self)
+        self.presence = Presence(self)
         self.greeted = False
         self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
         self.quick_queue: str | None = None
@@ -79,6 +102,10 @@ class Connection:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
+        self.inbox: asyncio.Queue[bytes | str | None] = asyncio.Queue()
+        self.concurrent = 0  # CONCURRENT requests running
+        self._working = False  # the worker is inside a request
+        self._handled = asyncio.Event()  # set after each request: the reader re-checks limits
 
     @property
     def me(self) -> Player:
@@ -91,33 +118,103 @@ class Connection:
     async def run(self) -> None:
         metrics.CONNECTIONS.inc()
         writer = asyncio.create_task(self._writer(), name="writer")
+        worker = asyncio.create_task(self._worker(), name="worker")
         try:
             await self._reader()
         finally:
             metrics.CONNECTIONS.dec()
             self.closing = True
-            await self._detach_all()
-            writer.cancel()
+            while not self.inbox.empty():  # the peer is gone: what it queued is dropped
+                self.inbox.get_nowait()
+                self.inbox.task_done()
+            self.inbox.put_nowait(None)
+            # the request in progress finishes (a move is logged or not, never half), and
+            # nothing attaches after the clean-up below
+            await asyncio.gather(worker, return_exceptions=True)
             for t in list(self._tasks):
                 t.cancel()
-            await asyncio.gather(writer, *self._tasks, return_exceptions=True)
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self._detach_all()
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
+
+    async def _worker(self) -> None:
+        """Handle queued frames one at a time, in the order they arrived."""
+        while True:
+            data = await self.inbox.get()
+            try:
+                if data is None:
+                    return
+                self._working = True
+                await self.handle(data)
+            finally:
+                self._working = False
+                self.inbox.task_done()
+                self._handled.set()
+
+    def _busy(self) -> bool:
+        """Received frames not yet fully handled (the idle timer must not fire meanwhile)."""
+        return self._working or not self.inbox.empty() or self.concurrent > 0
+
+    def _enqueue(self, data: bytes | str) -> None:
+        if self.inbox.qsize() < PIPELINE_DEPTH:
+            self.inbox.put_nowait(data)
+            return
+        req_id: Any = None
+        self.bucket.take()  # every frame costs a token
+        try:
+            req_id = echo_id(P.decode(data).get("id"))
+        except ProtocolError as exc:
+            self.send(P.error(None, exc.code, exc.reason, **exc.extra))
+            return
+        metrics.ERRORS.labels("rate_limited").inc()
+        self.send(P.error(req_id, "rate_limited", f"more than {PIPELINE_DEPTH} requests are "
+                          "waiting on this connection; wait for replies before sending more"))
+
+    def _timeout(self, hello_deadline: float, last_frame: float) -> float | None:
+        """Seconds the reader may wait for the next frame, from the state as handled so far:
+        the hello deadline before a hello succeeded; the idle timeout (counted from the last
+        frame) when nothing is going on and nothing is being handled; otherwise no limit."""
+        now = time.monotonic()
+        if not self.greeted:
+            return max(0.0, hello_deadline - now)
+        if self._busy() or self.feed.races or self.quick_queue is not None:
+            return None
+        return max(0.0, last_frame + self.ctx.config.idle_timeout - now)
 
     async def _reader(self) -> None:
         """Read frames until the peer goes. Hello is due within HELLO_TIMEOUT of connecting
         (one deadline, not reset by other frames); a connection with nothing going on (no race,
-        no watch, no queue) is closed after ``idle_timeout`` without a frame."""
+        no watch, no queue) is closed after ``idle_timeout`` without a frame. The worker wakes
+        the reader after each request, so the limit always follows the handled state."""
         ws = self.ws
-        hello_deadline = time.monotonic() + HELLO_TIMEOUT
-        while True:
-            if not self.greeted:
-                timeout: float | None = max(0.0, hello_deadline - time.monotonic())
-            elif not self.feed.races and self.quick_queue is None:
-                timeout = self.ctx.config.idle_timeout
-            else:
-                timeout = None
-            try:
-                data = await asyncio.wait_for(ws.recv(), timeout)
-            except TimeoutError:
+        hello_deadline = last_frame = time.monotonic()
+        hello_deadline += HELLO_TIMEOUT
+        recv: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                if recv is None:
+                    recv = asyncio.ensure_future(ws.recv())
+                self._handled.clear()
+                woken = asyncio.ensure_future(self._handled.wait())
+                done, _ = await asyncio.wait(
+                    {recv, woken}, timeout=self._timeout(hello_deadline, last_frame),
+                    return_when=asyncio.FIRST_COMPLETED)
+                woken.cancel()
+                if recv in done:
+                    try:
+                        data = recv.result()
+                    except Exception:  # closed (normally or not)
+                        return
+                    recv, last_frame = None, time.monotonic()
+                    self._enqueue(data)
+                    continue
+                if woken in done or self._timeout(hello_deadline, last_frame) != 0.0:
+                    continue  # a request was handled (or is running): look again
+                if not self.greeted and self._busy():
+                    await self.inbox.join()  # a hello that arrived in time is running
+                    if self.greeted:
+                        continue
                 if not self.greeted:
                     self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
                     await asyncio.sleep(0.05)
@@ -125,9 +222,9 @@ class Connection:
                 else:
                     await ws.close(1001, "idle")
                 return
-            except Exception:  # closed (normally or not)
-                return
-            await self.handle(data)
+        finally:
+            if recv is not None:
+                recv.cancel()
 
     async def _writer(self) -> None:
         while True:
@@ -135,6 +232,9 @@ class Connection:
             if frame is None:
                 return
             try:
+                if not frame:  # CLOSE
+                    await self.ws.close(1000, self._close_reason)
+                    return
                 await self.ws.send(frame)
             except Exception:
                 return
@@ -149,6 +249,16 @@ class Connection:
             self.closing = True
             self.spawn(self.ws.close(1013, "too slow: send queue full; resume and sync"))
 
+    async def close_after_reply(self, reason: str) -> None:
+        """Close the connection once every frame queued so far has been sent (logout, a
+        revoked session): later frames are dropped."""
+        if self.closing:
+            return
+        self._close_reason = reason
+        self.closing = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self.outbox.put_nowait(CLOSE)
+
     def spawn(self, coro: Any) -> None:
         """Run ``coro`` in the background for as long as this connection lives."""
         task = asyncio.ensure_future(coro)
@@ -157,6 +267,7 @@ class Connection:
 
     async def _detach_all(self) -> None:
         try:
+            await self.presence.leave_all()
             await self.feed.detach_all()
             if self.player is not None:
                 await self.ctx.hub.unwatch_player(self.player.pid, self)
@@ -173,11 +284,20 @@ class Connection:
     async def advance(self, rid: str, event: dict[str, Any] | None) -> None:
         await self.feed.advance(rid, event)
 
+    def on_spectators(self, rid: str, count: int) -> None:
+        self.feed.on_spectators(rid, count)
+
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
         if notice.get("k") == "matched":
             self.spawn(lobby.matched(self, str(notice["race"])))
         elif notice.get("k") == "rematch":
             self.spawn(rematch.offered(self, notice))
+        elif notice.get("k") == "presence" and notice.get("race") in self.feed.races \
+                and notice.get("race") not in self.feed.watching:
+            self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
+                       "online": bool(notice["online"])})
+        elif notice.get("k") == "revoked":
+            accounts.on_revoked_notice(self, notice)
 
     # ------------------------------------------------------------------ dispatch
 
@@ -197,21 +317,52 @@ class Connection:
                 raise ProtocolError("not_authenticated", "say hello first")
             if self.player is None and not isinstance(req, ANONYMOUS_OK):
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
-            handler = HANDLERS[type(req)]
-            started = time.perf_counter()
-            reply = await handler(self, req)
-            if isinstance(req, P.MakeMove):
-                metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
-            if reply is not None:
-                self.send(reply)
-        except ProtocolError as exc:
+            if not isinstance(req, P.Hello):
+                await accounts.check_session(self)  # revoked anywhere: refused here at once
+            if isinstance(req, CONCURRENT):
+                if self.concurrent >= MAX_CONCURRENT:
+                    raise ProtocolError("rate_limited", f"at most {MAX_CONCURRENT} daily "
+                                        "requests at a time per connection")
+                self.concurrent += 1
+                self.spawn(self._beside(req_id, req))
+                return
+            await self._run(req)
+        except Exception as exc:
+            self._report(req_id, kind, exc)
+
+    async def _beside(self, req_id: Any, req: P.Request) -> None:
+        """A CONCURRENT request, run beside the in-order queue."""
+        try:
+            await self._run(req)
+        except Exception as exc:
+            self._report(req_id, req.TYPE, exc)
+        finally:
+            self.concurrent -= 1
+            self._handled.set()
+
+    async def _run(self, req: P.Request) -> None:
+        handler = HANDLERS[type(req)]
+        started = time.perf_counter()
+        reply = await handler(self, req)
+        if isinstance(req, P.MakeMove):
+            metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
+        if reply is not None:
+            self.send(reply)
+
+    def _report(self, req_id: Any, kind: str, exc: Exception) -> None:
+        """The error reply for a failed request: the client's fault, an outage, or a bug."""
+        if isinstance(exc, accounts.SessionGone):
+            metrics.ERRORS.labels(exc.code).inc()
+            self.send(P.error(req_id, exc.code, exc.reason))
+            self.spawn(self.close_after_reply("session revoked or expired"))
+        elif isinstance(exc, ProtocolError):
             metrics.ERRORS.labels(exc.code).inc()
             self.send(P.error(req_id, exc.code, exc.reason, **exc.extra))
-        except (RedisError, OSError) as exc:
+        elif is_store_error(exc) and is_outage(exc):
             metrics.ERRORS.labels("unavailable").inc()
-            log.warning("store unavailable during %s: %s", kind, exc)
-            self.send(P.error(req_id, "unavailable", "the store is unreachable; retry"))
-        except Exception:
+            log.warning("store unavailable during %s: %s: %s", kind, type(exc).__name__, exc)
+            self.send(P.error(req_id, "unavailable", unavailable_reason(exc)))
+        else:  # a bug, including a command the store refused: retrying would not help
             metrics.ERRORS.labels("internal").inc()
-            log.exception("internal error handling %s", kind)
+            log.error("internal error handling %s", kind, exc_info=exc)
             self.send(P.error(req_id, "internal", "internal error; the game is unchanged"))

@@ -69,13 +69,21 @@ def candidate_seed(secret: bytes, day: str, variant: str, options: str, index: i
 
 def rank_key(row: dict[str, Any]) -> str:
     """A text that sorts in leaderboard order: winners first by time, then fewer moves, then
-    earlier finish; then the rest by more cards home, fewer moves, earlier finish. The player
-    id ends it (a total order; equal results are otherwise impossible to tell apart)."""
+    earlier finish; then the rest by more cards home, earlier last progress (the attempt's ms
+    at which its last card went home; none: last), more moves, shorter time, earlier finish —
+    so an attempt resigned without a move never outranks one that played to the same cards
+    home. The player id ends it (a total order)."""
     if row["result"] == "won":
         head = f"0{row['time']:012d}{row['moves']:07d}"
     else:
-        head = f"1{9999 - row['home']:04d}{row['moves']:07d}{row['time']:012d}"
+        progress = row.get("progress_at")
+        progress = NO_PROGRESS if progress is None else int(progress)
+        head = (f"1{9999 - row['home']:04d}{progress:012d}{9_999_999 - row['moves']:07d}"
+                f"{row['time']:012d}")
     return f"{head}{row['finished_at']:014d}|{row['player']}"
+
+
+NO_PROGRESS = 10**12 - 1  # sorts after any ms an attempt can reach
 
 
 def certify_one(variant: str, options: dict[str, str], seed: int, nodes: int
@@ -242,6 +250,7 @@ class DailyService:
             "player": row["player"], "name": row["name"], "result": row["result"],
             "time": int(row["elapsed"]), "moves": int(row["moves"]), "home": int(row["home"]),
             "finished_at": rec.num("started_at") + int(row["elapsed"]), "race": info.rid,
+            "progress_at": row.get("progress_at"),
         }
         if await self.store.record_daily(day, info.variant, row["player"], rank_key(entry),
                                          entry):

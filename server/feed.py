@@ -12,10 +12,11 @@ handlers (:mod:`solrace.server.handlers`).
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
-from solrace.server.spectate import DelayLine
+from solrace.server.spectate import DelayLine, RaceMask
 from solrace.shared import protocol as P
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ CATCH_UP_PAGE = 200  # events read from the stream per catch-up step
 SYNC_PAGE = 1000  # events per sync reply; ``more`` says another sync is needed
 OWN_RANGES = 16  # recent own-move ranges remembered per race
 SPECTATOR_TTL_MS = 90_000  # a spectator registration lives this long unless refreshed
+COUNT_EVERY = 1.0  # seconds: at most one ``spectators`` frame per race and connection
+
+log = logging.getLogger("solrace.feed")
 
 
 class Feed:
@@ -37,8 +41,12 @@ class Feed:
         self.watching: set[str] = set()  # attached races this connection spectates
         self.delays: dict[str, DelayLine] = {}
         # race -> [(lo, hi), ...]: this connection's recent requests append moves lo+1 .. hi
+        self.masks: dict[str, RaceMask] = {}  # watched race -> the process's masked forms
         self.own: dict[str, list[tuple[int, int]]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._counts: dict[str, int] = {}  # race -> latest spectator count announced
+        self._count_sent: dict[str, float] = {}  # race -> loop time of the last count frame
+        self._count_due: dict[str, asyncio.TimerHandle] = {}
 
     # ------------------------------------------------------------------ attach / detach
 
@@ -49,18 +57,27 @@ class Feed:
             self._attached_at[rid] = last
         self.races[rid] = max(last, self.races.get(rid) or 0)  # never resend what was sent
         await self.conn.ctx.hub.watch_race(rid, self.conn)
+        if rid not in self.watching:  # a racer: rivals learn it is connected
+            await self.conn.presence.arrive(rid)
         await self.advance(rid, None)
 
     async def detach(self, rid: str) -> None:
         ctx = self.conn.ctx
         self.races.pop(rid, None)
         self._attached_at.pop(rid, None)
+        self._counts.pop(rid, None)
+        self._count_sent.pop(rid, None)
+        due = self._count_due.pop(rid, None)
+        if due is not None:
+            due.cancel()
         await ctx.hub.unwatch_race(rid, self.conn)
         if rid in self.watching:
             self.watching.discard(rid)
             line = self.delays.pop(rid, None)
             if line is not None:
                 line.close()
+            if self.masks.pop(rid, None) is not None:
+                ctx.masks.release(rid)
             ctx.spectators.get(rid, set()).discard(self.conn.member)
             await ctx.store.spectate(rid, self.conn.member, False, SPECTATOR_TTL_MS)
 
@@ -115,21 +132,57 @@ class Feed:
 
     def is_own(self, rid: str, moves: int) -> bool:
         return any(lo < moves <= hi for lo, hi in self.own.get(rid, ()))
+    # ------------------------------------------------------------------ spectator counts
+
+    def on_spectators(self, rid: str, count: int) -> None:
+        """A spectator count of an attached race: sent as a ``spectators`` frame, at most one
+        per :data:`COUNT_EVERY` per race (a later one carries the latest count), so that
+        visitors coming and going cannot flood the racers."""
+        if rid not in self.races:
+            return
+        self._counts[rid] = count
+        if rid in self._count_due:
+            return  # a frame is due already; it will carry this count
+        loop = asyncio.get_running_loop()
+        wait = self._count_sent.get(rid, -COUNT_EVERY) + COUNT_EVERY - loop.time()
+        if wait <= 0:
+            self._send_count(rid)
+        else:
+            self._count_due[rid] = loop.call_later(wait, self._send_count, rid)
+
+    def _send_count(self, rid: str) -> None:
+        self._count_due.pop(rid, None)
+        if rid in self.races and rid in self._counts:
+            self._count_sent[rid] = asyncio.get_running_loop().time()
+            self.conn.send({"t": "spectators", "race": rid, "count": self._counts[rid]})
 
     # ------------------------------------------------------------------ delivery
 
     def on_race_event(self, rid: str, version: int, event: dict[str, Any]) -> None:
         last = self.races.get(rid)
-        if last is None:
+        if last is None or version <= last:
             return
         lock = self._locks.get(rid)
-        if version == last + 1 and (lock is None or not lock.locked()):
+        ready = version == last + 1 and (lock is None or not lock.locked())
+        if ready and rid in self.watching:  # the masked form needs every version before it
+            mask = self.masks.get(rid)
+            ready = mask is not None and mask.head >= version - 1
+        if ready:
             self._deliver(rid, event)
-        elif version > last + 1 or (lock is not None and lock.locked()):
+        else:
             self.conn.spawn(self.advance(rid, event))
 
     def _deliver(self, rid: str, event: dict[str, Any]) -> None:
         conn = self.conn
+        if rid in self.watching:
+            mask = self.masks.get(rid)
+            form = mask.form(event) if mask is not None else None
+            if form is None:  # never: the watch folded up to its attach point. Fail closed.
+                log.error("race %s: no masked form of version %s", rid, event["v"])
+                self.races.pop(rid, None)
+                conn.spawn(conn.ws.close(1011, "spectator stream lost step; resume"))
+                return
+            event = form
         self.races[rid] = event["v"]
         if rid not in self.watching:
             if (event.get("k") == "progress" and conn.player is not None
@@ -156,6 +209,9 @@ class Feed:
                 return
             if event is not None and event["v"] <= last:
                 return
+            mask = self.masks.get(rid) if rid in self.watching else None
+            if mask is not None and mask.head < last:  # fold up to where this connection is
+                await mask.ensure(self.conn.ctx.store, rid, last)
             if event is not None and event["v"] == last + 1:
                 self._deliver(rid, event)
                 return

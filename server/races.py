@@ -97,8 +97,10 @@ class GameEntry:
 
 
 def standings(rec: RaceRecord, dealt_home: int = 0) -> list[dict[str, Any]]:
-    """Winners by finish time; then by cards home (more first), fewer moves, earlier last
-    progress; then seat order. ``docs/protocol.md`` states the same rule for players."""
+    """Winners by finish time; then by cards home (more first), earlier last progress (who
+    got their cards home first; none: last), more moves; then seat order. A racer who never
+    moved therefore never outranks one with as many cards home who played (issue 10):
+    ``docs/protocol.md`` section 11 states the same rule for players."""
     ended = rec.num("ends_at") - rec.num("started_at")
     rows = []
     for seat, pid in enumerate(rec.order):
@@ -121,7 +123,7 @@ def standings(rec: RaceRecord, dealt_home: int = 0) -> list[dict[str, Any]]:
         if r["result"] == "won":
             return (0, r["elapsed"], r["seat"])
         progress = r["progress_at"] if r["progress_at"] is not None else 1 << 62
-        return (1, -r["home"], r["moves"], progress, r["seat"])
+        return (1, -r["home"], progress, -r["moves"], r["seat"])
 
     rows.sort(key=key)
     for rank, r in enumerate(rows, 1):

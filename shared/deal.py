@@ -57,6 +57,17 @@ def deal_context(variant: Variant, options: Mapping[str, str]) -> bytes:
 def deal_position(
     variant: Variant, options: Mapping[str, str], rules: Rules, seed: int
 ) -> Position:
+    piles, down = deal_objects(variant, options, rules, seed)
+    return Position([[c % 52 for c in pile] for pile in piles], down, 0)
+
+
+def deal_objects(
+    variant: Variant, options: Mapping[str, str], rules: Rules, seed: int
+) -> tuple[list[list[int]], list[int]]:
+    """The deal as physical cards: ``(piles, down)`` like :class:`Position`, but each card is
+    its index ``0 .. 52 * decks - 1`` in the canonical order (face ``i % 52``, deck
+    ``i // 52``), so that two equal faces of different decks stay apart. The engine plays
+    faces; spectator masking (:mod:`solrace.shared.masking`) follows the objects."""
     seed_bytes(seed)  # validates the range
     layout = layout_of(rules)
     cards = list(range(52 * rules.decks))
@@ -69,19 +80,19 @@ def deal_position(
             if group.prefilled:
                 pick = next(c for c in cards if c % 13 + 1 == group.start_rank)
                 cards.remove(pick)
-                piles[f].append(pick % 52)
+                piles[f].append(pick)
             f += 1
 
     DealStream(seed, deal_context(variant, options)).shuffle(cards)
     it = iter(cards)
     for p, (n_down, n_up) in zip(layout.tableau, rules.tableau.deal):
-        piles[p] = [next(it) % 52 for _ in range(n_down + n_up)]
+        piles[p] = [next(it) for _ in range(n_down + n_up)]
         down[p] = n_down
     for p, size in zip(layout.reserve, rules.reserve):
-        piles[p] = [next(it) % 52 for _ in range(size)]
-    rest = [c % 52 for c in it]
+        piles[p] = [next(it) for _ in range(size)]
+    rest = list(it)
     if layout.stock >= 0:
         piles[layout.stock] = rest[::-1]  # the next card of the sequence is the top
     elif rest:
         raise AssertionError("cards left over in a variant without stock")
-    return Position(piles, down, 0)
+    return piles, down

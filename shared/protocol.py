@@ -13,6 +13,7 @@ wire error code, so the server never touches an unchecked field.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 import types
 import typing
@@ -57,7 +58,12 @@ ERROR_CODES = (
     "stale_seq",  # seq is not the number of moves applied; reply carries the current seq
     "no_rematch",  # race.rematch of a race that is not over, or of a daily or practice game
     "already_queued",  # quick pairing twice
-    "rate_limited",  # too many messages; slow down
+    "rate_limited",  # too many messages, or too many wrong passwords (retry_after: seconds)
+    "account_required",  # ranked play (rated races, the ranked daily) by a guest: register
+    "bad_password",  # a new password fails the length rules (reason says which)
+    "bad_credentials",  # login or password check: wrong name or password
+    "already_registered",  # register from a session that is already an account's
+    "session_not_found",  # session.revoke of an id that is not one of the account's sessions
     "unavailable",  # the server cannot reach its store right now; retry
     "internal",  # a bug: reported, the connection survives
 )
@@ -115,6 +121,30 @@ DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 RequestId = int | str
 
+#: Every integer field of a request lies in 0..MAX_INT unless its class says otherwise
+#: (``seed``: 0..2**64-1; request ids: any msgpack integer, echoed unchanged). 2**53-1 is
+#: the largest integer a JSON or JavaScript client holds exactly; no count comes near it. Checking
+#: here means no out-of-range number ever reaches Redis (where it would fail as a command
+#: error and look like an outage).
+MAX_INT = 2**53 - 1
+
+
+def check_int(kind: str, name: str, value: int, lo: int = 0, hi: int = MAX_INT,
+              code: str = "bad_message") -> None:
+    """``value`` within ``lo..hi``, else :class:`ProtocolError` ``code``."""
+    if not lo <= value <= hi:
+        raise ProtocolError(code, f"{kind}: {name} must be {lo}..{hi}")
+
+
+def check_date(text: str) -> None:
+    """A real calendar date written ``YYYY-MM-DD`` (``2026-13-45`` is refused)."""
+    try:
+        ok = bool(DATE_RE.fullmatch(text)) and dt.date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ProtocolError("bad_message", "date must be a calendar date YYYY-MM-DD")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Request:
@@ -156,9 +186,11 @@ class Hello(Request):
     v: int
     name: str | None = None
     token: str | None = None
+    client: str | None = None  # e.g. "solrace-cli 0.1": shown in the account's session list
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
+        _check_client(self.client)
         if self.v not in SUPPORTED_VERSIONS:
             raise ProtocolError(
                 "unsupported_version",
@@ -259,8 +291,7 @@ class Sync(RaceRequest):
 
     def __post_init__(self) -> None:
         RaceRequest.__post_init__(self)
-        if self.since < 0:
-            raise ProtocolError("bad_message", "since must be >= 0")
+        check_int(self.TYPE, "since", self.since)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -272,8 +303,7 @@ class SeqRequest(RaceRequest):
 
     def __post_init__(self) -> None:
         RaceRequest.__post_init__(self)
-        if self.seq < 0:
-            raise ProtocolError("bad_message", "seq must be >= 0")
+        check_int(self.TYPE, "seq", self.seq)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -288,7 +318,7 @@ class MakeMove(SeqRequest):
 
     def __post_init__(self) -> None:
         SeqRequest.__post_init__(self)
-        if len(self.move) > 16:
+        if len(self.move.strip()) > 16:
             raise ProtocolError("bad_notation", "move text too long")
 
 
@@ -328,8 +358,7 @@ class Watch(Request):
     def __post_init__(self) -> None:
         Request.__post_init__(self)
         _check_target(self.TYPE, self.code, self.race)
-        if self.since < 0:
-            raise ProtocolError("bad_message", "since must be >= 0")
+        check_int(self.TYPE, "since", self.since)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -347,8 +376,9 @@ class LiveRaces(Request):
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
-        if not 1 <= self.limit <= 100:
-            raise ProtocolError("bad_message", "limit must be 1..100")
+        check_int(self.TYPE, "limit", self.limit, 1, 100)
+        if self.before is not None:
+            check_int(self.TYPE, "before", self.before)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -419,10 +449,10 @@ class Leaderboard(Request):
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
-        if not 1 <= self.limit <= 100 or self.offset < 0:
-            raise ProtocolError("bad_message", "limit must be 1..100 and offset >= 0")
-        if self.date is not None and not DATE_RE.fullmatch(self.date):
-            raise ProtocolError("bad_message", "date must be YYYY-MM-DD")
+        check_int(self.TYPE, "limit", self.limit, 1, 100)
+        check_int(self.TYPE, "offset", self.offset)
+        if self.date is not None:
+            check_date(self.date)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -466,12 +496,117 @@ class MyRaces(Request):
     TYPE: ClassVar[str] = "races.mine"
 
 
+# ----------------------------------------------------------------------------- accounts
+
+MAX_PASSWORD = 512  # characters on the wire; the server's rules are stricter (bad_password)
+CLIENT_RE = re.compile(r"^[\x20-\x7e]{1,64}$")
+SESSION_ID_RE = re.compile(r"^[0-9a-f]{12}$")
+
+
+def _check_client(client: str | None) -> None:
+    if client is not None and not CLIENT_RE.fullmatch(client):
+        raise ProtocolError("bad_message", "client is 1-64 printable ASCII characters")
+
+
+def _check_password(field_name: str, password: str) -> None:
+    if len(password) > MAX_PASSWORD:
+        raise ProtocolError("bad_password", f"{field_name} is longer than {MAX_PASSWORD}")
+
+
+def _check_name(name: str) -> None:
+    if not NAME_RE.fullmatch(name):
+        raise ProtocolError("bad_name", "not a valid player name")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Register(Request):
+    """Make an account: of the guest this connection is (``name`` defaults to the guest's
+    name; the player id, ratings and history are kept), or of a new player on an anonymous
+    connection (``name`` required)."""
+
+    TYPE: ClassVar[str] = "register"
+    password: str = field(repr=False)  # never in a log line, not even by accident
+    name: str | None = None
+    client: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if self.name is not None:
+            _check_name(self.name)
+        _check_password("password", self.password)
+        _check_client(self.client)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Login(Request):
+    """A new session of an account, on an anonymous connection (or on one already logged in
+    to that account)."""
+
+    TYPE: ClassVar[str] = "login"
+    name: str
+    password: str = field(repr=False)
+    client: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_name(self.name)
+        _check_password("password", self.password)
+        _check_client(self.client)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Logout(Request):
+    TYPE: ClassVar[str] = "logout"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sessions(Request):
+    TYPE: ClassVar[str] = "sessions"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RevokeSession(Request):
+    TYPE: ClassVar[str] = "session.revoke"
+    session: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if not SESSION_ID_RE.fullmatch(self.session):
+            raise ProtocolError("session_not_found", f"no session {self.session!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChangePassword(Request):
+    TYPE: ClassVar[str] = "password.change"
+    old: str = field(repr=False)
+    new: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_password("old", self.old)
+        _check_password("new", self.new)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteAccount(Request):
+    TYPE: ClassVar[str] = "account.delete"
+    password: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_password("password", self.password)
+
+
+ACCOUNT_REQUESTS = (Register, Login, Logout, Sessions, RevokeSession, ChangePassword,
+                    DeleteAccount)
+
 _REQUESTS: dict[str, type[Request]] = {
     cls.TYPE: cls
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
         Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch,
+        *ACCOUNT_REQUESTS,
     )
 }
 
@@ -560,8 +695,9 @@ def request_types() -> dict[str, type[Request]]:
 # ----------------------------------------------------------------------------- events
 
 #: Fields of race events that only spectators receive: a racer sees rivals' progress, never
-#: their boards (the moves and the view deltas they produce).
-SPECTATOR_ONLY = frozenset({"move", "delta"})
+#: their boards (the moves and the view deltas they produce; the spectator form's reveals and
+#: final boards, see shared/masking.py, are never in the stored events but are listed too).
+SPECTATOR_ONLY = frozenset({"move", "delta", "reveal", "boards"})
 
 
 def racer_event(event: dict[str, Any]) -> dict[str, Any]:

@@ -134,6 +134,9 @@ class Variant:
     summary: str
     options: tuple[Option, ...]
     make_rules: Callable[[Mapping[str, str]], Rules] = field(repr=False)
+    #: Said wherever the variant is offered with its default options (``variants``, a race's
+    #: lobby): what a player should know before choosing them. Empty: nothing to say.
+    advice: str = ""
 
     def normalize(self, options: Mapping[str, object] | None = None) -> dict[str, str]:
         """Validated options with defaults filled in, in declaration order.

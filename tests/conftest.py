@@ -8,15 +8,32 @@ port (the ``redis-server``/``valkey-server`` that
 * ``redis_url`` (function): that server's URL, after ``FLUSHALL`` so each test starts empty.
 * ``private_redis`` (function): a server of the test's own, for tests that stop, kill or
   restart Redis (``appendfsync always`` so an acknowledged write survives a SIGKILL).
+* ``redis_cluster`` (session): a real Redis Cluster, 3 masters + 3 replicas
+  (:class:`solrace.server.rediscluster.RedisClusterProcess`), started once on first use.
+
+Second backend: a test module that sets ``BACKENDS = ("single", "cluster")`` runs every test
+that takes ``redis_url`` twice, ``[single]`` on the one Redis and ``[cluster]`` on the shared
+cluster (flushed before each test). ``SOLRACE_TEST_BACKENDS=single`` (or ``cluster``) runs
+only one of them.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 import redis
+from solrace.server.rediscluster import RedisClusterProcess
 from solrace.server.redisproc import RedisProcess
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    backends = getattr(metafunc.module, "BACKENDS", None)
+    if backends and "redis_url" in metafunc.fixturenames:
+        only = os.environ.get("SOLRACE_TEST_BACKENDS")
+        chosen = [b for b in backends if not only or b in only.split(",")]
+        metafunc.parametrize("redis_url", chosen, indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -29,8 +46,27 @@ def redis_proc() -> Iterator[RedisProcess]:
         proc.stop()
 
 
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterProcess]:
+    proc = RedisClusterProcess(masters=3, replicas=1)
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
 @pytest.fixture
-def redis_url(redis_proc: RedisProcess) -> str:
+def redis_url(request: pytest.FixtureRequest) -> str:
+    if getattr(request, "param", "single") == "cluster":
+        cluster: RedisClusterProcess = request.getfixturevalue("redis_cluster")
+        for node in cluster.nodes:  # a fault test may have left a node down
+            if not node.running:
+                node.restart()
+        cluster.wait_ok()
+        cluster.flushall()
+        return cluster.url
+    redis_proc: RedisProcess = request.getfixturevalue("redis_proc")
     if not redis_proc.running:  # a test killed the shared server after all: bring it back
         redis_proc.restart()
     client = redis.Redis.from_url(redis_proc.url)

@@ -32,6 +32,10 @@ COMMANDS: tuple[str, ...] = (
     "practice",
     "leaderboard",
     "profile",
+    "register",
+    "login",
+    "logout",
+    "sessions",
 )
 
 SEED_MAX = 2**64 - 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,10 +23,11 @@ from solrace.client.commands.leaderboard import RANK_RULE, fetch, versus_par
 from solrace.client.commands.play import RaceTerminal, interrupted
 from solrace.client.library import Client, ClientError
 from solrace.client.render import paint
-from solrace.client.session import login
+from solrace.client.session import login, refusal, who
 from solrace.client.tui import (
     add_server_arguments,
     clock,
+    interactive,
     options_text,
     resolve_name,
     resolve_server,
@@ -64,15 +66,37 @@ def info_lines(info: Mapping[str, Any], *, color: bool = False) -> list[str]:
         "tomorrow)",
         f"par {info.get('par')} moves (the solver's winning line: this deal can be won)",
     ]
-    attempt = info.get("attempt")
-    lines.append(f"your ranked attempt: started (race {attempt})" if attempt
-                 else "your ranked attempt: not played yet")
+    lines.append(attempt_line(info))
     yesterday = info.get("yesterday")
     if yesterday and yesterday.get("seed") is not None:
         lines.append(f"yesterday ({yesterday.get('date')}):")
         lines += ["  " + line for line in seed_lines(
             yesterday, yesterday.get("commitment"), variant, yesterday.get("options"))]
     return lines
+
+
+def attempt_line(info: Mapping[str, Any]) -> str:
+    """Where the caller's ranked attempt of the day stands (``attempt_state``)."""
+    attempt, state = info.get("attempt"), info.get("attempt_state")
+    variant = info.get("variant")
+    if not attempt:
+        return "your ranked attempt: not played yet (one per day; its clock starts when you do)"
+    if state in ("finished", "closed"):
+        return (f"your ranked attempt: finished (race {attempt}); see your rank: "
+                f"solrace leaderboard {variant} --around-me; replay the deal unranked: "
+                f"solrace daily {variant} --practice")
+    return (f"your ranked attempt: in progress (race {attempt}), its clock running; "
+            f"'solrace daily {variant}' resumes it")
+
+
+def confirm_start(info: Mapping[str, Any], practice: bool) -> bool:
+    """A new ranked attempt starts its clock at once: on a terminal, ask for enter first (as
+    a race's lobby does). Resuming, practising and scripts are not asked."""
+    if practice or info.get("attempt") or not interactive():
+        return True
+    print("press enter to start your ranked attempt — its clock starts then and there is "
+          "one per day (Ctrl-C or end of input: not now)> ", end="", flush=True)
+    return bool(sys.stdin.readline())
 
 
 class DailyTerminal(RaceTerminal):
@@ -88,7 +112,7 @@ class DailyTerminal(RaceTerminal):
         kind = "ranked attempt" if self.ranked else "practice (unranked)"
         return " · ".join([paint("solrace daily", "1", self.color), self.variant_label(),
                            str(self.info.get("date")), kind, f"par {self.info.get('par')}",
-                           f"you: {self.client.welcome.get('name') or '?'}"])
+                           f"you: {who(self.client)}"])
 
 
 async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, Any] | None:
@@ -135,9 +159,12 @@ async def daily_main(args: argparse.Namespace) -> int:
         try:
             info = await client.request("daily", variant=variant)
         except ClientError as exc:
-            raise CommandError(f"{exc.code}: {exc.reason}") from None
+            raise CommandError(refusal(exc)) from None
         print("\n".join(info_lines(info, color=color)), flush=True)
         if args.info:
+            return 0
+        if not await asyncio.to_thread(confirm_start, info, args.practice):
+            print("not started: your ranked attempt is still to play")
             return 0
         term = DailyTerminal(client, url, info, color=color)
 
@@ -151,7 +178,7 @@ async def daily_main(args: argparse.Namespace) -> int:
                         f"you have played today's ranked {variant} daily; "
                         f"'solrace daily {variant} --practice' plays the deal again, unranked; "
                         f"'solrace leaderboard {variant} --around-me' shows your rank") from None
-                raise CommandError(f"{exc.code}: {exc.reason}") from None
+                raise CommandError(refusal(exc)) from None
             term.ranked = bool(reply.get("ranked"))
             rid = reply["race"]["race"]
             client.versions.setdefault(rid, 0)

@@ -9,9 +9,12 @@ progress (cards home, moves, finished) arrives live while you type.
 
 A dropped connection is resumed with the saved session token and the missed events are synced;
 a move in flight is re-sent with the same sequence number, which the server treats as a
-duplicate if it had already applied it. ``quit`` leaves without resigning: the game stays open
-on the server until the time limit, and ``solrace play`` (same server and name) resumes it —
-so does re-running it after a crash, because the token is kept in ``session.json``.
+duplicate if it had already applied it. ``quit`` in the lobby leaves the race (the seat is
+freed); once the race runs it only exits: seat and game stay open on the server until the time
+limit (rivals see you as disconnected), and ``solrace play`` (same server and name) resumes it
+— so does re-running it after a crash, because the token is kept in ``session.json``. With
+several open games ``solrace play`` asks which one (``--race ID`` / ``--new`` without a
+terminal).
 
 On a terminal the screen is redrawn in place; with stdout or stdin redirected every board and
 event is printed as plain lines (moves can be piped in: lines typed before the start are held
@@ -31,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from solrace.client import quickplay
+from solrace.client import opengames, quickplay
 from solrace.client.commands import (
     CommandError,
     option_dict,
@@ -41,7 +44,7 @@ from solrace.client.commands import (
 )
 from solrace.client.library import Client, ClientError
 from solrace.client.render import board_lines, paint
-from solrace.client.session import CONNECT_ERRORS, login
+from solrace.client.session import CONNECT_ERRORS, login, refusal, who
 from solrace.client.tui import (
     Screen,
     StdinLines,
@@ -63,7 +66,9 @@ HELP = "race in the terminal: join by invite code, quick-pair, or create a race"
 
 DEFAULT_VARIANT = "unlimited"
 RECONNECT_FOR = 60.0  # seconds of retrying before giving up on a lost connection
-MESSAGES = 3  # message lines kept on the terminal frame
+MESSAGES = 5  # message lines shown on the terminal frame ('log' shows more)
+HISTORY = 50  # message lines kept for 'log'
+LOG_WORDS = frozenset({"log", "messages"})
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 HELP_WORDS = frozenset({"help", "h", "?"})
 BOARD_WORDS = frozenset({"board", "b"})
@@ -83,14 +88,30 @@ def invite_code(text: str) -> str:
     return code
 
 
+def bounded(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``lo..hi``, refused on the command line whether or
+    not it ends up used (a resumed game takes no settings, but a typo is still a typo)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
+        return value
+
+    return parse
+
+
 def add_race_settings(parser: argparse.ArgumentParser) -> None:
     """``--option``, ``--seats``, ``--time-limit``, ``--rated``: a new race's settings."""
     parser.add_argument("-o", "--option", dest="options", type=parse_options, action="append",
                         default=[], metavar="K=V",
                         help="variant option, repeatable (see 'solrace variants')")
-    parser.add_argument("--seats", type=int, default=2, metavar="N",
+    parser.add_argument("--seats", type=bounded(2, 8), default=2, metavar="N",
                         help="racers, 2..8 (default 2; new races only)")
-    parser.add_argument("--time-limit", type=int, default=600, metavar="S",
+    parser.add_argument("--time-limit", type=bounded(30, 7200), default=600, metavar="S",
                         help="time limit in seconds, 30..7200 (default 600; new races only)")
     parser.add_argument("--rated", action="store_true",
                         help="a rated race (spectators watch with a delay; new races only)")
@@ -113,6 +134,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     how.add_argument("--invite", type=invite_code, metavar="CODE", help="join a race by code")
     how.add_argument("--quick", action="store_true",
                      help="be paired with the next player waiting for the same variant")
+    how.add_argument("--race", metavar="ID", default=None,
+                     help="resume this one of your open games (several are open: you choose)")
+    how.add_argument("--new", action="store_true",
+                     help="start or join a new race even though you have open games")
     add_race_settings(parser)
     add_play_arguments(parser)
 
@@ -131,6 +156,7 @@ class Racer:
     moves: int = 0
     result: str | None = None
     elapsed: int = 0
+    online: bool = True  # connected to the server (``presence`` frames)
 
 
 class RaceTerminal:
@@ -160,11 +186,13 @@ class RaceTerminal:
         self._history: list[dict[str, Any]] = []
         self.held: deque[str] = deque()
         self.messages: deque[str] = deque(maxlen=MESSAGES)
+        self.history: deque[str] = deque(maxlen=HISTORY)
         self.slots: dict[str, int] = {}
         self.offset = 0  # server clock minus local clock, ms
         self.spectators = 0
         self.ready_sent = False
         self.auto_play = False  # every move with "auto" (quickplay.toggle)
+        self.rivals_told = False  # said that every rival's game is over
         self.my_result: str | None = None
         self.end: dict[str, Any] | None = None
         self.done = False
@@ -256,6 +284,9 @@ class RaceTerminal:
             self.on_event(ev)
         self._result_from_board()
         self.redraw()
+        advice = default_options_advice(summary)
+        if advice and self.state in ("lobby", "countdown"):
+            self.message(advice)
         if self.state == "lobby":
             if self.auto_ready:
                 await self.get_ready()
@@ -307,6 +338,24 @@ class RaceTerminal:
             await self.adopt(msg["race"])
         elif kind == "event" and msg.get("race") == self.rid:
             self.on_event(msg)
+        elif kind == "presence" and msg.get("race") == self.rid:
+            self.on_presence(msg)
+        elif kind == "spectators" and msg.get("race") == self.rid:
+            self.spectators = int(msg.get("count", 0))
+            self.refresh("status")
+
+    def on_presence(self, msg: dict[str, Any]) -> None:
+        """A rival's connection state: shown on their line, announced when it changes."""
+        racer = self.racers.get(str(msg.get("player")))
+        online = bool(msg.get("online"))
+        if racer is None or racer.pid == self.me or racer.online == online:
+            return
+        racer.online = online
+        if racer.result or self.state in ("finished", "closed"):
+            return
+        self.message(f"{racer.name} is back" if online else
+                     f"{racer.name} disconnected (their game and clock go on)")
+        self.refresh("rivals")
 
     def on_event(self, ev: dict[str, Any]) -> None:
         v, k = int(ev["v"]), ev.get("k")
@@ -335,6 +384,9 @@ class RaceTerminal:
                 self.redraw()
                 wait = max(0, int(ev["starts_at"]) - self.server_now()) / 1000
                 self.message(f"everyone is ready: the race starts in {wait:.1f} s")
+            if loud and ev.get("commitment"):
+                self.message(f"deal commitment (sha256 of the seed, checked when the seed is "
+                             f"revealed at the end): {ev['commitment']}")
         elif k == "start":
             self.state = "running"
             self.summary["started_at"], self.summary["ends_at"] = ev["started_at"], ev["ends_at"]
@@ -345,10 +397,6 @@ class RaceTerminal:
                 self.message("go!")
         elif k == "progress" and racer:
             self._progress(racer, ev, loud)
-        elif k == "spectators":
-            self.spectators = int(ev.get("count", 0))
-            if loud:
-                self.refresh("status")
         elif k == "closed":
             self.state, self.done = "closed", True
             self.message("the race was closed: everyone left the lobby")
@@ -381,6 +429,19 @@ class RaceTerminal:
                 self.message(f"{racer.name} {self._finish_words(racer)}")
         else:
             self.screen.line(self.rival_line(racer).strip())
+        if ev.get("result"):
+            self._rivals_done()
+
+    def _rivals_done(self) -> None:
+        """Once every rival's game is over and ours is not, say how to end the race now
+        instead of leaving the player to wait for the time limit."""
+        rivals = [r for r in self.racers.values() if r.pid != self.me]
+        if self.rivals_told or self.my_result or not rivals or not all(r.result for r in rivals):
+            return
+        self.rivals_told = True
+        who = "every bot" if self.summary.get("kind") == "practice" else "everyone else"
+        self.message(f"{who} has finished: play on to finish your game, or type 'resign' to "
+                     "end the race now and see the standings")
 
     def _finish_words(self, racer: Racer) -> str:
         words = {"won": "won", "lost": "is stuck (no legal move)", "resigned": "resigned"}
@@ -402,6 +463,8 @@ class RaceTerminal:
                 return
             if word in HELP_WORDS:
                 self.help()
+            elif word in LOG_WORDS:
+                self.show_log()
             elif word in BOARD_WORDS or (word == "" and (self.ready_sent or self.state != "lobby")):
                 self.redraw()
             elif word in quickplay.AUTO_WORDS:
@@ -489,7 +552,9 @@ class RaceTerminal:
                 resent = True
         self.my_result = "resigned"
         self.refresh("status")
-        self.message("you resigned; waiting for the others to finish")
+        playing = [r for r in self.racers.values() if r.pid != self.me and not r.result]
+        self.message("you resigned; waiting for the others to finish" if playing
+                     else "you resigned; the race is over")
 
     @property
     def practice(self) -> bool:
@@ -530,10 +595,30 @@ class RaceTerminal:
                 await self.client.leave(self.rid)
                 self.message("you left the race")
             elif self.state in ("countdown", "running") and not self.my_result:
-                self.message("you left, but your game stays open until the time limit: "
+                self.message("you left, but your seat and game stay open until the time limit: "
                              "'solrace play' resumes it")
         except (ClientError, *CONNECT_ERRORS):
             pass
+
+    def quit_words(self) -> str:
+        """What ``quit`` does now, in words (``help`` and the lobby say it)."""
+        if self.state == "queued":
+            return "stop waiting for an opponent"
+        if self.state == "lobby":
+            return "leave the race: your seat is freed"
+        if self.state in ("countdown", "running") and not self.my_result:
+            return ("exit only: your seat and your game stay, the clock runs on until the time "
+                    "limit, and 'solrace play' resumes it; 'resign' ends your game")
+        return "exit"
+
+    def show_log(self) -> None:
+        """The earlier messages (the frame shows the last few only)."""
+        past = list(self.history)[-HISTORY:]
+        if self.screen.tty:
+            self.screen.frame([*self.frame(), "earlier messages:", *past], self.prompt())
+        else:
+            for line in ["earlier messages:", *past]:
+                self.screen.line(line)
 
     def help(self) -> None:
         lines = ["moves: t3t5 (t3 onto t5) · wf1 (waste to f1) · t1t4:3 (three cards) · "
@@ -542,8 +627,8 @@ class RaceTerminal:
         if self.board:
             lines.append("piles here: " + pile_summary(self.board["view"]))
         hint = "hint (the solver's next move) · " if self.practice else ""
-        lines.append(f"commands: {hint}resign · board · help · quit "
-                     "(leave; 'solrace play' resumes)")
+        lines.append(f"commands: {hint}resign · board · log (earlier messages) · help · quit "
+                     f"({self.quit_words()})")
         for line in lines:
             self.message(line)
 
@@ -583,6 +668,7 @@ class RaceTerminal:
 
     def message(self, text: str) -> None:
         self.messages.append(text)
+        self.history.append(text)
         if self.screen.tty:
             self.refresh("messages")
         else:
@@ -601,9 +687,11 @@ class RaceTerminal:
     def title(self) -> str:
         s = self.summary
         parts = [paint("solrace", "1", self.color), self.variant_label()]
-        if self.rid:
-            parts += [f"race {self.rid}", f"code {s.get('code', '?')}"]
-        parts.append(f"you: {self.client.welcome.get('name') or '?'}")
+        if self.rid:  # dailies and practice games cannot be joined: their code means nothing
+            parts.append(f"race {self.rid}")
+            if s.get("kind", "race") == "race":
+                parts.append(f"code {s.get('code', '?')}")
+        parts.append(f"you: {who(self.client)}")
         return " · ".join(parts)
 
     def lobby_lines(self) -> list[str]:
@@ -621,7 +709,7 @@ class RaceTerminal:
         lobby = self.state == "lobby"  # readiness means nothing once the countdown runs
         for r in self.racers.values():
             mark = paint("✓", "32", self.color) if r.ready or not lobby else "·"
-            you = " (you)" if r.pid == self.me else ""
+            you = " (you)" if r.pid == self.me else "" if r.online else " (disconnected)"
             lines.append(f"  {mark} {r.name}{you}" + ("" if r.ready or not lobby
                                                       else " (not ready)"))
         return lines
@@ -643,7 +731,9 @@ class RaceTerminal:
         parts = []
         if board:
             view = board["view"]
-            parts.append(f"you: {view['moves']} moves · {view['home']}/{view['total']} home")
+            moves = view["moves"]
+            parts.append(f"you: {moves} move{'s' * (moves != 1)} · "
+                         f"{view['home']}/{view['total']} home")
         if self.my_result:
             parts.append(result_word(self.my_result, self.color))
         if s.get("started_at") and self.state == "running":
@@ -662,7 +752,9 @@ class RaceTerminal:
         home = "?" if r.home is None else str(r.home)
         result = result_word(r.result, self.color)
         at = f" at {clock(r.elapsed)}" if r.result else ""
-        return f"  {r.name:<20} {home:>3}/{total or '?'} home  {r.moves:>4} moves  {result}{at}"
+        away = "" if r.online or r.result else "  (disconnected)"
+        return (f"  {r.name:<20} {home:>3}/{total or '?'} home  {r.moves:>4} moves  "
+                f"{result}{at}{away}")
 
     def frame(self) -> list[str]:
         lines = [self.title(), ""]
@@ -728,6 +820,16 @@ class RaceTerminal:
             self.screen.frame(lines)
 
 
+def default_options_advice(summary: dict[str, Any]) -> str | None:
+    """The variant's advice (``Variant.advice``) when the race plays its default options."""
+    variant = VARIANTS.get(str(summary.get("variant")))
+    if variant is None or not variant.advice:
+        return None
+    if dict(summary.get("options") or {}) != variant.normalize({}):
+        return None
+    return f"note: {variant.title} {variant.advice}"
+
+
 def hint_text(reply: dict[str, Any], board: dict[str, Any] | None = None) -> str:
     """One line for a ``hint`` reply: the move to type, or why there is none."""
     when = ""
@@ -759,15 +861,43 @@ def pile_summary(view: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------ the command
 
 
-def _resumable(welcome: dict[str, Any], fresh_wanted: bool) -> dict[str, Any] | None:
-    """The session's unfinished race to pick up: one being played always; one in the lobby
-    only when the command line did not ask for a different race."""
-    races = welcome.get("races") or []
-    for state in ("running", "countdown") + (() if fresh_wanted else ("lobby",)):
-        for race in races:
-            if race.get("state") == state:
-                return dict(race)
-    return None
+async def pick_open_game(welcome: dict[str, Any], args: argparse.Namespace,
+                         now_ms: int) -> dict[str, Any] | None:
+    """The open game to resume (:func:`solrace.client.opengames.choose`), or None."""
+    games = opengames.open_games(welcome, lobbies=not (args.invite or args.quick))
+    if args.invite:
+        same = [g for g in games if g.get("code") == args.invite]
+        if same:
+            return same[0]
+    asked_new = bool(args.invite or args.quick or args.variant)
+    label = ("join the race " + args.invite if args.invite else
+             "quick-pair for a new race" if args.quick else "create a new race")
+
+    def ask(prompt: str) -> str:
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise CommandError("no choice made (end of input)")
+        return line
+
+    try:
+        return await asyncio.to_thread(
+            opengames.choose, games, race=args.race, new=args.new, asked_new=asked_new,
+            ask=ask if interactive() else None, new_label=label, now_ms=now_ms)
+    except opengames.Choice as exc:
+        raise CommandError(str(exc)) from None
+
+
+def settings_ignored(args: argparse.Namespace) -> list[str]:
+    """Say so when new-race settings on the command line do not apply to a resumed game."""
+    given = [flag for flag, on in (("VARIANT", args.variant), ("--option", args.options),
+                                   ("--seats", args.seats != 2),
+                                   ("--time-limit", args.time_limit != 600),
+                                   ("--rated", args.rated)) if on]
+    if not given:
+        return []
+    return [f"note: {', '.join(given)} apply to new races only; resuming an open game "
+            "(--new starts a new race instead)"]
 
 
 async def play_main(args: argparse.Namespace) -> int:
@@ -781,8 +911,10 @@ async def play_main(args: argparse.Namespace) -> int:
     term.auto_play = args.auto
 
     async def enter() -> dict[str, Any] | None:
-        found = _resumable(client.welcome, bool(args.invite or args.quick))
-        if found is not None and (not args.invite or found.get("code") == args.invite):
+        found = await pick_open_game(client.welcome, args, term.server_now())
+        if found is not None:
+            for note in settings_ignored(args):
+                term.message(note)
             return await term.resume(found)
         try:
             if args.invite:
@@ -794,7 +926,7 @@ async def play_main(args: argparse.Namespace) -> int:
             return await client.create_race(variant, options, seats=args.seats,
                                             time_limit=args.time_limit, rated=args.rated)
         except ClientError as exc:
-            raise CommandError(f"{exc.code}: {exc.reason}") from None
+            raise CommandError(refusal(exc)) from None
 
     try:
         return await term.run(enter)

@@ -28,7 +28,7 @@ from solrace.client.commands import (
 from solrace.client.commands.play import RaceTerminal, interrupted
 from solrace.client.library import Client, ClientError
 from solrace.client.render import paint
-from solrace.client.session import login
+from solrace.client.session import login, who
 from solrace.client.tui import add_server_arguments, resolve_name, resolve_server
 from solrace.shared.protocol import BOT_STRENGTHS, MAX_BOTS
 from solrace.shared.variants import VARIANTS
@@ -76,7 +76,7 @@ class PracticeTerminal(RaceTerminal):
     def title(self) -> str:
         return " · ".join([paint("solrace practice", "1", self.color), self.variant_label(),
                            bots_text(self.bots), "unranked",
-                           f"you: {self.client.welcome.get('name') or '?'}"])
+                           f"you: {who(self.client)}"])
 
 
 async def practice_main(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 from solrace.client.commands import CommandError, print_json, use_color
 from solrace.client.library import ClientError
 from solrace.client.render import paint
-from solrace.client.session import login
+from solrace.client.session import SessionStore, login, spectate
 from solrace.client.tui import (
     add_server_arguments,
     clock,
@@ -78,26 +78,31 @@ def profile_lines(reply: Mapping[str, Any], *, today: str | None = None, color: 
         lines.append("ratings: none yet (no rated race finished)")
     stats: Mapping[str, Any] = reply.get("stats") or {}
     if stats:
-        rows = [["variant", "wins", "best time", "races won", "dailies", "daily wins",
-                 "streak", "best streak", "last won daily"]]
+        rows = [["variant", "races", "wins", "best time", "races won", "dailies",
+                 "daily wins", "streak", "best streak", "last won daily"]]
         for variant in sorted(stats):
             s = stats[variant]
             best = s.get("best_time")
             rows.append([
-                _title(variant), str(s.get("wins", 0)),
+                _title(variant), str(s.get("races", 0)), str(s.get("wins", 0)),
                 clock(best, tenths=True) if best is not None else "-",
                 str(s.get("races_won", 0)), str(s.get("dailies", 0)),
                 str(s.get("daily_wins", 0)), str(current_streak(s, today)),
                 str(s.get("best_streak", 0)), str(s.get("last_daily") or "-"),
             ])
-        lines += ["all time:", *("  " + line for line in table(rows, right=tuple(range(1, 8))))]
+        lines += ["all time:", *("  " + line for line in table(rows, right=tuple(range(1, 9))))]
     else:
-        lines.append("all time: nothing played yet")
+        lines.append("all time: no race or daily finished yet")
+    lines.append("(practice games and practice races count nowhere)")
     return lines
 
 
 async def profile_main(args: argparse.Namespace) -> int:
-    client = await login(resolve_server(args), resolve_name(args))
+    url, name = resolve_server(args), resolve_name(args)
+    if args.player and name is None and SessionStore().current(url) is None:
+        client = await spectate(url)  # someone else's profile needs no session of one's own
+    else:
+        client = await login(url, name)
     try:
         fields = {"name": args.player} if args.player else {}
         reply = await client.request("profile", **fields)

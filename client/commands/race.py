@@ -22,7 +22,7 @@ from solrace.client.commands.play import (
     interrupted,
 )
 from solrace.client.library import ClientError
-from solrace.client.session import login
+from solrace.client.session import login, refusal
 from solrace.client.tui import resolve_name, resolve_server
 from solrace.shared.variants import VARIANTS
 
@@ -82,7 +82,7 @@ async def create_main(args: argparse.Namespace) -> int:
                     args.variant, option_dict(args), seats=args.seats,
                     time_limit=args.time_limit, rated=args.rated)
         except ClientError as exc:
-            raise CommandError(f"{exc.code}: {exc.reason}") from None
+            raise CommandError(refusal(exc)) from None
         if args.no_wait:
             if args.json:
                 print(json.dumps(summary, separators=(",", ":")))

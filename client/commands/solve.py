@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import threading
 import time
 from typing import Any
 
@@ -27,8 +28,12 @@ from solrace.shared.solver import Budget, Outcome, SolveResult, solve
 NAME = "solve"
 HELP = "solve a deal (won with moves / lost / unknown within a budget)"
 
-DEFAULT_BUDGET = "200k"
+# 200k nodes or 9 s of search, whichever comes first: with start-up and the replay check every
+# variant's deal answers within 10 s at a terminal (a node budget alone, given with --budget,
+# is the deterministic one); ``unknown`` says how to search further.
+DEFAULT_BUDGET = Budget(nodes=200_000, seconds=9.0)
 BATCH_MAX = 100_000
+TICK = 1.0  # seconds between progress updates on a terminal
 
 
 def parse_budget(text: str) -> Budget:
@@ -61,10 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--budget",
         type=parse_budget,
-        default=parse_budget(DEFAULT_BUDGET),
+        default=DEFAULT_BUDGET,
         metavar="B",
-        help=f"nodes (50000, 50k, 2m) or seconds (10s) per deal (default {DEFAULT_BUDGET}; "
-        "a node budget gives the same answer on every machine)",
+        help="nodes (50000, 50k, 2m) or seconds (10s) per deal (default: "
+        f"{DEFAULT_BUDGET.text()}, whichever comes first; a node budget gives the same "
+        "answer on every machine)",
     )
     parser.add_argument(
         "--batch",
@@ -95,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
     options = option_dict(args)
     if args.batch is not None:
         return _run_batch(args, options)
-    game, result = _solve_one(args, options, args.seed)
+    if sys.stderr.isatty() or not args.json:
+        print(f"solving {args.variant} seed {args.seed} (budget {args.budget.text()}) ...",
+              file=sys.stderr, flush=True)
+    game, result = _solve_with_progress(args, options, args.seed)
     if args.json:
         print_json(_document(game, result))
         return 0
@@ -105,11 +114,47 @@ def run(args: argparse.Namespace) -> int:
         print(f"par {result.par}")
         print(" ".join(result.move_texts()))
     print(f"{result.nodes} nodes, {result.seconds:.2f} s (budget {args.budget.text()})")
+    if result.outcome is Outcome.UNKNOWN:
+        print(unknown_advice(args.budget))
     return 0
 
 
+def unknown_advice(budget: Budget) -> str:
+    """What to do after ``unknown``: a bigger budget (each ten times costs about ten times
+    the time)."""
+    bigger = f"{budget.nodes * 10 // 1000}k" if budget.nodes else "200k"
+    return (f"unknown: neither a win nor a proof of loss within {budget.text()}; search "
+            f"further with --budget {bigger} (about ten times longer) or a time budget such as "
+            "--budget 60s")
+
+
+def _solve_with_progress(args: argparse.Namespace, options: dict[str, str], seed: int
+                         ) -> tuple[Game, SolveResult]:
+    """One solve; on a terminal, a line on stderr says what runs and how long it has run."""
+    if not sys.stderr.isatty():
+        return _solve_one(args, options, seed)
+    done = threading.Event()
+    started = time.perf_counter()
+
+    def tick() -> None:
+        while not done.wait(TICK):
+            print(f"\rsolving ({args.budget.text()} budget; --budget changes it)… "
+                  f"{time.perf_counter() - started:.0f} s", end="", file=sys.stderr,
+                  flush=True)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        return _solve_one(args, options, seed)
+    finally:
+        done.set()
+        ticker.join()
+        print("\r\x1b[2K", end="", file=sys.stderr, flush=True)
+
+
 def _options_text(game: Game) -> str:
-    return ",".join(f"{k}={v}" for k, v in game.options.items()) or "-"
+    """``draw=3 foundation_takeback=yes``: spaces, as every other command prints options."""
+    return " ".join(f"{k}={v}" for k, v in game.options.items()) or "-"
 
 
 def _progress(done: int, total: int, counts: dict[Outcome, int], started: float) -> None:

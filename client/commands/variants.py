@@ -30,6 +30,7 @@ def variant_json(v: Variant) -> dict[str, Any]:
         "name": v.name,
         "title": v.title,
         "summary": v.summary,
+        "advice": v.advice or None,
         "options": [
             {"name": o.name, "values": list(o.values), "default": o.default, "help": o.help}
             for o in v.options
@@ -48,6 +49,9 @@ def variant_text(v: Variant, color: bool) -> list[str]:
         lines += textwrap.wrap(o.help, WIDTH, initial_indent=" " * 8, subsequent_indent=" " * 8)
     if not v.options:
         lines.append("    no options")
+    if v.advice:
+        lines += textwrap.wrap("note: " + v.advice, WIDTH, initial_indent="    ",
+                               subsequent_indent="          ")
     return lines
 
 

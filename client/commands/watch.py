@@ -2,9 +2,10 @@
 
 The picture is built from what the server sends spectators and nothing else: the ``watching``
 snapshot (every racer's current view), then each ``progress`` event's view delta applied to that
-racer's board. Views never hold a face-down or stock card, so neither does the screen. Rated
-races reach spectators with a delay (shown in the header), so a racer gains nothing by watching
-a rival.
+racer's board, and its ``reveal`` (cards that every racer has now seen). Views never hold a
+face-down or stock card, so neither does the screen; while a race runs, a card not every racer
+has had face up comes masked (``??``, drawn as a card back) and the ``end`` event brings every
+board complete. Rated races also reach spectators with a delay (shown in the header).
 
 The race is named by id or invite code; with neither, the newest live race is picked. On a
 terminal the frame is redrawn in place; otherwise each update prints a new frame (``--once``
@@ -34,6 +35,7 @@ from solrace.client.tui import (
     seed_lines,
     standings_lines,
 )
+from solrace.shared.masking import MASKED, apply_reveal
 from solrace.shared.protocol import CODE_RE, RACE_ID_RE
 from solrace.shared.variants import VARIANTS
 from solrace.shared.views import apply_delta
@@ -128,14 +130,13 @@ class RaceView:
             self.news = "the race has started"
         elif k == "progress" and pid:
             self._progress(pid, name, ev)
-        elif k == "spectators":
-            self.spectators = int(ev.get("count", self.spectators))
         elif k == "closed":
             self.closed = True
             self.summary["state"] = "closed"
             self.news = "the race was closed: everyone left the lobby"
         elif k == "end":
             self.end = ev
+            self.boards.update(ev.get("boards") or {})  # everything shown, nothing masked
             self.summary["state"] = "finished"
             self.news = "the race is over"
         return True
@@ -145,6 +146,7 @@ class RaceView:
         if "delta" in ev and board is not None:
             self.boards[pid] = {"seq": ev.get("moves", board["seq"]),
                                 "view": apply_delta(board["view"], ev["delta"])}
+        apply_reveal(self.boards, ev.get("reveal") or {})
         if ev.get("elapsed") is not None:
             self.elapsed[pid] = int(ev["elapsed"])
         if ev.get("move"):
@@ -184,21 +186,60 @@ class RaceView:
         lines += board_lines(board["view"], color) if board else ["(no board yet)"]
         return lines
 
-    def frame(self, color: bool, width: int, now_ms: int) -> list[str]:
+    def frame(self, color: bool, width: int, now_ms: int, height: int | None = None
+              ) -> list[str]:
+        """The picture; with ``height`` (a terminal's rows) it never scrolls the header away:
+        boards that do not fit become one line each (see :meth:`fit`)."""
         lines = [self.header(color, now_ms), ""]
         if self.boards:
             pids = [p for p in self.order if p in self.boards]
             pids += [p for p in self.boards if p not in pids]
-            lines += wrap_blocks([self.block(p, color) for p in pids], width)
+            blocks = [self.block(p, color) for p in pids]
+            body = wrap_blocks(blocks, width)
+            if height is not None:
+                room = height - len(lines) - (2 if self.news else 0) - 1  # the cursor's row
+                if len(body) > room:
+                    body = self.fit(pids, blocks, width, room, color)
+            lines += body
         else:
             lines.append("racers: " + (", ".join(self.names.get(p, "?") for p in self.order)
                                        or "none yet"))
             if self.state == "running" and self.delay:
                 lines.append(f"the boards appear once the {self.delay:g} s spectator delay "
                              "has passed")
+        if any(MASKED in cards for b in self.boards.values()
+               for _, cards in b["view"]["piles"].values()):
+            lines += ["", f"{MASKED} = a card not every racer has seen yet (shown once they have)"]
         if self.news:
             lines += ["", self.news]
         return lines
+
+    def fit(self, pids: list[str], blocks: list[list[str]], width: int, room: int,
+            color: bool) -> list[str]:
+        """As many whole boards as fit in ``room`` rows (in racer order), the other racers one
+        line each — so three Forty and Eight boards at 80×24 keep the header on screen."""
+        for shown in range(len(pids) - 1, -1, -1):
+            rest = [self.summary_line(p, color) for p in pids[shown:]]
+            note = f"({len(rest)} board{'s' * (len(rest) != 1)} not shown: the terminal is too "\
+                "small; enlarge it to see every board)"
+            body = wrap_blocks(blocks[:shown], width) if shown else []
+            body = [*body, *([""] if body else []), *rest, note]
+            if len(body) <= room or shown == 0:
+                return body
+        return []
+
+    def summary_line(self, pid: str, color: bool) -> str:
+        """One racer on one line: cards home, moves, last move, result."""
+        board = self.boards.get(pid)
+        parts = [paint(self.names.get(pid, "?"), "1", color)]
+        if board:
+            view = board["view"]
+            parts += [f"{view['home']}/{view['total']} home", f"{view['moves']} moves"]
+        if pid in self.last_move:
+            parts.append(f"last move {self.last_move[pid]}")
+        if pid in self.results:
+            parts.append(result_word(self.results[pid], color))
+        return " · ".join(parts)
 
     def final_lines(self, color: bool) -> list[str]:
         if self.end is None:
@@ -246,7 +287,8 @@ class Watcher:
 
     def draw(self) -> None:
         assert self.view is not None
-        self.screen.frame(self.view.frame(self.color, self.screen.width(), self.now()))
+        height = self.screen.height() if self.screen.tty else None
+        self.screen.frame(self.view.frame(self.color, self.screen.width(), self.now(), height))
 
     async def open(self, target: dict[str, str]) -> RaceView:
         self._clock()
@@ -273,6 +315,9 @@ class Watcher:
                 await self.resume()
                 continue
             if msg.get("t") == "event" and msg.get("race") == view.rid and view.apply(msg):
+                self.draw()
+            elif msg.get("t") == "spectators" and msg.get("race") == view.rid:
+                view.spectators = int(msg.get("count", view.spectators))
                 self.draw()
 
     async def resume(self) -> None:

@@ -8,9 +8,12 @@
 - ``pointing``: ``autoplay``, ``finish``, ``legal`` and the batch form of ``move``
 - ``dailies``: ``daily``, ``daily.start``, ``practice.start``, ``leaderboard``, ``profile``
 - ``watching``: ``watch``, ``unwatch``, ``races.live``
+- ``accounts``: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
+  ``password.change``, ``account.delete``
 """
 
 from solrace.server.handlers import (
+    accounts,
     dailies,
     lobby,
     play,
@@ -22,6 +25,6 @@ from solrace.server.handlers import (
 from solrace.server.handlers.base import HANDLERS, Handler, handles
 
 __all__ = [
-    "HANDLERS", "Handler", "dailies", "handles", "lobby", "play", "pointing", "rematch",
-    "session", "watching",
+    "HANDLERS", "Handler", "accounts", "dailies", "handles", "lobby", "play", "pointing",
+    "rematch", "session", "watching",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.daily import previous_day
+from solrace.server.handlers.accounts import require_account
 from solrace.server.handlers.base import handles
 from solrace.server.results import rating_view
 from solrace.shared import protocol as P
@@ -22,6 +23,8 @@ async def on_daily(conn: Connection, req: P.DailyInfo) -> dict[str, Any]:
     record = await daily.get(name, day)
     out = daily.public(name, day, record, day)
     out["attempt"] = await conn.ctx.store.attempt_of(day, name, conn.me.pid)
+    attempt = await conn.ctx.store.read_race(out["attempt"]) if out["attempt"] else None
+    out["attempt_state"] = attempt.state if attempt is not None else None
     yesterday = await conn.ctx.store.daily(previous_day(day), name)
     if yesterday is not None:
         out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)
@@ -39,6 +42,8 @@ async def _start(conn: Connection, req_id: Any, rid: str, **extra: Any) -> None:
 
 @handles(P.DailyStart)
 async def on_daily_start(conn: Connection, req: P.DailyStart) -> None:
+    if not req.practice:
+        require_account(conn, "the ranked daily attempt")
     rid, ranked = await conn.ctx.daily.start(conn.me, req.variant, req.practice)
     await _start(conn, req.id, rid, ranked=ranked)
 
@@ -63,12 +68,18 @@ async def on_leaderboard(conn: Connection, req: P.Leaderboard) -> dict[str, Any]
 async def on_profile(conn: Connection, req: P.Profile) -> dict[str, Any]:
     store = conn.ctx.store
     if req.name is None:
+        if conn.player is None:
+            raise ProtocolError("not_authenticated", "profile of whom? name a player")
         pid, name = conn.me.pid, conn.me.name
     else:
-        found = await store.profile_of(req.name)
-        if found is None:
-            raise ProtocolError("player_not_found", f"no player called {req.name}")
-        pid, name = found, req.name
+        acct = await store.accounts.account(req.name)  # the owner of the name or a look-alike
+        if acct is not None and not acct.get("deleted"):
+            pid, name = acct["player"], acct["name"]
+        else:
+            found = None if acct is not None else await store.profile_of(req.name)
+            if found is None:
+                raise ProtocolError("player_not_found", f"no player called {req.name}")
+            pid, name = found, req.name
     ratings = {v: rating_view(t) for v, t in (await store.all_ratings(pid)).items()}
     stats: dict[str, dict[str, Any]] = {}
     for key, value in (await store.stats(pid)).items():

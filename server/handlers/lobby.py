@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from solrace.server.handlers.accounts import require_account
 from solrace.server.handlers.base import handles
 from solrace.server.races import Player
 from solrace.shared import protocol as P
@@ -28,6 +29,8 @@ async def race_reply(conn: Connection, req_id: Any, rid: str, kind: str = "race"
 @handles(P.CreateRace)
 async def on_race_create(conn: Connection, req: P.CreateRace) -> dict[str, Any]:
     races = conn.ctx.races
+    if req.rated:
+        require_account(conn, "a rated race")
     rid, _ = await races.create(conn.me, req.variant, req.options, req.seats,
                                 req.time_limit, req.rated)
     v = await races.join(conn.me, rid)
@@ -40,6 +43,8 @@ async def on_race_create(conn: Connection, req: P.CreateRace) -> dict[str, Any]:
 async def on_race_join(conn: Connection, req: P.JoinRace) -> dict[str, Any]:
     races = conn.ctx.races
     rid = req.race if req.race is not None else await races.code_to_race(req.code or "")
+    if (await races.info(rid)).rated:
+        require_account(conn, "a rated race")
     v = await races.join(conn.me, rid)
     if v == 0:  # already a racer: no new event
         v = (await races.record(rid)).num("version")

@@ -1,10 +1,16 @@
-"""Session requests: ``hello`` (new name, resumed token, or anonymous) and ``ping``."""
+"""Session requests: ``hello`` (new guest, resumed token, or anonymous) and ``ping``.
+
+A ``hello`` with a name makes a guest (as before accounts existed: a client that only knows
+this still plays); a token resumes a guest's or an account's session; neither makes an
+anonymous connection, which may watch, list races, ``register`` and ``login``.
+"""
 
 from __future__ import annotations
 
-import secrets
+import time
 from typing import TYPE_CHECKING, Any
 
+from solrace.server.handlers.accounts import address, become, my_races
 from solrace.server.handlers.base import handles
 from solrace.server.races import Player
 from solrace.shared import protocol as P
@@ -19,41 +25,26 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
     if conn.greeted:
         raise ProtocolError("already_authenticated", "this connection already said hello")
     ctx = conn.ctx
-    store, ttl = ctx.store, int(ctx.config.session_ttl)
-    token: str | None = None
+    now = await ctx.store.server_time_ms()
     if req.token is None and req.name is None:
         conn.greeted = True
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=None, name=None,
-                       races=[], server_time=await store.server_time_ms())
+                       races=[], server_time=now, account=False)
     if req.token is not None:
-        found = await store.load_session(req.token, ttl)
-        if found is None:
-            raise ProtocolError("bad_token", "unknown or expired session; hello with a name")
-        conn.player = Player(*found)
-    else:
-        assert req.name is not None
-        pid = secrets.token_hex(8)
-        if not await store.claim_name(req.name, pid, ttl):
-            raise ProtocolError("name_taken", f"the name {req.name} is in use")
-        token = secrets.token_urlsafe(24)
-        await store.create_session(token, pid, req.name, ttl)
-        await store.remember_profile(req.name, pid)
-        conn.player = Player(pid, req.name)
-    conn.greeted = True
-    await ctx.hub.watch_player(conn.player.pid, conn)
-    races = []
-    for rid in await store.player_races(conn.player.pid):
-        rec = await store.read_race(rid)
+        rec = await ctx.accounts.resume(req.token)
         if rec is None:
-            continue
-        await ctx.races.record(rid)
-        races.append(ctx.races.summary(rec))
-        ctx.races.arm(rec)
-    out = P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=conn.player.pid,
-                  name=conn.player.name, races=races, server_time=await store.server_time_ms())
-    if token is not None:
-        out["token"] = token
-    return out
+            raise ProtocolError("bad_token", "unknown, expired or revoked session; hello with "
+                                "a name (a guest) or log in")
+        conn.session, conn.player, conn.greeted = rec, Player(rec.player, rec.name), True
+        conn.session_refreshed = time.monotonic()  # resume() refreshed it
+        await ctx.hub.watch_player(rec.player, conn)
+        return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=rec.player,
+                       name=rec.name, races=await my_races(conn), server_time=now,
+                       account=rec.kind == "account", session=rec.sid)
+    assert req.name is not None
+    issued = await ctx.accounts.guest(req.name, req.client, address(conn))
+    out = await become(conn, issued)
+    return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, server_time=now, **out)
 
 
 @handles(P.Ping)

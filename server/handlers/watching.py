@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from solrace.server.feed import SPECTATOR_TTL_MS
 from solrace.server.handlers.base import handles
 from solrace.server.races import parse_options
-from solrace.server.spectate import DelayLine, fold_boards
+from solrace.server.spectate import DelayLine, final_boards, fold_boards
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
@@ -25,35 +25,50 @@ async def on_watch(conn: Connection, req: P.Watch) -> None:
     if info.kind != "race":
         raise ProtocolError("not_watchable", "daily and practice games are private")
     live = rec.state not in ("finished", "closed")
-    if live and conn.player is not None and conn.player.pid in rec.names:
-        raise ProtocolError("not_watchable", "racers cannot watch their own race")
+    if live and rid in feed.races and rid not in feed.watching:
+        raise ProtocolError("not_watchable", "this connection races in that race: watch it "
+                                             "from another connection")
     if rid in feed.races:  # after the checks: a refused watch must not detach a racer
         await feed.detach(rid)
     cfg = ctx.config
     delay = cfg.spectator_delay if info.rated else cfg.casual_spectator_delay
     delay_ms = int(delay * 1000) if live else 0
-    redis_now = await ctx.store.server_time_ms()
-    offset = redis_now - int(time.time() * 1000)
-    cutoff = redis_now - delay_ms
-    base = req.since if req.since and not req.full else 0
-    events = [e for e in await ctx.store.events_since(rid, base) if e.get("at", 0) <= cutoff]
-    last = events[-1]["v"] if events else base
-    count = 0
-    if live:
-        count = await ctx.store.spectate(rid, conn.member, True, SPECTATOR_TTL_MS)
-        ctx.spectators.setdefault(rid, set()).add(conn.member)
-    out = P.reply(req.id, "watching", race=ctx.races.summary(rec), delay=delay_ms / 1000,
-                  v=last, spectators=count)
-    if req.full or req.since:
-        out["events"] = events
-    else:
-        out["boards"] = fold_boards(events)
-        end = next((e for e in events if e.get("k") == "end"), None)
-        if end is not None:
-            out["end"] = end
+    mask = ctx.masks.acquire(info) if live else None
+    try:
+        redis_now = await ctx.store.server_time_ms()
+        offset = redis_now - int(time.time() * 1000)
+        cutoff = redis_now - delay_ms
+        base = req.since if req.since and not req.full else 0
+        events = [e for e in await ctx.store.events_since(rid, base) if e.get("at", 0) <= cutoff]
+        last = events[-1]["v"] if events else base
+        if mask is not None:  # while the race runs, spectators get the masked forms
+            await mask.ensure(ctx.store, rid, last, events)
+            events = mask.since(base, last)
+        elif any(e.get("k") == "end" for e in events):  # over: nothing masked
+            boards = await final_boards(ctx.store, rid, events if base == 0 else None)
+            events = [{**e, "boards": boards} if e.get("k") == "end" else e for e in events]
+        count = 0
+        if live:
+            count = await ctx.store.spectate(rid, conn.member, True, SPECTATOR_TTL_MS)
+            ctx.spectators.setdefault(rid, set()).add(conn.member)
+        out = P.reply(req.id, "watching", race=ctx.races.summary(rec), delay=delay_ms / 1000,
+                      v=last, spectators=count)
+        if req.full or req.since:
+            out["events"] = events
+        else:
+            snapshot = mask.since(0, last) if mask is not None else events
+            out["boards"] = fold_boards(snapshot)
+            end = next((e for e in events if e.get("k") == "end"), None)
+            if end is not None:
+                out["end"] = end
+    except BaseException:
+        if mask is not None:
+            ctx.masks.release(rid)
+        raise
     conn.send(out)
-    if live:
+    if mask is not None:
         feed.watching.add(rid)
+        feed.masks[rid] = mask  # released when the connection detaches from the race
         if delay_ms:
             feed.delays[rid] = DelayLine(delay_ms, offset, conn.send,
                                          on_end=lambda: conn.spawn(feed.detach(rid)))

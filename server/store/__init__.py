@@ -5,8 +5,16 @@ race's keys share one slot and every script touches a single slot):
 
 key (type) — holds — TTL
 
-* ``sr:session:{<sha256 token>}`` (hash) — player, name — session TTL, refreshed on use
-* ``sr:name:{<lower name>}`` (string) — player id holding the name — as its session
+* ``sr:session:{<sha256 token>}`` (hash) — player, name, kind, account, sid, created_at,
+  last_seen, client, address — session TTL, refreshed on use
+* ``sr:session:{<sha256 token>}:fails`` (zset) — failed password checks in the session
+* ``sr:name:{account:<fold>}`` (string) — player id of the live guest holding the name — as
+  its session
+* ``sr:account:{account:<fold>}`` (hash) — an account (player, name, kdf, created_at), or its
+  tombstone — no TTL; ``…:sessions`` (hash) session id -> token hash; ``…:fails`` (zset)
+* ``sr:loginfail:{addr:<address>}`` (zset) — failed logins from one client address — 24 h
+* ``sr:player:{<pid>}:history`` (zset) — every race the player joined — RETENTION
+  (the name keys are described one by one in :mod:`.keys`)
 * ``sr:player:{<pid>}:races`` (set) — race ids the player is in, not finished — session TTL
 * ``sr:race:{<rid>}`` (hash) — race meta: variant, options, seats, time_limit, rated, state,
   code, host, seed, commitment, created_at, starts_at, started_at, ends_at, ended_at,
@@ -24,9 +32,13 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
 * ``sr:race:{<rid>}:watchers`` (zset) — spectator connections (``<process>:<conn>``) scored by
   the Redis time their registration expires (refreshed by their process) — as the race
+* ``sr:race:{<rid>}:online`` (zset) — racers' attached connections (``<pid>|<process>:<conn>``)
+  scored by expiry ms (presence; refreshed every 30 s by their connection) — 2 × its TTL
 * ``sr:live`` (zset) — running race ids scored by start time — members removed at the end
 * ``sr:deadlines`` (zset) — running race ids (every kind) scored by ``ends_at``: any process's
   sweeper ends races whose time is up even if no process holds a timer for them — as live
+* ``sr:race:{<rid>}:barrier`` (string) — written before ``WAIT`` with ``--wait-replicas``: once
+  replicas have it they have every earlier write of the race's master — 60 s
 * ``sr:race:{<rid>}:botlease`` (string) — the process id driving the bots of a practice race
   with bots (one driver per race) — ``--bot-lease``, renewed by its holder; deleted at the end
 * ``sr:bots`` (zset) — practice races whose bots are still playing, scored by when their lease
@@ -50,7 +62,8 @@ key (type) — holds — TTL
   member text sorts in ranking order (see ``daily.rank_key``) — DAILY_TTL
 * ``sr:lb:{<date>|<variant>}:entries`` (hash) — player id -> msgpack row (rank key, name,
   result, time, moves, home) — DAILY_TTL
-* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:wins``, ``:best_time``,
+* ``sr:stats:{<pid>}`` (hash) — all-time per variant: ``<variant>:races``, ``:wins``,
+  ``:best_time``,
   ``:races_won``, ``:dailies``, ``:daily_wins``, ``:streak``, ``:best_streak``,
   ``:last_daily`` — no TTL
 * ``sr:rating:{<pid>}`` (hash) — ``<variant>`` -> ``rating,rd,volatility,games`` — no TTL
@@ -60,7 +73,10 @@ The race, session and player keys are owned by this module alone.
 
 Pub/sub channels: ``sr:race:{<rid>}`` carries ``<version>:<msgpack event>`` for every race
 event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches,
-rematch offers).
+rematch offers). On a
+Redis Cluster (a ``RedisCluster`` client) they are sharded channels (``SPUBLISH``), each on the
+shard of its tag's slot. Cluster rule: every script, ``MULTI`` and multi-key command touches one
+hash slot (docs/scaling.md; tests/server/test_slots.py checks every Store method).
 
 All times are Redis ``TIME`` in milliseconds, read inside the scripts: one clock for every
 server process, so a race's clock does not depend on which process serves it.
@@ -69,13 +85,16 @@ server process, so a race's clock does not depend on which process serves it.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import msgpack
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from solrace.server import metrics
 from solrace.server.store import lua
+from solrace.server.store.accounts import AccountStore
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.keys import (
     CODE_TTL,
@@ -86,6 +105,7 @@ from solrace.server.store.keys import (
     Keys,
 )
 from solrace.server.store.records import RaceRecord, ScriptResult, _s, decode_map
+from solrace.server.store.replication import Replication, ReplicationLag
 
 __all__ = [
     "CODE_TTL",
@@ -95,6 +115,7 @@ __all__ = [
     "RETENTION",
     "Keys",
     "RaceRecord",
+    "ReplicationLag",
     "ScriptBatcher",
     "ScriptResult",
     "Store",
@@ -105,28 +126,41 @@ __all__ = [
 class Store:
     """The one door to Redis. ``redis`` must use ``decode_responses=False``."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis | RedisCluster, *, wait_replicas: int = 0,
+                 wait_timeout_ms: int = 1000) -> None:
         self.redis = redis
-        self._join = redis.register_script(lua.JOIN)
-        self._leave = redis.register_script(lua.LEAVE)
-        self._ready = redis.register_script(lua.READY)
-        self._start = redis.register_script(lua.START)
-        self._move = redis.register_script(lua.MOVE)
-        self._batch = redis.register_script(lua.BATCH)
-        self._resign = redis.register_script(lua.RESIGN)
-        self._finish = redis.register_script(lua.FINISH)
-        self._quick = redis.register_script(lua.QUICK)
-        self._spectate = redis.register_script(lua.SPECTATE)
-        self._lb_record = redis.register_script(lua.LB_RECORD)
-        self._daily_stats = redis.register_script(lua.DAILY_STATS)
-        self._win_stats = redis.register_script(lua.WIN_STATS)
-        self._rating_cas = redis.register_script(lua.RATING_CAS)
-        self._unlock = redis.register_script(lua.UNLOCK)
-        self._renew = redis.register_script(lua.RENEW)
-        self._lease_take = redis.register_script(lua.LEASE_TAKE)
-        self._lease_renew = redis.register_script(lua.LEASE_RENEW)
+        self.cluster = isinstance(redis, RedisCluster)
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self._join = self._script(lua.JOIN)
+        self._leave = self._script(lua.LEAVE)
+        self._ready = self._script(lua.READY)
+        self._start = self._script(lua.START)
+        self._move = self._script(lua.MOVE)
+        self._batch = self._script(lua.BATCH)
+        self._resign = self._script(lua.RESIGN)
+        self._finish = self._script(lua.FINISH)
+        self._quick = self._script(lua.QUICK)
+        self._spectate = self._script(lua.SPECTATE)
+        self._presence = self._script(lua.PRESENCE)
+        self._lb_record = self._script(lua.LB_RECORD)
+        self._daily_stats = self._script(lua.DAILY_STATS)
+        self._win_stats = self._script(lua.WIN_STATS)
+        self._rating_cas = self._script(lua.RATING_CAS)
+        self._unlock = self._script(lua.UNLOCK)
+        self._renew = self._script(lua.RENEW)
+        self._lease_take = self._script(lua.LEASE_TAKE)
+        self._lease_renew = self._script(lua.LEASE_RENEW)
         self.batcher = ScriptBatcher(redis)
+        self.replication = Replication(self) if wait_replicas > 0 else None
         self.commands = 0  # Redis round trips issued, for metrics and benchmarks
+        self.accounts = AccountStore(redis, self.batcher, self._count)
+
+    def _script(self, source: str) -> Any:
+        """Register a Lua script; on a cluster its pub/sub goes sharded (SPUBLISH), so a race's
+        channel lives on its race's shard. Every script must touch one hash slot (see
+        docs/scaling.md; tests/server/test_slots.py checks every registered script)."""
+        return self.redis.register_script(lua.sharded(source) if self.cluster else source)
 
     def _count(self) -> None:
         self.commands += 1
@@ -137,35 +171,7 @@ class Store:
         return bool(await self.redis.ping())
 
     # ------------------------------------------------------------------ sessions
-
-    async def claim_name(self, name: str, pid: str, ttl: int) -> bool:
-        self._count()
-        return bool(await self.redis.set(Keys.name(name), pid, nx=True, ex=ttl))
-
-    async def create_session(self, token: str, pid: str, name: str, ttl: int) -> None:
-        key = Keys.session(token)
-        async with self.redis.pipeline(transaction=True) as p:
-            p.hset(key, mapping={"player": pid, "name": name})
-            p.expire(key, ttl)
-            await p.execute()
-        self._count()
-
-    async def load_session(self, token: str, ttl: int) -> tuple[str, str] | None:
-        """(player id, name) for a live token, refreshing its TTL; None when unknown."""
-        key = Keys.session(token)
-        raw = await self.redis.hgetall(key)
-        self._count()
-        if not raw:
-            return None
-        data = decode_map(raw)
-        pid, name = data["player"], data["name"]
-        async with self.redis.pipeline(transaction=False) as p:
-            p.expire(key, ttl)
-            p.set(Keys.name(name), pid, ex=ttl)
-            p.expire(Keys.player_races(pid), ttl)
-            await p.execute()
-        self._count()
-        return pid, name
+    # Names, accounts and sessions: ``self.accounts`` (:mod:`.accounts`).
 
     # ------------------------------------------------------------------ races
 
@@ -201,6 +207,8 @@ class Store:
             async with self.redis.pipeline(transaction=False) as p:
                 p.sadd(Keys.player_races(pid), rid)
                 p.expire(Keys.player_races(pid), RETENTION)
+                p.zadd(Keys.player_history(pid), {rid: int(time.time() * 1000)})
+                p.expire(Keys.player_history(pid), RETENTION)  # what deleting anonymises
                 await p.execute()
             self._count()
         return res
@@ -251,13 +259,23 @@ class Store:
         the msgpack progress event (a map of at most 14 entries); the script adds ``elapsed``
         and ``at``."""
         self._count()
-        return ScriptResult.of(
+        res = ScriptResult.of(
             await self.batcher.call(self._move,
                 keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
                 args=[pid, seq, move, home, "1" if progressed else "0", result,
                       Keys.race_channel(rid), event],
             )
         )
+        await self.durable(rid, res)
+        return res
+
+    async def durable(self, rid: str, res: ScriptResult) -> None:
+        """With ``--wait-replicas N``: return only once N replicas hold the race's writes so
+        far (a move just logged, or — for a duplicate — the earlier one); else raise
+        :class:`ReplicationLag` (the caller answers ``unavailable``; a retry is idempotent)."""
+        if self.replication is not None and res.status in ("ok", "dup"):
+            self._count()
+            await self.replication.wait(Keys.barrier(rid))
 
     async def append_batch(
         self, rid: str, pid: str, seq: int, moves: Sequence[tuple[str, int, bool, bytes]],
@@ -271,12 +289,14 @@ class Store:
         args: list[Any] = [pid, seq, len(moves), result, Keys.race_channel(rid)]
         for text, home, progressed, event in moves:
             args += [text, home, "1" if progressed else "0", event]
-        return ScriptResult.of(
+        res = ScriptResult.of(
             await self.batcher.call(self._batch,
                 keys=[Keys.race(rid), Keys.log(rid, pid), Keys.pstate(rid, pid), Keys.events(rid)],
                 args=args,
             )
         )
+        await self.durable(rid, res)
+        return res
 
     async def resign(self, rid: str, pid: str, dealt_home: int = 0) -> ScriptResult:
         self._count()
@@ -375,9 +395,17 @@ class Store:
         """Register (or drop) one spectator connection; returns the spectator count."""
         self._count()
         return int(await self.batcher.call(self._spectate,
-            keys=[Keys.race(rid), Keys.watchers(rid), Keys.events(rid)],
+            keys=[Keys.race(rid), Keys.watchers(rid)],
             args=[member, "1" if add else "0", ttl_ms, Keys.race_channel(rid)],
         ))
+
+    async def presence(self, rid: str, member: str, add: bool, ttl_ms: int) -> list[str]:
+        """Register (or drop) one racer connection ``<pid>|<conn>`` of race ``rid``; returns
+        every registration still live (expired ones are dropped first)."""
+        self._count()
+        raw = await self._presence(keys=[Keys.online(rid)],
+                                   args=[member, "1" if add else "0", ttl_ms])
+        return [_s(m) for m in raw]
 
     async def refresh_spectators(self, rid: str, members: Sequence[str], ttl_ms: int) -> None:
         now = await self.server_time_ms()
@@ -594,6 +622,11 @@ class Store:
                                 args=[variant, "1" if won else "0", "1" if race_won else "0",
                                       time_ms])
 
+    async def race_played(self, pid: str, variant: str) -> None:
+        """Count a finished race (any result) in the player's all-time ``<variant>:races``."""
+        self._count()
+        await self.redis.hincrby(Keys.stats(pid), f"{variant}:races", 1)
+
     async def stats(self, pid: str) -> dict[str, str]:
         self._count()
         return decode_map(await self.redis.hgetall(Keys.stats(pid)))
@@ -665,7 +698,10 @@ class Store:
 
     async def notify_player(self, pid: str, notice: dict[str, Any]) -> None:
         self._count()
-        await self.redis.publish(Keys.player_channel(pid), msgpack.packb(notice))
+        if self.cluster:  # sharded: the channel lives on the player's slot's shard
+            await self.redis.spublish(Keys.player_channel(pid), msgpack.packb(notice))
+        else:
+            await self.redis.publish(Keys.player_channel(pid), msgpack.packb(notice))
 
     async def server_time_ms(self) -> int:
         self._count()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 
+from solrace.server.accounts.names import fold
+
 RETENTION = 30 * 24 * 3600  # seconds finished races (and their replays) are kept
 CODE_TTL = 24 * 3600
 DAILY_TTL = 40 * 24 * 3600  # daily deals, attempts and leaderboards: kept at least 30 days
@@ -21,11 +23,64 @@ class Keys:
 
     @staticmethod
     def session(token: str) -> str:
+        """(hash) one session, keyed by the sha256 of its token (the token itself is never
+        stored): player, name, kind (guest | account), account (the account's name), sid (the
+        public session id), created_at, last_seen (ms), client, address — session TTL,
+        refreshed on use (at most once a minute, see ``AccountStore.touch``)."""
         return f"sr:session:{{{hashlib.sha256(token.encode()).hexdigest()}}}"
 
     @staticmethod
+    def session_hashed(digest: str) -> str:
+        """:meth:`session` from the token's sha256 hex (what an account's session list holds)."""
+        return f"sr:session:{{{digest}}}"
+
+    @staticmethod
+    def session_fails(digest: str) -> str:
+        """(zset) failed password checks made inside this session (``policy.SESSION_RULES``),
+        member ``<ms>:<random>`` scored by the Redis time — expires with the limit's window."""
+        return f"sr:session:{{{digest}}}:fails"
+
+    # Names and accounts: every key of one name shares the tag ``{account:<fold>}`` (the fold
+    # of ``solrace.server.accounts.names``), so the checks "is this name an account's" and
+    # "is it a live guest's" and the claim are one script in one Cluster slot.
+
+    @staticmethod
     def name(name: str) -> str:
-        return f"sr:name:{{{name.lower()}}}"
+        """(string) the player id of the live guest holding a name (and every look-alike of
+        it) — as the guest's session, refreshed on resume; never set for an account's name."""
+        return f"sr:name:{{account:{fold(name)}}}"
+
+    @staticmethod
+    def account(name: str) -> str:
+        """(hash) an account: player, name (display spelling), kdf (the scrypt hash),
+        created_at; after deletion only deleted=1, deleted_at (a tombstone: the name is
+        never taken again) — no TTL."""
+        return f"sr:account:{{account:{fold(name)}}}"
+
+    @staticmethod
+    def account_sessions(name: str) -> str:
+        """(hash) the account's sessions: session id -> sha256 of its token (the key of
+        :meth:`session_hashed`); entries whose session expired are pruned when listed — no
+        TTL (deleted with the account)."""
+        return f"sr:account:{{account:{fold(name)}}}:sessions"
+
+    @staticmethod
+    def account_fails(name: str) -> str:
+        """(zset) failed logins against the account (``policy.ACCOUNT_RULES``), member
+        ``<ms>:<random>`` scored by the Redis time — expires 24 h after the last failure."""
+        return f"sr:account:{{account:{fold(name)}}}:fails"
+
+    @staticmethod
+    def address_fails(address: str) -> str:
+        """(zset) failed logins from one client address (``policy.ADDRESS_RULES``), as
+        :meth:`account_fails` — expires 24 h after the last failure."""
+        return f"sr:loginfail:{{addr:{address}}}"
+
+    @staticmethod
+    def player_history(pid: str) -> str:
+        """(zset) every race id the player joined, scored by join time (ms): what deleting an
+        account anonymises — RETENTION, refreshed on join."""
+        return f"sr:player:{{{pid}}}:history"
 
     @staticmethod
     def player_races(pid: str) -> str:
@@ -80,6 +135,13 @@ class Keys:
     @staticmethod
     def watchers(rid: str) -> str:
         return f"sr:race:{{{rid}}}:watchers"
+
+    @staticmethod
+    def online(rid: str) -> str:
+        """Racers' connections attached to the race (presence), scored by expiry."""
+        return f"sr:race:{{{rid}}}:online"
+    def barrier(rid: str) -> str:
+        return f"sr:race:{{{rid}}}:barrier"
 
     @staticmethod
     def bot_lease(rid: str) -> str:

@@ -5,7 +5,22 @@ the Redis clock with ``TIME`` (one clock for every server process), checks the s
 from by name (the names are those of :mod:`solrace.server.lifecycle`, a test holds them to it)
 and emits race events with ``emit``: a version from the race hash, an entry ``<v>-0`` in the
 race's stream, and a pub/sub message ``<v>:<event>``.
+
+Cluster rule (checked for every registered script by tests/server/test_slots.py): every key in
+KEYS and every channel a script publishes on carries the same hash tag, so the script runs on
+one slot of one shard. On a cluster, :func:`sharded` turns ``PUBLISH`` into ``SPUBLISH``.
 """
+
+import re
+
+_PUBLISH = re.compile(r"""redis\.call\((['"])PUBLISH\1""")
+
+
+def sharded(source: str) -> str:
+    """The script with sharded pub/sub (Redis >= 7): ``SPUBLISH`` publishes on the shard that
+    owns the channel's slot — the race's own shard, since the channel has the race's tag."""
+    return _PUBLISH.sub("redis.call('SPUBLISH'", source)
+
 
 PRELUDE = """
 local function now_ms()
@@ -55,8 +70,11 @@ local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='join', player=ARGV[1
 local ttl = redis.call('TTL', KEYS[1])
 if ttl > 0 then for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ttl) end end
 if ARGV[4] == '1' then
+  -- joining ready (quick pairing, dailies, practice): the log says so with a ready event,
+  -- exactly as if the racer had sent race.ready
   redis.call('SADD', KEYS[5], ARGV[1])
   if ttl > 0 then redis.call('EXPIRE', KEYS[5], ttl) end
+  emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='ready', player=ARGV[1]}))
   maybe_countdown(KEYS[1], KEYS[2], KEYS[5], KEYS[4], ARGV[3], ARGV[5])
 end
 return {'ok', v}
@@ -221,7 +239,9 @@ redis.call('SET', KEYS[3], ARGV[2])
 return {'ok', emit(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
 """
 
-# KEYS meta watchers ev | ARGV member add(1/0) ttl_ms channel
+# KEYS meta watchers | ARGV member add(1/0) ttl_ms channel
+# The count goes out on the race channel as ``n:<count>`` (no version, nothing in the event
+# stream): visitors coming and going must not grow the race's durable log.
 SPECTATE = PRELUDE + """
 local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -234,9 +254,22 @@ end
 local count = redis.call('ZCARD', KEYS[2])
 local state = redis.call('HGET', KEYS[1], 'state')
 if changed == 1 and state and state ~= 'finished' and state ~= 'closed' then
-  emit(KEYS[1], KEYS[3], ARGV[4], cmsgpack.pack({k='spectators', count=count}))
+  redis.call('PUBLISH', ARGV[4], 'n:' .. count)
 end
 return count
+"""
+
+# KEYS online | ARGV member add(1/0) ttl_ms — presence, never in the event log
+PRESENCE = PRELUDE + """
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[2] == '1' then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[3]))
+return redis.call('ZRANGE', KEYS[1], 0, -1)
 """
 
 # KEYS lb entries | ARGV pid rank_key row ttl

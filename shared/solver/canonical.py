@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from solrace.shared.engine import Game
-from solrace.shared.rules import Build
+from solrace.shared.rules import AutoFill, Build
 
 EMPTY = 255
 _PILE_SEP = b"\xff"
@@ -59,6 +59,13 @@ def key_function(game: Game) -> Callable[[], bytes]:
     one_deck = rules.decks == 1
     one_pass = rules.redeals == 0
     limited = rules.redeals is not None
+    # Unlimited redeals and nothing refilling a space: draws and redeals are free moves that
+    # only shift the boundary of the fixed sequence "waste, then stock reversed", so positions
+    # whose boundaries can reach each other by draws alone play identically. With draw 1 every
+    # boundary reaches every other; with draw ``d`` the boundaries at multiples of ``d`` and at
+    # the end reach each other (and nothing else reaches them all), any other one is itself.
+    draw = rules.draw
+    cycle = not limited and draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
 
     def key() -> bytes:
         piles = pos.piles
@@ -86,7 +93,17 @@ def key_function(game: Game) -> Callable[[], bytes]:
             parts.append(bytes(sorted([piles[i][0] if piles[i] else EMPTY for i in C])))
         if S >= 0:
             waste, stock = piles[W], piles[S]
-            if one_deck:
+            if cycle:
+                k = len(waste)
+                if draw == 1 or k % draw == 0 or not stock:
+                    k = EMPTY  # any boundary of the free cycle
+                if one_deck:
+                    parts.append(bytes((k,)))
+                else:
+                    seq = waste + stock[::-1]
+                    sb = bytes(seq) if table is None else bytes(seq).translate(table)
+                    parts.append(sb + bytes((k,)))
+            elif one_deck:
                 parts.append(bytes((len(waste), len(stock))))
             else:
                 wb = bytes(waste) if table is None else bytes(waste).translate(table)

@@ -17,7 +17,13 @@ safe foundation moves of :mod:`.safe_moves` are made too. Pruning:
   dominates);
 * delayed moves: a move that uncovers a face-up card its group was built on, and a
   take-back from a foundation, only matter once the uncovered or returned card is used, so
-  they are searched only together with such a use.
+  they are searched only together with such a use;
+* held waste cards (draw 1, unlimited redeals): every stock card stays within free reach, so
+  a waste card goes to the tableau only together with a card put onto it.
+
+A macro-move's draws are applied as one *jump* of the waste boundary (``JUMP`` steps) and
+recorded as the engine's draws and redeals; the second halves of pairs are generated directly
+(:meth:`MoveGen._legal_uses`) rather than by filtering ``Game._legal()``.
 
 Edges come in the engine's order (foundation moves, tableau moves, waste and cells, then the
 stock), which depth-first search follows and best-first search uses to break ties.
@@ -27,25 +33,29 @@ from __future__ import annotations
 
 from solrace.shared.cards import RANK_OF, RED_OF, SUIT_OF
 from solrace.shared.engine import Game
-from solrace.shared.rules import AutoFill, Build, EmptyTableau
+from solrace.shared.rules import AutoFill, Build
 from solrace.shared.solver.canonical import suits_matter
 from solrace.shared.solver.safe_moves import SafeMoves
+from solrace.shared.solver.stock import JUMP, StockEdges
 
 Triple = tuple[int, int, int]
-Edge = tuple[Triple, ...]
+Edge = tuple[tuple, ...]  # Triples, the first possibly a stock jump (JUMP, k, redeals, draws)
 
 
-class MoveGen:
+class MoveGen(StockEdges):
     """Edges out of the current position of ``game``; ``pruning=False`` gives the engine's
     moves one by one with no safe moves (the benchmark's baseline)."""
 
-    def __init__(self, game: Game, *, pruning: bool = True) -> None:
+    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False) -> None:
         self.game = game
         self.pruning = pruning
         rules = game.rules
         self.rules = rules
         self.pos = game.pos
-        self.safe = SafeMoves(game)
+        # the streamliner: never take a card back from a foundation (a search of a smaller
+        # game; its wins are wins, its "lost" proves nothing about the real game)
+        self.no_takeback = streamline and rules.foundation_to_tableau
+        self.safe = SafeMoves(game, takeback=not self.no_takeback)
         self.F = game._F
         self.T = game._T
         self.Fset = frozenset(game._F)
@@ -54,6 +64,10 @@ class MoveGen:
         self.S, self.W = game._S, game._W
         self.total = rules.total_cards
         self.macro = pruning and rules.draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
+        # draw 1, unlimited redeals, no refill: every stock card stays within reach at no cost,
+        # so a waste card put on the tableau matters only once it is used (a card put onto
+        # it): such moves are searched only paired with a use (docs/solver.md)
+        self.hold_waste = self.macro and rules.draw == 1 and rules.redeals is None
         self.rank_only = not suits_matter(game)
         self.alt = rules.tableau.build is Build.DOWN_ALTERNATE_COLOUR
         group_of: dict[int, int] = {}
@@ -63,6 +77,8 @@ class MoveGen:
                 group_of[i] = gi
             f += g.count
         self.group_of = group_of
+        self._walk_fresh = False  # _walk is that of the node being expanded
+        self._walk: tuple[list[tuple[int, int, int, int]], list[Triple]] = ([], [])
 
     # ------------------------------------------------------------------ applying
 
@@ -85,9 +101,14 @@ class MoveGen:
         """Make an edge and the safe moves after it: (undo record, moves made)."""
         do = self.game._do
         ops: list = []
+        moves: list[Triple] = []
         for t in edge:
-            ops.extend(do(*t))
-        moves = list(edge)
+            if t[0] == JUMP:
+                self._jump(t[1], t[2], ops)
+                moves.extend(t[3])
+            else:
+                ops.extend(do(*t))
+                moves.append(t)
         self.close(ops, moves)
         return ops, moves
 
@@ -100,10 +121,12 @@ class MoveGen:
             top = RANK_OF[top]
         return (self.group_of[f], top)
 
-    def edges(self, inner: bool = False) -> list[Edge]:
+    def edges(self, inner: bool = False, use: tuple[int, int] | None = None) -> list[Edge]:
         """Every edge out of the current position.
 
-        ``inner``: plain moves only (no delayed-move pairs), for the second half of a pair.
+        ``inner``: plain moves only (no delayed-move pairs), for the second half of a pair;
+        ``use`` = ``(src, dst)`` then keeps only the edges whose last move is from ``src`` or
+        onto ``dst`` (the same edges, in the same order, as filtering the full list).
         """
         game = self.game
         if not self.pruning:
@@ -115,9 +138,14 @@ class MoveGen:
         out: list[Edge] = []
         f_seen: set[tuple[int, int, int]] = set()
         empty_seen: set[tuple[int, int, bool]] = set()
-        for s, d, n in game._legal():
+        no_takeback = self.no_takeback
+        if not inner:
+            self._walk_fresh = False
+        for s, d, n in game._legal() if use is None else self._legal_uses(*use):
             if macro and (s in (S, W) or d == S):
                 continue  # the stock macro-moves below replace these
+            if no_takeback and s in Fset and d not in Fset:
+                continue
             if d in Fset:
                 if s in Fset and self.group_of[s] == self.group_of[d]:
                     continue  # the same multiset of foundation tops
@@ -141,9 +169,13 @@ class MoveGen:
                 if s in Fset and d in Tset:
                     self._delayed((s, d, n), s, d, out)  # take-back
                     continue
-            out.append(((s, d, n),))
+            if use is None or s == use[0] or d == use[1]:
+                out.append(((s, d, n),))
         if macro and S >= 0:
-            self._stock_edges(out)
+            if use is None:
+                self._stock_edges(out)
+            elif use[1] in Tset:  # a waste card's only use is a move onto the pile
+                self._stock_edges(out, use[1])
         return out
 
     def _delayed(self, first: Triple, src: int, dst: int, out: list[Edge]) -> None:
@@ -157,11 +189,100 @@ class MoveGen:
         """
         game = self.game
         ops = game._do(*first)
-        for e in self.edges(inner=True):
-            last = e[-1]
-            if last[0] == src or last[1] == dst:
-                out.append((first, *e))
+        out.extend([(first, *e) for e in self.edges(inner=True, use=(src, dst))])
         game._revert(ops)
+
+    def _legal_uses(self, src: int, dst: int) -> list[Triple]:
+        """``Game._legal()`` restricted to moves from ``src`` or onto tableau pile ``dst``,
+        in the same order, without generating the rest: the second halves of delayed-move
+        pairs (most of the solver's move generation on Klondike). Stock moves are left out
+        (a draw is never from ``src`` nor onto ``dst``). Tested against filtering
+        ``Game._legal()``."""
+        g = self.game
+        piles, down = self.pos.piles, self.pos.down
+        out: list[Triple] = []
+        if g.resigned or self.home() == self.total:
+            return out
+        # to the foundations: only from src
+        p = piles[src] if src >= 0 else []
+        if p and src in g._to_f_sources and len(p) > down[src]:
+            c = p[-1]
+            from_f = src in self.Fset
+            f_next, f_first = g._f_next, g._f_first
+            for f in self.F:
+                fp = piles[f]
+                if c in (f_next[f][fp[-1]] if fp else f_first[f]) and not (
+                        from_f and (f == src or not fp)):
+                    out.append((src, f, 1))
+        # to the tableau: everything from src, and anything onto dst
+        T = self.T
+        accept = g._t_accept
+        king_only = g._king_only
+        groups = g._groups
+        run_length = g._run_length
+        dp = piles[dst]
+        d_empty = not dp
+        # what dst takes: the head rank wanted and the cards accepted (not empty)
+        acc: tuple[int, ...] = ()
+        want_rank = 0
+        if dp and accept is not None and len(dp) > down[dst]:
+            acc = accept[dp[-1]]
+            want_rank = RANK_OF[dp[-1]] - 1
+        wants: dict[int, list[int]] | None = None  # card -> accepting piles, for src's moves
+        empties: list[int] = []
+        if src in self.Tset or src in g._to_t_single:
+            wants = {}
+            for d in T:
+                tp = piles[d]
+                if not tp:
+                    empties.append(d)
+                elif accept is not None and len(tp) > down[d]:
+                    for c in accept[tp[-1]]:
+                        wants.setdefault(c, []).append(d)
+        for s in T:
+            p = piles[s]
+            if not p:
+                continue
+            if s == src:
+                assert wants is not None
+                for n in range(1, (run_length(s) if groups else 1) + 1):
+                    head = p[-n]
+                    ds = wants.get(head)
+                    if empties and (RANK_OF[head] == 13 if king_only else n == 1):
+                        ds = sorted(ds + empties) if ds else empties
+                    if ds:
+                        out.extend([(s, d, n) for d in ds if d != s])
+            elif s != dst:
+                # the run's ranks go up one by one from its top: one head can fit dst
+                if d_empty:
+                    n = 14 - RANK_OF[p[-1]] if king_only else 1
+                elif acc:
+                    n = want_rank - RANK_OF[p[-1]] + 1
+                else:
+                    continue
+                if (n == 1 or (n > 1 and groups and n <= run_length(s))) and (
+                        d_empty or p[-n] in acc):
+                    out.append((s, dst, n))
+        for s in g._to_t_single:
+            p = piles[s]
+            if p:
+                c = p[-1]
+                if s == src:
+                    assert wants is not None
+                    ds = wants.get(c)
+                    if empties and (not king_only or RANK_OF[c] == 13):
+                        ds = sorted(ds + empties) if ds else empties
+                    if ds:
+                        out.extend([(s, d, 1) for d in ds])
+                elif (c in acc) if not d_empty else (not king_only or RANK_OF[c] == 13):
+                    out.append((s, dst, 1))
+        if d_empty and g.rules.reserve_to_space:
+            for s in g._R:
+                if piles[s]:
+                    out.append((s, dst, 1))
+        if g._C and src in g._to_c_sources and piles[src]:
+            out.extend([(src, c, 1) for c in g._C if not piles[c]])
+        return out
 
     def _sits_on_parent(self, s: int, n: int) -> bool:
         """Is the group of ``n`` cards on top of ``s`` already built on the card below it?"""
@@ -172,98 +293,3 @@ class MoveGen:
         if self.alt:
             return RED_OF[below] != RED_OF[head]
         return SUIT_OF[below] == SUIT_OF[head]
-
-
-    def _waste_targets(self) -> tuple[dict[int, list[int]], dict[int, list[int]], list[int]]:
-        """Which cards fit where right now: foundation targets by card, tableau targets by
-        card, and empty tableau piles that take any card."""
-        piles, down = self.pos.piles, self.pos.down
-        rules = self.rules
-        to_f: dict[int, list[int]] = {}
-        seen: set[tuple[int, int]] = set()
-        for f in self.F:
-            tk = self._f_target_key(f)
-            if tk in seen:
-                continue
-            seen.add(tk)
-            g = self.game
-            p = piles[f]
-            if p:
-                top = p[-1]
-                end = 13 if g._step[f] == 1 else 1
-                if RANK_OF[top] == end:
-                    continue
-                r = RANK_OF[top] + g._step[f]
-                suits = (SUIT_OF[top],) if g._same[f] else range(4)
-            else:
-                r = g._start[f]
-                suits = range(4)
-            for su in suits:
-                to_f.setdefault(su * 13 + r - 1, []).append(f)
-        to_t: dict[int, list[int]] = {}
-        any_t: list[int] = []
-        build = rules.tableau.build
-        king_only = rules.tableau.empty is EmptyTableau.KING
-        empty_done = False
-        for t in self.T:
-            p = piles[t]
-            if not p:
-                if empty_done:
-                    continue
-                empty_done = True
-                if king_only:
-                    for su in range(4):
-                        to_t.setdefault(su * 13 + 12, []).append(t)
-                else:
-                    any_t.append(t)
-                continue
-            if build is Build.NONE or len(p) <= down[t]:
-                continue
-            top = p[-1]
-            r = RANK_OF[top] - 1
-            if r < 1:
-                continue
-            if build is Build.DOWN_SAME_SUIT:
-                to_t.setdefault(top - 1, []).append(t)
-            else:
-                for su in ((0, 3) if RED_OF[top] else (1, 2)):
-                    to_t.setdefault(su * 13 + r - 1, []).append(t)
-        return to_f, to_t, any_t
-
-    def _stock_edges(self, out: list[Edge]) -> None:
-        """Macro edges: draw/redeal to each reachable waste position, then play its top."""
-        piles = self.pos.piles
-        S, W = self.S, self.W
-        waste, stock = piles[W], piles[S]
-        seq = waste + stock[::-1]
-        total = len(seq)
-        if not total:
-            return
-        draw = self.rules.draw
-        limit = self.rules.redeals
-        redeals_left = None if limit is None else limit - self.pos.redeals
-        to_f, to_t, any_t = self._waste_targets()
-        k = len(waste)
-        path: list[Triple] = []
-        reached: set[int] = set()
-        while k not in reached:
-            reached.add(k)
-            if k:
-                c = seq[k - 1]
-                prefix = tuple(path)
-                for f in to_f.get(c, ()):
-                    out.append((*prefix, (W, f, 1)))
-                for t in to_t.get(c, ()):
-                    out.append((*prefix, (W, t, 1)))
-                for t in any_t:
-                    out.append((*prefix, (W, t, 1)))
-            if k == total:
-                if redeals_left == 0:
-                    break
-                if redeals_left is not None:
-                    redeals_left -= 1
-                path.append((W, S, 1))
-                k = 0
-            else:
-                path.append((S, W, 1))
-                k = min(k + draw, total)

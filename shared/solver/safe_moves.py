@@ -36,14 +36,15 @@ Triple = tuple[int, int, int]
 class SafeMoves:
     """Finds one safe move in the current position of ``game`` (``find``), or ``None``."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, *, takeback: bool = True) -> None:
         rules = game.rules
         self.game = game
         self.pos = game.pos
         self.F = game._F
         self.decks = rules.decks
         self.build = rules.tableau.build
-        self.takeback = rules.foundation_to_tableau
+        # takeback=False: the rules of a search that never takes a card back (a streamliner)
+        self.takeback = takeback and rules.foundation_to_tableau
         self.auto = rules.tableau.auto_fill
         self.start = game.layout.f_start
         self.step = game.layout.f_step

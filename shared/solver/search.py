@@ -34,7 +34,8 @@ from solrace.shared.solver.shorten import shorten
 _TIME_CHECK = 256  # nodes between clock readings
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
-STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "best", "dfs", "plain")
+STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "best", "dfs", "plain",
+              "sbest", "sdfs")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -49,8 +50,8 @@ class Searcher(MoveGen):
     W_WASTE = 1  # per waste card, when redeals are limited (it may be buried for good)
     W_DEPTH = 1  # per edge from the start: prefers short lines
 
-    def __init__(self, game: Game, *, pruning: bool = True) -> None:
-        super().__init__(game, pruning=pruning)
+    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False) -> None:
+        super().__init__(game, pruning=pruning, streamline=streamline)
         rules = game.rules
         self.key = key_function(game)
         self.nodes = 0
@@ -224,18 +225,38 @@ def _share(budget: Budget, part: int, of: int, used_nodes: int, used_seconds: fl
     )
 
 
-# A portfolio is a list of (search, pruning) phases; each runs on an equal share of what the
-# earlier ones left, until one decides the deal.
-PHASES: dict[str, tuple[tuple[str, bool], ...]] = {
-    "portfolio2": (("best", True), ("dfs", True)),
-    "portfolio3": (("best", True), ("dfs", True), ("dfs", False)),
-    "best": (("best", True),),
-    "dfs": (("dfs", True),),
-    "plain": (("dfs", False),),
+# A portfolio is a list of members, each run on an equal share of what the earlier ones left,
+# until one decides the deal. A member is (search, pruning, streamlined): ``best`` / ``dfs``
+# (pruned best-first / depth-first), ``plain`` (depth-first without the pruning), and ``sbest``
+# / ``sdfs``, the same searches under the streamliner (no take-back from the foundations; its
+# wins are wins, its exhaustion proves nothing, and the next member starts afresh).
+Member = tuple[str, bool, bool]
+MEMBERS: dict[str, Member] = {
+    "best": ("best", True, False),
+    "dfs": ("dfs", True, False),
+    "plain": ("dfs", False, False),
+    "sbest": ("best", True, True),
+    "sdfs": ("dfs", True, True),
+}
+PHASES: dict[str, tuple[str, ...]] = {
+    "portfolio2": ("best", "dfs"),
+    "portfolio3": ("best", "dfs", "plain"),
+    "streamlined": ("sbest", "best", "dfs"),
 }
 
 
-def default_phases(game: Game) -> tuple[tuple[str, bool], ...]:
+def phases_of(strategy: str) -> tuple[str, ...] | None:
+    """The members of a named strategy, or of a ``+``-joined list of members (``sbest+dfs``);
+    ``None`` when the strategy is ``portfolio`` (chosen per game) or unknown."""
+    if strategy in PHASES:
+        return PHASES[strategy]
+    names = tuple(strategy.split("+"))
+    if strategy != "portfolio" and all(n in MEMBERS for n in names):
+        return names
+    return None
+
+
+def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
     and Eight) the plain depth-first search too. Drawing one card per node, it explores "play
     through the stock, using each card as it comes" first, which the macro-moves (every tableau
@@ -262,24 +283,30 @@ def search_game(
     moves, stock macro-moves and target deduplication in every phase (the transposition table
     stays): the baseline of ``bench/solver.py``.
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown search strategy {strategy!r} (known: {STRATEGIES})")
+    named = phases_of(strategy)
+    if named is None and strategy != "portfolio":
+        raise ValueError(f"unknown search strategy {strategy!r} (known: {STRATEGIES}, or "
+                         f"members {tuple(MEMBERS)} joined by '+')")
     start = game.pos.copy()
     work = Game(game.variant, game.options, game.seed, position=start.copy())
     t0 = time.perf_counter()
-    phases = default_phases(game) if strategy == "portfolio" else PHASES[strategy]
+    phases = default_phases(game) if named is None else named
     nodes = 0
     outcome, triples = Outcome.UNKNOWN, []
-    for i, (kind, prune) in enumerate(phases):
+    for i, name in enumerate(phases):
+        kind, prune, streamline = MEMBERS[name]
         share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
-        searcher = Searcher(work, pruning=pruning and prune)
+        searcher = Searcher(work, pruning=pruning and prune, streamline=streamline)
         run = searcher.run_best if kind == "best" else searcher.run_dfs
         outcome, triples = run(share)
         nodes += searcher.nodes
+        if outcome is Outcome.LOST and searcher.no_takeback:
+            outcome = Outcome.UNKNOWN  # lost without take-backs: not a proof
         if outcome is not Outcome.UNKNOWN:
             break
     if outcome is Outcome.WON and pruning:  # the baseline's lines stay as found
-        triples = shorten(work, triples, max_edges=SHORTEN_EDGES)
+        end = None if budget.seconds is None else t0 + budget.seconds
+        triples = shorten(work, triples, max_edges=SHORTEN_EDGES, deadline=end)
     elapsed = time.perf_counter() - t0
     moves: tuple[Move, ...] = ()
     if outcome is Outcome.WON:

@@ -11,6 +11,8 @@ deterministic and bounded.
 
 from __future__ import annotations
 
+import time
+
 from solrace.shared.engine import Game
 from solrace.shared.solver.moves import MoveGen, Triple
 
@@ -23,10 +25,12 @@ def _exact(game: Game, limited: bool) -> bytes:
     return _SEP.join([bytes(p) for p in pos.piles]) + b"\xfe" + tail
 
 
-def shorten(game: Game, line: list[Triple], max_edges: int = 20_000) -> list[Triple]:
+def shorten(game: Game, line: list[Triple], max_edges: int = 20_000,
+            deadline: float | None = None) -> list[Triple]:
     """A line from ``game``'s position to the same win, never longer than ``line``.
 
-    ``game`` is used as scratch and left at its starting position."""
+    ``game`` is used as scratch and left at its starting position. Past ``deadline`` (a
+    ``time.perf_counter()`` value: a time budget's end) no more shortcuts are tried."""
     limited = game.rules.redeals is not None
     keys = [_exact(game, limited)]
     undo = []
@@ -50,6 +54,8 @@ def shorten(game: Game, line: list[Triple], max_edges: int = 20_000) -> list[Tri
                 i = j
                 continue
             best: tuple[int, list[Triple]] | None = None
+            if deadline is not None and budget > 0 and time.perf_counter() > deadline:
+                budget = 0
             if budget > 0:
                 for edge in gen.edges():
                     budget -= 1

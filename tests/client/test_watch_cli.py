@@ -21,7 +21,6 @@ from helpers import free_port
 from solrace.client import cli
 from solrace.client.commands import CommandError
 from solrace.client.commands.watch import RaceView, race_target, wrap_blocks
-from solrace.client.library import Client
 from solrace.client.render import board_lines, visible_width
 from solrace.server.app import Server
 from solrace.shared.engine import Game
@@ -29,6 +28,7 @@ from solrace.shared.views import delta, view_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 import harness  # tests/server/harness.py: the shared server test harness
+from sightings import spectator_views
 
 TIMEOUT = 20.0
 
@@ -87,6 +87,14 @@ def assert_board(out: str, view: dict[str, Any]) -> None:
         assert line.strip() in out, f"board line {line.strip()!r} missing from:\n{out}"
 
 
+def masked(racers: list[harness.Racer]) -> list[dict[str, Any]]:
+    """The racers' views as a spectator of the running race sees them (``sightings``)."""
+    g = racers[0].game
+    views = spectator_views(g.variant.name, g.options, g.seed,
+                            {r.client.player: [m.text() for m in r.game.moves] for r in racers})
+    return [views[r.client.player] for r in racers]
+
+
 def headline(view: dict[str, Any]) -> str:
     """The board's status line (``playing · 2 moves · 1/52 home``): unique per move count."""
     return board_lines(view)[1]
@@ -116,7 +124,7 @@ async def test_watch_once_shows_every_board_side_by_side(redis_url: str, inline:
             newest = await inline("watch", "--once", "--server", url)
         finally:
             await harness.close_all(clients)
-    views = [view_of(r.game).wire() for r in racers]
+    views = masked(racers)
     assert headline(views[0]) != headline(views[1])
     for code, out, err in (by_code, newest):
         assert code == 0, err
@@ -149,7 +157,7 @@ async def test_watch_follows_the_race_live_through_a_restart_to_the_standings(
         seen = []
         for _ in range(2):
             await alice.step()
-            seen.append(view_of(alice.game).wire())
+            seen.append(masked(racers)[0])
             await read_until(proc, out, headline(seen[-1]))  # a frame per move
 
         await server.stop()  # racers and spectator all lose their connections
@@ -161,7 +169,7 @@ async def test_watch_follows_the_race_live_through_a_restart_to_the_standings(
         await read_until(proc, out, "reconnected: caught up")
         for _ in range(2):
             await alice.step()
-            seen.append(view_of(alice.game).wire())
+            seen.append(masked(racers)[0])
             await read_until(proc, out, headline(seen[-1]))
         await alice.client.resign(rid)
         await bob.client.resign(rid)
@@ -172,7 +180,7 @@ async def test_watch_follows_the_race_live_through_a_restart_to_the_standings(
         await server.stop()
     text, err = "".join(out) + rest.decode(), err_b.decode()
     assert proc.returncode == 0, err
-    for view in seen:  # each board exactly as its racer saw it, before and after the restart
+    for view in seen:  # each board as spectators may see it, before and after the restart
         assert_board(text, view)
     assert_board(text, view_of(bob.game).wire())
     assert "the race is over" in text
@@ -185,7 +193,7 @@ async def test_watch_follows_the_race_live_through_a_restart_to_the_standings(
 async def test_watch_a_rated_race_runs_behind(redis_url: str, inline: Any) -> None:
     async with harness.running_server(redis_url, spectator_delay=30) as server:
         url = harness.ws_url(server)
-        a, b = Client(url, name="alice"), Client(url, name="bob")
+        a, b = harness.AccountClient(url, name="alice"), harness.AccountClient(url, name="bob")
         await a.connect()
         await b.connect()
         try:
@@ -301,3 +309,32 @@ def test_race_target() -> None:
     assert race_target("0123456789abcdef") == {"race": "0123456789abcdef"}
     with pytest.raises(CommandError):
         race_target("no such thing")
+
+
+def test_race_view_applies_reveals_and_the_final_boards() -> None:
+    """A masked card (``??``) is drawn as such; a ``reveal`` replaces the piles it lists on
+    any racer's board; the ``end`` event's boards replace every board."""
+    game = Game("unlimited", {}, 3)
+    start = view_of(game).wire()
+    reply = {"t": "watching", "v": 4, "delay": 0, "spectators": 0,
+             "race": {"race": "r" * 16, "state": "running", "variant": "unlimited",
+                      "options": {}, "racers": [{"player": p, "name": p} for p in ("a", "b")]},
+             "boards": {p: {"seq": 0, "view": start} for p in ("a", "b")}}
+    race = RaceView(reply)
+    before = view_of(game).wire()
+    game.push("sw")
+    after = view_of(game).wire()
+    change = delta(before, after)
+    drawn = after["piles"]["w"][1][-1]
+    assert race.apply({"k": "progress", "player": "a", "v": 5, "moves": 1, "home": 0,
+                       "move": "sw", "delta": {**change, "piles": {**change["piles"],
+                                                                   "w": [0, ["??"]]}}})
+    assert race.boards["a"]["view"]["piles"]["w"] == [0, ["??"]]
+    assert "??" in "\n".join(race.block("a", color=False))
+    assert any("not every racer has seen" in line for line in race.frame(False, 200, 0))
+    assert race.apply({"k": "progress", "player": "b", "v": 6, "moves": 1, "home": 0,
+                       "move": "sw", "delta": change, "reveal": {"a": {"w": [0, [drawn]]}}})
+    assert race.boards["a"]["view"] == after == race.boards["b"]["view"]
+    final = {p: {"seq": 1, "view": after} for p in ("a", "b")}
+    assert race.apply({"k": "end", "v": 7, "reason": "done", "standings": [], "boards": final})
+    assert race.boards == final

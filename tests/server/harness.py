@@ -15,6 +15,8 @@ Imported as ``harness`` (``tests/server`` has no ``__init__.py``, so pytest puts
 * :class:`Racer`: a client, its race and its replica; :meth:`Racer.step` plays one move
   chosen by :func:`choose_move` and checks that the client's board (start view plus the
   acks' deltas) equals the replica's view after every move.
+* :class:`AccountClient` / :func:`accounts`: clients that register their guest name as an
+  account on first connect — what every test of ranked play uses.
 * :class:`RecordingClient`: a :class:`Client` that records every race event frame as it
   arrives, before the library's de-duplication, so tests can see a duplicate or a gap.
 * :class:`RawConnection`: a bare websocket speaking msgpack, for malformed input and requests
@@ -43,8 +45,10 @@ import redis.asyncio as aredis
 from solrace.client.library import Client
 from solrace.server.app import Server
 from solrace.server.config import Config
+from solrace.server.hub_sharded import ShardedHub
 from solrace.server.redisproc import _spawn
 from solrace.server.store import Keys
+from solrace.server.store.connect import is_cluster_url, open_cluster
 from solrace.shared import protocol as P
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
@@ -90,6 +94,32 @@ async def running_server(redis_url: str, **overrides: Any) -> AsyncIterator[Serv
         yield server
     finally:
         await server.stop()
+
+
+def password_for(name: str) -> str:
+    """The password test accounts get (long enough for the rules, not the name)."""
+    return f"pw-{name}-0123456789"
+
+
+class AccountClient(Client):
+    """A client playing as an account, for tests of ranked play (rated races, the ranked
+    daily, leaderboards, ratings: guests get ``account_required``). Its first connect says
+    hello as a guest named ``name`` and registers that guest (``password_for(name)``), the way
+    a player upgrades; later connects resume the account's token."""
+
+    async def connect(self) -> dict[str, Any]:
+        if self.token is not None or self.name is None:
+            return await super().connect()
+        await super().connect()
+        await self.register(password_for(self.name))
+        return self.welcome
+
+
+@contextlib.asynccontextmanager
+async def accounts(url: str, *names: str) -> AsyncIterator[list[Any]]:
+    """:func:`clients` that are accounts (:class:`AccountClient`)."""
+    async with clients(url, *names, cls=AccountClient) as out:
+        yield out
 
 
 @contextlib.asynccontextmanager
@@ -249,9 +279,52 @@ def _text(x: Any) -> str:
     return x.decode() if isinstance(x, bytes) else str(x)
 
 
+def redis_client(redis_url: str, decode: bool = False) -> Any:
+    """A client of the test's Redis: a plain one, or a RedisCluster for redis+cluster://."""
+    if is_cluster_url(redis_url):
+        return open_cluster(redis_url, decode_responses=decode)
+    return aredis.Redis.from_url(redis_url, decode_responses=decode)
+
+
+async def channel_subscribers(redis_url: str, channel: str) -> int:
+    """Subscribers of a race or player channel: ``PUBSUB NUMSUB`` on one Redis, ``PUBSUB
+    SHARDNUMSUB`` on the master owning the channel's slot in a cluster (sharded pub/sub)."""
+    r = redis_client(redis_url)
+    try:
+        if is_cluster_url(redis_url):
+            await r.initialize()
+            node = r.get_node_from_key(channel)  # the slot's master, where the hub subscribes
+            reply = await r.execute_command("PUBSUB SHARDNUMSUB", channel, target_nodes=node)
+            return int(reply[0][1])
+        return int((await r.pubsub_numsub(channel))[0][1])
+    finally:
+        await r.aclose()
+
+
+async def hub_drop_silently(hub: Any, channel: str) -> None:
+    """Unsubscribe the hub's pub/sub from ``channel`` behind the hub's back (it still thinks
+    it listens), as a dropped subscription would."""
+    async with hub._lock:
+        if isinstance(hub, ShardedHub):
+            shard = hub._where[channel]
+            shard.leaving.add(channel)  # so the shard does not re-route it as a moved slot
+            await shard.pubsub.sunsubscribe(channel)
+        else:
+            await hub._pubsub.unsubscribe(channel)
+
+
+async def hub_resubscribe(hub: Any, channel: str) -> None:
+    """Undo :func:`hub_drop_silently`."""
+    async with hub._lock:
+        if isinstance(hub, ShardedHub):
+            await hub._where[channel].pubsub.ssubscribe(channel)
+        else:
+            await hub._pubsub.subscribe(channel)
+
+
 async def race_info(redis_url: str, rid: str) -> RaceSecrets:
     """The race's variant, options and secret seed, read straight from Redis (test privilege)."""
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     try:
         meta = {_text(k): _text(v) for k, v in (await r.hgetall(Keys.race(rid))).items()}
     finally:
@@ -270,7 +343,7 @@ async def replica(redis_url: str, rid: str) -> Game:
 
 async def read_log(redis_url: str, rid: str, pid: str) -> list[str]:
     """A racer's durable move log."""
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     try:
         return [_text(x) for x in await r.lrange(Keys.log(rid, pid), 0, -1)]
     finally:
@@ -278,7 +351,7 @@ async def read_log(redis_url: str, rid: str, pid: str) -> list[str]:
 
 
 async def redis_hset(redis_url: str, key: str, **values: Any) -> None:
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     try:
         await r.hset(key, mapping=values)
     finally:
@@ -442,11 +515,11 @@ async def close_all(cs: Iterable[Client]) -> None:
 
 def documented_order_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """The standings rule as documented: winners by finish time; then the rest by cards home
-    (more first), fewer moves, earlier last progress (none: last); then seat order."""
+    (more first), earlier last progress (none: last), more moves; then seat order."""
     if row["result"] == "won":
         return (0, row["elapsed"], row["seat"])
     progress = row["progress_at"] if row["progress_at"] is not None else float("inf")
-    return (1, -row["home"], row["moves"], progress, row["seat"])
+    return (1, -row["home"], progress, -row["moves"], row["seat"])
 
 
 def check_standings(rows: list[dict[str, Any]]) -> None:

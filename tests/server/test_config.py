@@ -46,6 +46,9 @@ SAMPLES: dict[str, tuple[tuple[str, object], tuple[str, object]]] = {
     "hint_budget": (("5000", 5000), ("100", 100)),
     "bot_delay": (("0", 0.0), ("0.5", 0.5)),
     "bot_lease": (("2s", 2.0), ("1m", 60.0)),
+    "trusted_proxies": (("10.0.0.1", ("10.0.0.1",)), ("10.0.0.1, ::1", ("10.0.0.1", "::1"))),
+    "wait_replicas": (("1", 1), ("2", 2)),
+    "wait_timeout": (("0.5", 0.5), ("2s", 2.0)),
 }  # fmt: skip
 
 

@@ -27,7 +27,6 @@ from typing import Any
 
 import harness
 import pytest
-from redis.asyncio import Redis
 from solrace.client.library import Client, ClientError
 from solrace.server import daily as D
 from solrace.server.races import RaceService
@@ -35,6 +34,8 @@ from solrace.server.store import Store
 from solrace.shared.engine import Game, Status
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.solver import Budget, solve
+
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
 
 SECRET = harness.SECRET
 #: The canonical default options of each variant: the ``<options>`` of the seed message.
@@ -97,7 +98,7 @@ def winning_line() -> tuple[str, ...]:
 
 @contextlib.asynccontextmanager
 async def open_store(redis_url: str) -> AsyncIterator[Store]:
-    redis = Redis.from_url(redis_url)
+    redis = harness.redis_client(redis_url)
     try:
         yield Store(redis)
     finally:
@@ -388,7 +389,7 @@ async def test_commitment_all_day_seed_only_once_the_day_is_over(redis_url: str)
     await store_daily(redis_url, seed=seed_yesterday, day=yesterday, par=97)
     async with (
         harness.running_server(redis_url, **FAST) as server,
-        harness.clients(harness.ws_url(server), "erin") as (c,),
+        harness.accounts(harness.ws_url(server), "erin") as (c,),
     ):
         info = await c.request("daily", variant=WIN_VARIANT)
         assert info["date"] == today and info["variant"] == WIN_VARIANT
@@ -428,7 +429,7 @@ async def test_one_ranked_attempt_then_practice_only(redis_url: str) -> None:
     day = await store_daily(redis_url)
     async with harness.running_server(redis_url, **FAST) as server:
         url = harness.ws_url(server)
-        async with harness.clients(url, "fran") as (c,):
+        async with harness.accounts(url, "fran") as (c,):
             with pytest.raises(ClientError) as err:
                 await c.request("daily.start", variant=WIN_VARIANT, practice=True)
             assert err.value.code == "bad_option"  # practice opens after the ranked attempt
@@ -489,7 +490,7 @@ async def test_concurrent_starts_claim_one_attempt(redis_url: str) -> None:
         harness.running_server(redis_url, process_id="p1", **FAST) as one,
         harness.running_server(redis_url, process_id="p2", **FAST) as two,
     ):
-        a = Client(harness.ws_url(one), name="gail")
+        a = harness.AccountClient(harness.ws_url(one), name="gail")
         await a.connect()
         b = Client(harness.ws_url(two), token=a.token)
         await b.connect()
@@ -507,7 +508,7 @@ async def test_the_attempt_cannot_be_watched_or_joined(redis_url: str) -> None:
     await store_daily(redis_url)
     async with (
         harness.running_server(redis_url, **FAST) as server,
-        harness.clients(harness.ws_url(server), "hank", "ivy") as (h, i),
+        harness.accounts(harness.ws_url(server), "hank", "ivy") as (h, i),
     ):
         race, _ = await daily_start(h)
         for request, fields in (("watch", {"race": race["race"]}),
@@ -533,7 +534,7 @@ async def test_a_daily_attempt_survives_a_server_kill(redis_url: str, tmp_path: 
                                   "--rate", "1000", "--burst", "1000", name="a")
     await asyncio.to_thread(first.start)
     try:
-        c = Client(first.url, name="jill")
+        c = harness.AccountClient(first.url, name="jill")
         await c.connect()
         race, _ = await daily_start(c)
         clock_started = time.monotonic()
@@ -600,7 +601,7 @@ async def test_winning_today_extends_yesterdays_streak(redis_url: str) -> None:
     day = await store_daily(redis_url)
     async with harness.running_server(redis_url, **FAST) as server:
         assert server.ctx is not None
-        async with harness.clients(harness.ws_url(server), "kate") as (c,):
+        async with harness.accounts(harness.ws_url(server), "kate") as (c,):
             assert c.player is not None
             store = server.ctx.store
             await store.daily_stats(c.player, WIN_VARIANT, yesterday_of(day),
@@ -638,6 +639,13 @@ async def run_cli(home: Path, *argv: str, stdin: str = "", timeout: float = 30.0
     return proc.returncode or 0, out.decode(), err.decode()
 
 
+async def register_cli(home: Path, url: str, name: str) -> None:
+    """``solrace register NAME`` (password on stdin): ranked play needs an account."""
+    code, out, err = await run_cli(home, "register", name, "--server", url,
+                                   stdin=harness.password_for(name) + "\n")
+    assert code == 0 and f"registered {name}" in out, err
+
+
 async def test_solrace_daily_plays_the_ranked_attempt_then_practice(
     redis_url: str, tmp_path: Path
 ) -> None:
@@ -647,6 +655,12 @@ async def test_solrace_daily_plays_the_ranked_attempt_then_practice(
     async with harness.running_server(redis_url, **FAST) as server:
         url = harness.ws_url(server)
         base = ("--server", url, "--name", "liam", "--no-color")
+        code, out, err = await run_cli(tmp_path, "daily", *base, stdin="resign\n")
+        assert code == 1 and "account_required" in err and "solrace register" in err, err
+        # ranked play needs an account: the guest liam registers (stdin: the password)
+        code, out, err = await run_cli(tmp_path, "register", "--server", url,
+                                       stdin=harness.password_for("liam") + "\n")
+        assert code == 0 and "registered liam" in out, err
         code, out, err = await run_cli(tmp_path, "daily", *base,
                                        stdin="\n".join(winning_line()) + "\n")
         assert code == 0, err
@@ -667,4 +681,4 @@ async def test_solrace_daily_plays_the_ranked_attempt_then_practice(
         assert "resigned" in out and "#1" not in out
 
         code, out, err = await run_cli(tmp_path, "daily", "--info", *base)
-        assert code == 0 and "your ranked attempt: started" in out
+        assert code == 0 and "your ranked attempt: finished" in out

@@ -13,7 +13,6 @@ import contextlib
 from pathlib import Path
 
 import pytest
-import redis.asyncio as aredis
 from harness import (
     Racer,
     RecordingClient,
@@ -23,6 +22,7 @@ from harness import (
     close_all,
     race_info,
     read_log,
+    redis_client,
     running_server,
     start_race,
     two_processes,
@@ -32,6 +32,8 @@ from solrace.client.library import Client, ClientError
 from solrace.server.redisproc import RedisProcess
 from solrace.shared.engine import Game
 from solrace.shared.views import view_of
+
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -172,7 +174,7 @@ async def test_quick_pairing_skips_players_whose_process_died(redis_url: str, tm
     from solrace.server.store import Keys
 
     queue_key = Keys.quick("unlimited|draw=1,foundation_takeback=yes")
-    r = aredis.Redis.from_url(redis_url)
+    r = redis_client(redis_url)
     async with two_processes(redis_url, tmp_path) as (one, two):
         names = {"alice": one, "bob": two, "carol": one, "dave": two, "erin": two}
         cs: dict[str, Client] = {}

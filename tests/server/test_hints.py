@@ -28,6 +28,7 @@ from test_daily import (  # the daily tests' helpers: a stored winnable daily, i
     daily_start,
     end_of,
     play,
+    register_cli,
     run_cli,
     store_daily,
     winning_line,
@@ -69,7 +70,7 @@ async def test_following_hints_wins_a_practice_game(redis_url: str) -> None:
     won_before = hints_counted("won")
     async with harness.running_server(redis_url, hint_budget=HINT_BUDGET, **FAST) as server:
         url = harness.ws_url(server)
-        async with harness.clients(url, "hana") as (c,):
+        async with harness.accounts(url, "hana") as (c,):
             _, rid = await practice_game(c)
             game = await harness.replica(redis_url, rid)
             assert (game.variant.name, game.seed) == (WIN_VARIANT, WIN_SEED)
@@ -107,7 +108,7 @@ async def test_hints_are_refused_outside_practice_games(redis_url: str) -> None:
         url = harness.ws_url(server)
         racers, summary = await harness.start_race(url, redis_url, WIN_VARIANT, ["ida", "jon"])
         try:
-            async with harness.clients(url, "kim", "lou") as (kim, stranger):
+            async with harness.accounts(url, "kim", "lou") as (kim, stranger):
                 rid = summary["race"]
                 for c in racers:  # a race between people, running: never a hint
                     assert (await error_of(c.hint(rid))).code == "not_practice"
@@ -149,7 +150,7 @@ async def test_one_hint_in_flight_per_connection_and_moves_go_on(redis_url: str)
     await store_daily(redis_url)
     async with harness.running_server(redis_url, hint_budget=HINT_BUDGET, **FAST) as server:
         url = harness.ws_url(server)
-        async with harness.clients(url, "olga") as (c,):
+        async with harness.accounts(url, "olga") as (c,):
             _, rid = await practice_game(c)
             game = await harness.replica(redis_url, rid)
             done: list[str] = []
@@ -192,6 +193,7 @@ async def test_solrace_daily_hint_command_in_practice_only(redis_url: str, tmp_p
     await store_daily(redis_url)
     async with harness.running_server(redis_url, hint_budget=HINT_BUDGET, **FAST) as server:
         base = ("--server", harness.ws_url(server), "--name", "pia", "--no-color")
+        await register_cli(tmp_path, harness.ws_url(server), "pia")
         code, out, err = await run_cli(tmp_path, "daily", *base, stdin="help\nhint\nresign\n")
         assert code == 0, err
         assert "hints are for practice games only" in out
@@ -213,7 +215,7 @@ async def test_a_dead_worker_costs_one_hint_not_all_later_ones(redis_url: str) -
     await store_daily(redis_url)
     async with harness.running_server(redis_url, hint_budget=HINT_BUDGET, **FAST) as server:
         url = harness.ws_url(server)
-        async with harness.clients(url, "quin") as (c,):
+        async with harness.accounts(url, "quin") as (c,):
             _, rid = await practice_game(c)
             assert (await c.hint(rid))["outcome"] == "won"
             assert server.ctx is not None

@@ -41,19 +41,26 @@ from test_daily import (  # the daily tests' helpers: stored dailies, the winnin
     winning_line,
 )
 
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
+
 
 def documented_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """docs/leaderboards.md: winners first by time, then fewer moves, then earlier finish; the
-    others by more cards home, fewer moves, shorter time, earlier finish; then player id."""
+    others by more cards home, earlier last progress (none: last), more moves, shorter time,
+    earlier finish; then player id."""
     if row["result"] == "won":
         return (0, row["time"], row["moves"], row["finished_at"], row["player"])
-    return (1, -row["home"], row["moves"], row["time"], row["finished_at"], row["player"])
+    progress = row.get("progress_at")
+    progress = float("inf") if progress is None else progress
+    return (1, -row["home"], progress, -row["moves"], row["time"], row["finished_at"],
+            row["player"])
 
 
 def entry(player: str, result: str, time: int, moves: int, home: int, finished_at: int,
-          name: str | None = None) -> dict[str, Any]:
+          name: str | None = None, progress_at: int | None = None) -> dict[str, Any]:
     return {"player": player, "name": name or f"n{player[:6]}", "result": result, "time": time,
-            "moves": moves, "home": home, "finished_at": finished_at, "race": "r" + player}
+            "moves": moves, "home": home, "finished_at": finished_at, "race": "r" + player,
+            "progress_at": progress_at}
 
 
 def pid() -> str:
@@ -72,6 +79,7 @@ rows_strategy = st.lists(
         moves=st.integers(0, 3000),
         home=st.integers(0, 208),
         finished_at=st.integers(1_700_000_000_000, 1_700_000_000_000 + 86_400_000),
+        progress_at=st.none() | st.integers(0, 3_600_000),
     ),
     max_size=30,
     unique_by=lambda r: r["player"],
@@ -96,11 +104,14 @@ def test_ties_are_broken_by_finish_then_player() -> None:
         entry(a, "won", 90_000, 120, 52, 5_000),  # identical to d: player id decides
         entry(a[:15] + "0", "lost", 10_000, 50, 30, 1_000),
         entry(b[:15] + "0", "resigned", 10_000, 50, 30, 1_000),  # identical but the id
-        entry(c[:15] + "0", "timeout", 3_600_000, 10, 30, 1_000),  # fewer moves beats time
+        entry(c[:15] + "0", "timeout", 3_600_000, 90, 30, 1_000),  # more moves beats time
         entry(d[:15] + "0", "lost", 1_000, 5, 31, 1_000),  # more home beats everything
+        entry(a[:15] + "1", "resigned", 2_000, 0, 30, 1_000),  # did nothing: last of the 30s
+        entry(b[:15] + "1", "lost", 9_000, 70, 30, 1_000, progress_at=8_000),  # home first
     ]
     order = [r["player"] for r in sorted(rows, key=rank_key)]
-    assert order == [b, c, a, d, d[:15] + "0", c[:15] + "0", a[:15] + "0", b[:15] + "0"]
+    assert order == [b, c, a, d, d[:15] + "0", b[:15] + "1", c[:15] + "0", a[:15] + "0",
+                     b[:15] + "0", a[:15] + "1"]
 
 
 async def test_redis_keeps_the_documented_order(redis_url: str) -> None:
@@ -152,7 +163,7 @@ async def fill_board(redis_url: str, day: str, rows: list[dict[str, Any]]) -> No
 async def test_top_n_pages_own_rank_and_around_me(redis_url: str) -> None:
     async with (
         harness.running_server(redis_url) as server,
-        harness.clients(harness.ws_url(server), "nora", "otto") as (nora, otto),
+        harness.accounts(harness.ws_url(server), "nora", "otto") as (nora, otto),
     ):
         assert server.ctx is not None
         day = await redis_today(server.ctx.store)
@@ -228,7 +239,7 @@ async def test_a_client_cannot_write_the_leaderboard(redis_url: str) -> None:
             assert board["total"] == 0
         finally:
             await raw.close()
-        async with harness.clients(harness.ws_url(server), "quin") as (c,):
+        async with harness.accounts(harness.ws_url(server), "quin") as (c,):
             race, _ = await daily_start(c)
             with pytest.raises(ClientError):  # an illegal move is refused, not scored
                 await c.move(race["race"], "t1f1")
@@ -258,7 +269,7 @@ async def test_finishes_on_several_processes_at_once_each_counted_once(
         async with harness.running_server(redis_url, process_id="p0", **FAST) as local:
             urls = [harness.ws_url(local), procs[0].url, procs[1].url]
             for i in range(9):
-                c = Client(urls[i % 3], name=f"racer{i}")
+                c = harness.AccountClient(urls[i % 3], name=f"racer{i}")
                 await c.connect()
                 clients.append(c)
             races = [(await daily_start(c))[0] for c in clients]
@@ -342,7 +353,7 @@ async def test_rated_race_standings_show_ratings_stored_once(redis_url: str) -> 
         cs: list[Client] = []
         try:
             for name in ("rita", "sam", "tess"):
-                c = Client(url, name=name)
+                c = harness.AccountClient(url, name=name)
                 await c.connect()
                 cs.append(c)
             assert server.ctx is not None and other.ctx is not None
@@ -363,8 +374,10 @@ async def test_rated_race_standings_show_ratings_stored_once(redis_url: str) -> 
             for c in cs:
                 await c.request("resign", race=race["race"])
             end = await end_of(cs[0], race["race"])
-            stored = await eventually(lambda: store.ratings(pids, "unlimited"),
-                                      lambda texts: None not in texts)
+            stored = await eventually(  # every update landed (the first player had one)
+                lambda: store.ratings(pids, "unlimited"),
+                lambda texts: None not in texts
+                and [parse_rating(t)[1] for t in texts] == [13, 1, 4])
             rows = {r["player"]: r for r in end["standings"]}
             before = [parse_rating(t)[0] for t in ("1700.000,80.000,0.059000,12", None,
                                                    "1450.000,200.000,0.060000,3")]
@@ -450,7 +463,7 @@ async def test_unrated_and_daily_games_leave_ratings_alone(redis_url: str) -> No
     await store_daily(redis_url)
     async with harness.running_server(redis_url, **FAST) as server:
         cs, race = await harness.start_race(harness.ws_url(server), redis_url, "unlimited",
-                                            ["uma", "vic"])
+                                            ["uma", "vic"], cls=harness.AccountClient)
         try:
             for c in cs:
                 await c.request("resign", race=race["race"])
@@ -549,9 +562,9 @@ async def test_solrace_leaderboard_and_profile(redis_url: str, inline: Any) -> N
         assert rated == {"Sixes": ["and", "Sevens", "1500", "300", "1", "provisional"],
                          "Unlimited": ["1612", "95", "9"]}
         (unlimited,) = [ln.split() for ln in stats.splitlines() if ln.startswith("  Unlimited")]
-        # wins, best time, races won, dailies, daily wins, streak, best streak, last won daily:
-        # the 2020 streak of 2 is long broken, so it shows 0 and keeps its best
-        assert unlimited[1:] == ["1", "1:23.4", "1", "2", "2", "0", "2", "2020-01-02"]
+        # races, wins, best time, races won, dailies, daily wins, streak, best streak, last
+        # won daily: the 2020 streak of 2 is long broken, so it shows 0 and keeps its best
+        assert unlimited[1:] == ["0", "1", "1:23.4", "1", "2", "2", "0", "2", "2020-01-02"]
         (sixes,) = [ln.split() for ln in stats.splitlines() if ln.startswith("  Sixes")]
         assert sixes[-3:] == ["1", "1", day]  # today's streak is alive
         code, out, err = await inline("profile", "nobody", *base)

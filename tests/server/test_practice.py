@@ -28,6 +28,7 @@ from harness import (
     close_all,
     race_info,
     read_log,
+    redis_client,
     running_server,
     two_processes,
     ws_url,
@@ -41,6 +42,8 @@ from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.views import view_of
 
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
+
 pytestmark = pytest.mark.timeout(120)
 
 REAL_PID = re.compile(r"^[0-9a-f]{16}$")
@@ -51,7 +54,7 @@ STRONG_WIN = ("unlimited", 2)
 
 
 async def redis_call(redis_url: str, fn: Callable[[aredis.Redis], Awaitable[Any]]) -> Any:
-    r = aredis.Redis.from_url(redis_url, decode_responses=True)
+    r = redis_client(redis_url, decode=True)
     try:
         return await fn(r)
     finally:

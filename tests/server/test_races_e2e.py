@@ -33,6 +33,8 @@ from solrace.server.store import Keys
 from solrace.shared.engine import Game
 from solrace.shared.views import view_of
 
+BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
+
 pytestmark = pytest.mark.timeout(60)
 
 

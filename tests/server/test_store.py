@@ -453,13 +453,22 @@ async def test_every_script_call_stays_in_one_race_slot(store: Store) -> None:
 
 async def test_sessions_store_only_a_hash_of_the_token(store: Store) -> None:
     token = secrets.token_urlsafe(24)
-    assert await store.claim_name("Alice", "pid1", 60)
-    assert not await store.claim_name("alice", "pid2", 60), "names are case-insensitive"
-    await store.create_session(token, "pid1", "Alice", 60)
+    db = store.accounts
+    assert await db.claim_guest_name("Alice", "pid1", 60)
+    assert not await db.claim_guest_name("alice", "pid2", 60), "names are case-insensitive"
+    assert not await db.claim_guest_name("A1ice", "pid2", 60), "and look-alikes are one name"
+    assert await db.claim_guest_name("Alice", "pid1", 60), "the holder may claim it again"
+    await db.create_session(token, 60, {"player": "pid1", "name": "Alice", "kind": "guest",
+                                        "sid": "0123456789ab"})
     await store.redis.expire(Keys.session(token), 5)
-    assert await store.load_session(token, 60) == ("pid1", "Alice")
+    rec = await db.load_session(token)
+    assert rec is not None and (rec.player, rec.name, rec.kind) == ("pid1", "Alice", "guest")
+    await db.refresh_session(rec, 60)
     assert 55 < await store.redis.ttl(Keys.session(token)) <= 60, "use refreshes the TTL"
-    assert await store.load_session(secrets.token_urlsafe(24), 60) is None
+    assert await db.touch(rec.digest, 60)
+    assert await db.load_session(secrets.token_urlsafe(24)) is None
+    await db.delete_session(rec.digest)
+    assert not await db.touch(rec.digest, 60), "a deleted session is dead at once"
     async for key in store.redis.scan_iter():
         assert token.encode() not in key
         if await store.redis.type(key) == b"hash":

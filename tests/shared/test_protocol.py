@@ -48,7 +48,7 @@ def parse_code(msg: dict[str, Any]) -> str:
 
 FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "hello": {"id": ("id", False), "v": ("int", True), "name": ("str?", False),
-              "token": ("str?", False)},
+              "token": ("str?", False), "client": ("str?", False)},
     "ping": {"id": ("id", False)},
     "race.create": {"id": ("id", False), "variant": ("str", True), "options": ("map", False),
                     "seats": ("int", False), "time_limit": ("int", False),
@@ -81,6 +81,15 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "practice.start": {"id": ("id", False), "variant": ("str", True), "options": ("map", False),
                        "bots": ("list", False), "time_limit": ("int", False),
                        "seed": ("int?", False)},
+    "register": {"id": ("id", False), "password": ("str", True), "name": ("str?", False),
+                 "client": ("str?", False)},
+    "login": {"id": ("id", False), "name": ("str", True), "password": ("str", True),
+              "client": ("str?", False)},
+    "logout": {"id": ("id", False)},
+    "sessions": {"id": ("id", False)},
+    "session.revoke": {"id": ("id", False), "session": ("str", True)},
+    "password.change": {"id": ("id", False), "old": ("str", True), "new": ("str", True)},
+    "account.delete": {"id": ("id", False), "password": ("str", True)},
 }
 
 # A valid map per request type, every field set to a value that passes validation.
@@ -114,6 +123,16 @@ VALID: dict[str, dict[str, Any]] = {
     "practice.start": {"t": "practice.start", "id": 21, "variant": "unlimited",
                        "options": {"draw": "3"}, "bots": ["weak", "strong", "weak"],
                        "time_limit": 300, "seed": 2**64 - 1},
+    "register": {"t": "register", "id": 22, "password": "correct horse", "name": "alice",
+                 "client": "solrace-cli 0.1"},
+    "login": {"t": "login", "id": 23, "name": "alice", "password": "correct horse",
+              "client": "web"},
+    "logout": {"t": "logout", "id": 24},
+    "sessions": {"t": "sessions", "id": 25},
+    "session.revoke": {"t": "session.revoke", "id": 26, "session": "0123456789ab"},
+    "password.change": {"t": "password.change", "id": 27, "old": "correct horse",
+                        "new": "battery staple"},
+    "account.delete": {"t": "account.delete", "id": 28, "password": "correct horse"},
 }
 
 # Values of the wrong type for each kind (bools are not ints and ints are not bools).
@@ -739,7 +758,7 @@ def test_racer_events_lose_spectator_only_fields() -> None:
     assert "move" in event and "delta" in event  # the original is untouched
     plain = {"k": "join", "player": "p", "name": "bob", "v": 1}
     assert P.racer_event(plain) == plain
-    assert sorted(P.SPECTATOR_ONLY) == ["delta", "move"]
+    assert sorted(P.SPECTATOR_ONLY) == ["boards", "delta", "move", "reveal"]
 
 
 # ----------------------------------------------------------------------------- the document

@@ -379,6 +379,33 @@ def test_cli_solve_json_and_batch(capsys: pytest.CaptureFixture[str]) -> None:
     assert "4/4" in out.err  # the progress bar
 
 
+def test_cli_solve_default_budget_is_capped_below_ten_seconds_and_says_so(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from solrace.client.cli import main
+    from solrace.client.commands.solve import DEFAULT_BUDGET
+
+    assert DEFAULT_BUDGET.seconds is not None and DEFAULT_BUDGET.seconds <= 10
+    assert main(["solve", "seven-by-five", "--seed", "1"]) == 0
+    out = capsys.readouterr()
+    assert "seed 1: lost" in out.out
+    assert "solving seven-by-five seed 1 (budget 200000 nodes, 9 s)" in out.err
+
+
+def test_time_budget_includes_the_shortening() -> None:
+    """With a time budget the shortening pass stops at the budget's end (the line is still a
+    win, just less short); a node budget's shortening is unchanged (deterministic)."""
+    from solrace.shared.solver.search import Searcher
+    from solrace.shared.solver.shorten import shorten
+
+    game = Game("unlimited", {}, 5)
+    outcome, line = Searcher(game).run_dfs(SMALL)  # depth-first, not yet shortened
+    assert outcome is Outcome.WON
+    late = shorten(game, line, deadline=0.0)  # long past: only loops are cut, no shortcuts
+    assert len(shorten(game, line)) < len(late) <= len(line)
+    timed = search_game(game, Budget(nodes=None, seconds=5.0))
+    assert timed.won and timed.seconds < 5.0 + 2.0
+
+
 def test_cli_solve_rejects_bad_budget_and_seed_list() -> None:
     from solrace.client.cli import main
 
@@ -407,3 +434,168 @@ def test_bench_smoke_runs_and_reports(tmp_path: Path) -> None:
             assert row["won"] + row["lost"] + row["unknown"] == row["deals"] == 3
     assert doc["solver"]["seven-by-five"]["lost"] == 3  # all three proved lost
     assert "Blake & Gent" in proc.stdout and "baseline" in proc.stdout
+
+
+# ------------------------------------------------------------------ the solver's own generation
+
+
+@pytest.mark.parametrize("variant,options", [
+    ("unlimited", {}), ("unlimited", {"draw": "3", "foundation_takeback": "no"}),
+    ("forty-and-eight", {"foundation_takeback": "yes"}), ("seven-by-five", CELLS),
+    ("sixes-and-sevens", {"empty_fill": "manual"}),
+    ("double-aces-and-kings", {"reserve_to_space": "yes"}),
+])
+def test_restricted_generation_matches_filtering_the_engines_moves(
+        variant: str, options: dict[str, str]) -> None:
+    """The second half of a delayed-move pair is generated directly (moves from one pile or
+    onto one tableau pile); it must be exactly the engine's moves so filtered, in order."""
+    from solrace.shared.solver.moves import MoveGen
+
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(1, 6):
+        game = Game(variant, options, seed)
+        gen = MoveGen(game)
+        for _ in range(60):
+            legal = game._legal()
+            if not legal:
+                break
+            for src in game._T + game._F + game._C:
+                for dst in game._T:
+                    want = [t for t in legal if (t[0] == src or t[1] == dst)
+                            and t[0] != game._S and t[1] != game._S]  # draws, redeals
+                    assert gen._legal_uses(src, dst) == want, (src, dst, game.position_text())
+                    checked += 1
+            game._do(*rng.choice(legal))
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("options", [{}, {"draw": "3"}])
+def test_stock_jumps_replay_as_draws_and_redeals(options: dict[str, str]) -> None:
+    """A stock macro-move is applied as one jump of the waste boundary but recorded as the
+    engine's draws and redeals: applying the recorded moves one by one gives the same
+    position, and undoing the jump restores the start."""
+    from solrace.shared.solver.moves import JUMP, MoveGen
+
+    game = Game("unlimited", options, 3)
+    gen = MoveGen(game)
+    before = game.position_text()
+    jumps = [e for e in gen.edges() if e[0][0] == JUMP]
+    assert jumps
+    for edge in jumps:
+        ops, moves = gen.apply(edge)
+        after = (game.position_text(), game.pos.redeals)
+        game._revert(ops)
+        assert game.position_text() == before
+        check = game.copy()
+        undo = [check._do(*m) for m in moves]
+        assert (check.position_text(), check.pos.redeals) == after
+        for u in reversed(undo):
+            check._revert(u)
+
+
+def _stock_reach(game: Game) -> set[int]:
+    """Waste lengths reachable from ``game``'s position by draws and redeals alone."""
+    S, W = game._S, game._W
+    seen = {len(game.pos.piles[W])}
+    undo = []
+    while True:
+        legal = [t for t in game._legal() if t[0] == S or t[1] == S]
+        if not legal:
+            break
+        undo.append(game._do(*legal[0]))
+        k = len(game.pos.piles[W])
+        if k in seen and not game.pos.piles[S]:
+            break
+        if k in seen and len(undo) > 200:
+            break
+        seen.add(k)
+    for ops in reversed(undo):
+        game._revert(ops)
+    return seen
+
+
+@pytest.mark.parametrize("options", [{}, {"draw": "3"}])
+def test_free_cycle_key_joins_only_boundaries_that_reach_each_other(
+        options: dict[str, str]) -> None:
+    """With unlimited redeals the key forgets the waste boundary up to draws: two positions
+    that differ only there get the same key only when draws and redeals lead from each to the
+    other (so they are equally winnable)."""
+    from solrace.shared.solver.moves import MoveGen
+
+    rng = random.Random(3)
+    compared = 0
+    for seed in range(1, 9):
+        game = Game("unlimited", options, seed)
+        for _ in range(rng.randint(0, 40)):
+            legal = [t for t in game._legal() if t[0] != game._S]
+            if legal:
+                game._do(*rng.choice(legal))
+        gen, key = MoveGen(game), key_function(game)
+        total = len(game.pos.piles[game._S]) + len(game.pos.piles[game._W])
+        keys, reach = {}, {}
+        for k in range(total + 1):
+            ops: list = []
+            gen._jump(k, 0, ops)
+            keys[k], reach[k] = key(), _stock_reach(game)
+            game._revert(ops)
+        for a in keys:
+            for b in keys:
+                if keys[a] == keys[b]:
+                    assert b in reach[a] and a in reach[b], (seed, a, b)
+                    compared += 1
+    assert compared > 100
+
+
+def _reduced(options: dict[str, str], seed: int, rng: random.Random) -> Game:
+    """A real deal with the low cards of every suit taken home (how many: random), the other
+    cards left where they were dealt: mid-size positions with stock, waste and face-down cards
+    that a plain search can still exhaust."""
+    from solrace.shared.cards import RANK_OF, SUIT_OF
+
+    g = Game("unlimited", options, seed)
+    pos = g.pos
+    height = [rng.randint(8, 11) for _ in range(4)]
+    for i, pile in enumerate(pos.piles):
+        if i in g._F:
+            continue
+        down = pos.down[i] if i in g._T else 0
+        keep = [c for c in pile if RANK_OF[c] > height[SUIT_OF[c]]]
+        if i in g._T:
+            hidden = sum(1 for c in pile[:down] if RANK_OF[c] > height[SUIT_OF[c]])
+            pos.down[i] = min(hidden, max(0, len(keep) - 1))
+        pos.piles[i] = keep
+    for suit, f in zip(range(4), g._F):
+        pos.piles[f] = [suit * 13 + r for r in range(height[suit])]
+    return Game("unlimited", options, 0, position=pos)
+
+
+def test_held_waste_cards_keep_every_win_of_a_plain_search() -> None:
+    """Draw 1, unlimited redeals: a waste card goes to the tableau only paired with a card put
+    onto it. On mid-size positions with a stock, wherever a plain search over the engine's
+    moves decides, the solver agrees (without take-back: with it, the plain search would
+    also take back every home card and decides nothing in reach)."""
+    rng = random.Random(11)
+    decided = 0
+    for _ in range(12):
+        trial = _reduced(TB_NO, rng.randint(1, 10**6), rng)
+        expected = _plain(trial, 10_000)
+        if expected is not None:
+            assert solve(trial, Budget(nodes=20_000)).outcome.value == expected, (
+                trial.position_text())
+            decided += 1
+    assert decided >= 4
+
+
+def test_held_waste_proof_is_confirmed_without_holding() -> None:
+    """Unlimited seed 37 is proved lost in a few hundred nodes with held waste cards; the
+    search without them (every waste card played anywhere it fits) proves it too, in about
+    ten times as many."""
+    from solrace.shared.solver.search import Searcher
+
+    held = search_game(Game("unlimited", {}, 37), Budget(nodes=2_000), strategy="dfs")
+    assert held.outcome is Outcome.LOST
+    searcher = Searcher(Game("unlimited", {}, 37))
+    searcher.hold_waste = False
+    outcome, _ = searcher.run_dfs(Budget(nodes=20_000))
+    assert outcome is Outcome.LOST and searcher.nodes > 5 * held.nodes

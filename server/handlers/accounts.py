@@ -1,0 +1,195 @@
+"""Account requests: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
+``password.change``, ``account.delete``; and the checks other handlers use:
+:func:`require_account` (ranked play) and :func:`check_session` (every request of a session).
+
+The operations are in :class:`solrace.server.accounts.service.AccountService`; this module
+turns their results into replies and into the connection's identity.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from solrace.server.daily import previous_day
+from solrace.server.handlers.base import handles
+from solrace.server.races import Player
+from solrace.server.store.keys import DAILY_TTL
+from solrace.shared import protocol as P
+from solrace.shared.protocol import ProtocolError
+from solrace.shared.variants import VARIANTS
+
+if TYPE_CHECKING:
+    from solrace.server.accounts.service import Issued
+    from solrace.server.connection import Connection
+    from solrace.server.store.accounts import SessionRecord
+
+
+class SessionGone(ProtocolError):
+    """The connection's session was revoked or expired: refuse, then close."""
+
+    def __init__(self) -> None:
+        super().__init__("bad_token", "this session was revoked or has expired; log in again")
+
+
+def address(conn: Connection) -> str:
+    """The client's address as the login limits count it: the TCP peer, or, when the peer is
+    one of ``--trusted-proxies``, the last entry of its ``X-Forwarded-For`` header (the one
+    that proxy added; earlier entries are the client's to forge)."""
+    peer = getattr(conn.ws, "remote_address", None)
+    ip = str(peer[0]) if peer else "unknown"
+    if ip in conn.ctx.config.trusted_proxies:
+        request = getattr(conn.ws, "request", None)
+        forwarded = request.headers.get("X-Forwarded-For", "") if request is not None else ""
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last[:64]
+    return ip
+
+
+def require_account(conn: Connection, what: str) -> None:
+    """Ranked play is for accounts: a guest (or an anonymous connection) gets
+    ``account_required``."""
+    rec = conn.session
+    if rec is None or rec.kind != "account":
+        raise ProtocolError("account_required", f"{what} needs an account: register (your "
+                            "guest history is kept) or log in")
+
+
+REFRESH_EVERY = 60.0  # seconds between a connection's last_seen/TTL refreshes
+
+
+async def check_session(conn: Connection) -> None:
+    """Every request of a session asks Redis whether the session still lives (no cache in the
+    process, so a revocation on any process holds here at once). Once a minute per connection
+    the same call also dates ``last_seen`` and restarts the session's lifetime; the clock
+    below only decides *when* to refresh, never whether the session is valid."""
+    rec = conn.session
+    if rec is None:
+        return
+    now = time.monotonic()
+    refresh = now - conn.session_refreshed >= REFRESH_EVERY
+    if not await conn.ctx.accounts.alive(rec, refresh):
+        raise SessionGone()
+    if refresh:
+        conn.session_refreshed = now
+
+
+def session_view(rec: SessionRecord, current: str | None = None) -> dict[str, Any]:
+    return {"session": rec.sid, "created_at": rec.created_at, "last_seen": rec.last_seen,
+            "client": rec.client, "address": rec.address, "current": rec.sid == current}
+
+
+async def become(conn: Connection, issued: Issued) -> dict[str, Any]:
+    """The connection is now the session's player: follow its notices, arm its races; the
+    fields of a welcome (player, name, token, session, account, races)."""
+    rec = issued.session
+    old = conn.player
+    conn.session = rec
+    conn.session_refreshed = time.monotonic()  # the session was just written
+    conn.player = Player(rec.player, rec.name)
+    conn.greeted = True
+    if old is None or old.pid != rec.player:
+        if old is not None:
+            await conn.ctx.hub.unwatch_player(old.pid, conn)
+        await conn.ctx.hub.watch_player(rec.player, conn)
+    return {"player": rec.player, "name": rec.name, "token": issued.token, "session": rec.sid,
+            "account": rec.kind == "account", "races": await my_races(conn)}
+
+
+async def my_races(conn: Connection) -> list[dict[str, Any]]:
+    ctx, out = conn.ctx, []
+    for rid in await ctx.store.player_races(conn.me.pid):
+        rec = await ctx.store.read_race(rid)
+        if rec is None:
+            continue
+        await ctx.races.record(rid)
+        out.append(ctx.races.summary(rec))
+        ctx.races.arm(rec)
+    return out
+
+
+def _account_session(conn: Connection) -> SessionRecord:
+    require_account(conn, "this request")
+    assert conn.session is not None
+    return conn.session
+
+
+def close_soon(conn: Connection, reason: str) -> None:
+    """Close once the reply (queued right after the handler returns) has been sent."""
+    conn.spawn(conn.close_after_reply(reason))
+
+
+def daily_days(today: str) -> list[str]:
+    """Every day whose leaderboards may still be stored (DAILY_TTL back from today)."""
+    days = [today]
+    for _ in range(DAILY_TTL // 86400):
+        days.append(previous_day(days[-1]))
+    return days
+
+
+@handles(P.Register)
+async def on_register(conn: Connection, req: P.Register) -> dict[str, Any]:
+    issued = await conn.ctx.accounts.register(conn.session, req.name, req.password,
+                                              req.client, address(conn))
+    return P.reply(req.id, "registered", **await become(conn, issued))
+
+
+@handles(P.Login)
+async def on_login(conn: Connection, req: P.Login) -> dict[str, Any]:
+    issued = await conn.ctx.accounts.login(conn.session, req.name, req.password, req.client,
+                                           address(conn))
+    return P.reply(req.id, "logged_in", **await become(conn, issued))
+
+
+@handles(P.Logout)
+async def on_logout(conn: Connection, req: P.Logout) -> dict[str, Any]:
+    if conn.session is None:
+        raise ProtocolError("not_authenticated", "this connection has no session")
+    await conn.ctx.accounts.end(conn.session)
+    close_soon(conn, "logged out")
+    return P.reply(req.id, "logged_out", session=conn.session.sid)
+
+
+@handles(P.Sessions)
+async def on_sessions(conn: Connection, req: P.Sessions) -> dict[str, Any]:
+    rec = _account_session(conn)
+    rows = await conn.ctx.accounts.sessions(rec)
+    return P.reply(req.id, "sessions", account=rec.account,
+                   sessions=[session_view(s, rec.sid) for s in rows])
+
+
+@handles(P.RevokeSession)
+async def on_revoke(conn: Connection, req: P.RevokeSession) -> dict[str, Any]:
+    rec = _account_session(conn)
+    await conn.ctx.accounts.revoke(rec, req.session)
+    if req.session == rec.sid:
+        close_soon(conn, "session revoked")
+    return P.reply(req.id, "revoked", session=req.session)
+
+
+@handles(P.ChangePassword)
+async def on_password_change(conn: Connection, req: P.ChangePassword) -> dict[str, Any]:
+    rec = _account_session(conn)
+    revoked = await conn.ctx.accounts.change_password(rec, req.old, req.new)
+    return P.reply(req.id, "password_changed", revoked=revoked)
+
+
+@handles(P.DeleteAccount)
+async def on_account_delete(conn: Connection, req: P.DeleteAccount) -> dict[str, Any]:
+    rec = _account_session(conn)
+    today = await conn.ctx.daily.today()
+    keys = [(day, variant) for day in daily_days(today) for variant in VARIANTS]
+    anon = await conn.ctx.accounts.delete(rec, req.password, keys)
+    close_soon(conn, "account deleted")
+    return P.reply(req.id, "deleted", name=anon)
+
+
+def on_revoked_notice(conn: Connection, notice: dict[str, Any]) -> None:
+    """A session of this player was revoked somewhere: if it is this connection's, say so and
+    close (requests would be refused anyway; this spares the client a wait)."""
+    rec = conn.session
+    if rec is None or notice.get("sid") not in (rec.sid, "*"):
+        return
+    conn.send(P.error(None, "bad_token", "this session was revoked; log in again"))
+    conn.spawn(conn.close_after_reply("session revoked"))
