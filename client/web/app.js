@@ -58,7 +58,9 @@ function showStatus() {
 
 function showWho() {
   const who = document.getElementById("who");
-  who.replaceChildren(conn.name ? h("a", { href: "#/profile", text: conn.name }) : h("span", { class: "muted", text: "spectator" }));
+  who.replaceChildren(conn.name
+    ? h("a", { href: "#/profile", title: conn.account ? "signed in to your account" : "playing as a guest" }, conn.name, h("span", { class: "muted small", text: conn.account ? " · account" : " · guest" }))
+    : h("span", { class: "muted", text: "spectator" }));
 }
 
 conn.addEventListener("state", showStatus);

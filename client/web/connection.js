@@ -27,6 +27,8 @@ export class Connection extends EventTarget {
     this.pending = new Map(); // id -> {resolve, reject}
     this.logs = new Map(); // race id -> Map(version -> event)
     this.resumeHooks = new Set();
+    this.presence = new Map(); // race id -> Map(player -> online), from `presence` frames (7.3)
+    this.spectators = new Map(); // race id -> spectator count, from `spectators` frames (7.4)
     this.welcome = null;
     this.state = "connecting";
     this.backoff = 500;
@@ -51,6 +53,8 @@ export class Connection extends EventTarget {
   get token() { return localStorage.getItem(TOKEN_KEY); }
   get player() { return this.welcome ? this.welcome.player : null; }
   get name() { return this.welcome ? this.welcome.name : null; }
+  /** True when this connection's session is an account's (docs/protocol.md section 20). */
+  get account() { return !!(this.welcome && this.welcome.account); }
 
   _setState(state) {
     this.state = state;
@@ -91,6 +95,10 @@ export class Connection extends EventTarget {
   }
 
   async _hello() {
+    if (this.wantAnon) { // the socket a `login` runs on: anonymous, the stored token kept
+      this.wantAnon = false;
+      return await this.request("hello", { v: 1 });
+    }
     if (this.wantName) {
       const name = this.wantName;
       this.wantName = null;
@@ -125,6 +133,47 @@ export class Connection extends EventTarget {
     return this.welcome;
   }
 
+  _signedIn(reply) {
+    localStorage.setItem(TOKEN_KEY, reply.token);
+    localStorage.setItem(NAME_KEY, reply.name);
+    this.welcome = { ...this.welcome, player: reply.player, name: reply.name, account: true,
+      session: reply.session, races: reply.races || [] };
+    this.dispatchEvent(new CustomEvent("welcome", { detail: this.welcome }));
+    return this.welcome;
+  }
+
+  /** Make an account: a guest's connection upgrades in place (same player, its races and
+   * history kept; `name` may be omitted to keep the guest's); an anonymous one needs `name`.
+   * The password goes only into the request frame. Rejects with the server's reason. */
+  async register(name, password) {
+    const fields = { password };
+    if (name && name !== this.name) fields.name = name;
+    return this._signedIn(await this.request("register", fields));
+  }
+
+  /** Log in to an account. A login runs on an anonymous connection (section 20.4), so this
+   * opens one; if the login is refused it reconnects with the session it had. */
+  async login(name, password) {
+    if (this.player) {
+      this.wantAnon = true;
+      await this._restart();
+    }
+    try {
+      return this._signedIn(await this.request("login", { name, password }));
+    } catch (err) {
+      if (this.token && !this.player) await this._restart();
+      throw err;
+    }
+  }
+
+  /** End this session (a guest's name is freed) and reconnect anonymously. */
+  async logout() {
+    const had = this.player;
+    localStorage.removeItem(TOKEN_KEY);
+    if (had) await this.request("logout").catch(() => {});
+    return await this._restart();
+  }
+
   /** Forget the session and reconnect anonymously. */
   async forget() {
     localStorage.removeItem(TOKEN_KEY);
@@ -148,6 +197,10 @@ export class Connection extends EventTarget {
       this.dispatchEvent(new CustomEvent("race-event", { detail: msg }));
       return;
     }
+    if (msg.t === "presence") {
+      if (!this.presence.has(msg.race)) this.presence.set(msg.race, new Map());
+      this.presence.get(msg.race).set(msg.player, msg.online);
+    } else if (msg.t === "spectators") this.spectators.set(msg.race, msg.count);
     if (msg.re !== undefined && this.pending.has(msg.re)) {
       const { resolve, reject } = this.pending.get(msg.re);
       this.pending.delete(msg.re);
@@ -193,6 +246,12 @@ export class Connection extends EventTarget {
       if (events.length) since = events[events.length - 1].v;
     } while (reply.more);
     return reply;
+  }
+
+  /** A rival's connection state in a race: true, false, or undefined (not told: a bot). */
+  online(race, player) {
+    const m = this.presence.get(race);
+    return m ? m.get(player) : undefined;
   }
 
   onResume(hook) {

@@ -154,6 +154,43 @@ async def claim_name(p: Player) -> None:
     await p.page.get_by_role("button", name="Play", exact=True).click()
 
 
+PASSWORD = "correct horse 42"  # a test password: never to appear in the DOM or console
+
+
+async def register(p: Player, password: str = PASSWORD) -> None:
+    """Register an account by the page's form: on an anonymous page under the player's name,
+    on a guest's page the guest itself (it keeps its name and history)."""
+    name = p.page.get_by_label("Account name")
+    if await name.count():
+        await name.fill(p.name)
+    await p.page.get_by_label("New password").fill(password)
+    await p.page.get_by_role("button", name="Register", exact=True).click()
+    await p.page.wait_for_function("window.solrace.account")
+    await no_password_shown(p, password)
+
+
+async def log_in(p: Player, password: str = PASSWORD) -> None:
+    """Log in by the page's form (on a guest's page it is inside "Log in to another account")."""
+    more = p.page.get_by_text("Log in to another account")
+    if await more.count():
+        await more.click()
+    await p.page.get_by_label("Login name").fill(p.name)
+    await p.page.get_by_label("Password", exact=True).fill(password)
+    await p.page.get_by_role("button", name="Log in", exact=True).click()
+    await p.page.wait_for_function("window.solrace.account")
+    await no_password_shown(p, password)
+
+
+async def no_password_shown(p: Player, password: str) -> None:
+    """The password is in no element, attribute or input value, no console line, and no frame
+    the server sent."""
+    html = await p.page.content()
+    values = await p.page.evaluate("[...document.querySelectorAll('input')].map(i => i.value)")
+    assert password not in html and password not in values
+    assert not any(password in e for e in p.errors)
+    assert not any(password in str(f) for f in p.frames)
+
+
 CARD = re.compile(r"[A2-9TJQK][CDHS]")
 
 

@@ -8,13 +8,23 @@ page draws, and to prove a spectator never saw a card that no racer had face up.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from harness import choose_move, race_info, read_log
-from pw import Player, cards_in, claim_name, new_player
+from pw import (
+    PASSWORD,
+    Player,
+    cards_in,
+    claim_name,
+    log_in,
+    new_player,
+    no_password_shown,
+    register,
+)
 from solrace.shared.engine import Game
 from solrace.shared.errors import CannotFinish, IllegalMove, NoLegalMove
 from solrace.shared.notation import Move
@@ -85,9 +95,9 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     viewer = await new_player(browser, web_server + "#/watch", "viewer")
     page = alice.page
 
-    # the lobby: five variants, a name, a race with an invite link
-    await claim_name(alice)
-    await page.get_by_text("Playing as").wait_for()
+    # the lobby: five variants, an account (a rated race needs one), a race with an invite link
+    await register(alice)
+    await page.get_by_text("Signed in as").wait_for()
     for title in ("Sixes and Sevens", "Seven by Five", "Double Aces and Kings", "Unlimited",
                   "Forty and Eight"):
         await page.get_by_role("heading", name=title).wait_for()
@@ -107,10 +117,10 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     await page.get_by_role("button", name="Copy").click()
     await page.get_by_role("alert").filter(has_text=re.compile(r"Link copied|/#/join/")).wait_for()
 
-    # the invite link joins (after picking a name)
+    # the invite link joins (after registering: the race is rated)
     await bob.page.goto(link)
     await bob.page.get_by_text("You are invited").wait_for()
-    await claim_name(bob)
+    await register(bob)
     await bob.page.wait_for_url(re.compile(rf"#/race/{rid}$"))
     await page.get_by_text("bob", exact=True).wait_for()
 
@@ -131,6 +141,8 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
         "link", name="Watch").click()
     await viewer.page.get_by_label("board of alice").wait_for()
     await viewer.page.get_by_label("board of bob").wait_for()
+    # the racers' page counts the spectator (a `spectators` frame, not a race event)
+    await page.locator(".race-meta .spectators").filter(has_text="1 watching").wait_for()
 
     # alice plays by dragging cards (full moves), checked against the engine after each
     seen = {ga.position_text()}
@@ -194,6 +206,7 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     await viewer.shot(shots, "watch")
 
     # both resign (confirmed): the race ends with standings, the seed checked in the browser
+    live_frames = len(viewer.frames)  # what the spectator got while the race was on
     await page.get_by_role("button", name="Resign").click()
     await bob.page.get_by_role("button", name="Resign").click()
     for p in (alice, bob):
@@ -215,6 +228,11 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     shown = cards_in([f for f in viewer.card_frames()], set())
     assert shown, "the spectator received no cards at all"
     assert shown <= face_up, f"spectator saw cards no racer had face up: {shown - face_up}"
+    # fair spectating: while the race was on, only cards EVERY racer had seen (others "??")
+    both = ever_face_up(secrets.game(), log_a) & ever_face_up(secrets.game(), log_b)
+    live = cards_in([json.loads(f) for f in viewer.frames[:live_frames] if isinstance(f, str)],
+                    set())
+    assert live <= both, f"spectator saw cards before every racer had: {live - both}"
     dom = set(await viewer.page.locator(".card.face").evaluate_all(
         "(cs) => cs.map((c) => c.dataset.card)"))
     assert dom <= face_up
@@ -254,12 +272,12 @@ async def test_daily_attempt_leaderboard_and_profile(browser, web_server: str,
                                                      shots: Path, redis_proc) -> None:
     carol = await new_player(browser, web_server, "carol")
     page = carol.page
-    await claim_name(carol)
-    await page.get_by_text("Playing as").wait_for()
-    # a name already held is refused with the server's reason; the page stays usable
+    await register(carol)  # the ranked attempt needs an account
+    # a name an account holds is refused with the server's reason; the page stays usable
     other = await new_player(browser, web_server, "Carol")
     await claim_name(other)
-    await other.page.get_by_role("alert").filter(has_text="the name Carol is in use").wait_for()
+    await other.page.get_by_role("alert").filter(
+        has_text="the name Carol (or one that looks like it) is taken").wait_for()
     await other.page.get_by_label("Your name").fill("carol2")
     await other.page.get_by_role("button", name="Play", exact=True).click()
     await other.page.get_by_text("Playing as").wait_for()
@@ -361,6 +379,15 @@ async def test_phone_width_tap_to_play(browser, web_server: str, shots: Path,
     game.push(Move("s", "w"))
     await dan.wait_board(view_of(game).wire())
     assert not dan.errors and not eve.errors, dan.errors + eve.errors
+
+    # presence: each sees the other connected; when dan's last connection closes, eve's
+    # progress line says so (his clock runs on)
+    await dan.page.get_by_label("eve is connected").wait_for()
+    await eve.page.get_by_label("dan is connected").wait_for()
+    await dan.page.context.close()
+    await eve.page.get_by_label("dan is disconnected").wait_for()
+    await eve.page.get_by_text("offline").wait_for()
+    await eve.shot(shots, "rival-offline")
 
 
 def finishes(game: Game) -> bool:
@@ -467,3 +494,50 @@ async def test_masked_cards_are_drawn_as_masked_cards(browser, web_server: str) 
     assert got["t2"] == ["#", "QS", "?"] and got["t3"] == ["#", "#", "?"]
     assert got["w"] == ["?", "2H", "?"]
     assert not p.errors, p.errors
+
+
+async def test_a_guest_is_told_an_account_is_needed_then_registers_on_the_page(
+        browser, web_server: str, shots: Path) -> None:
+    gil = await new_player(browser, web_server, "gil")
+    page = gil.page
+    await claim_name(gil)
+    await page.get_by_text("Playing as").wait_for()
+    await page.get_by_text("(guest)").wait_for()
+    await page.get_by_text("Rated races need an account").wait_for()
+    # a rated race as a guest: refused, with the server's account_required reason
+    await page.get_by_label("Rated").check()
+    await page.get_by_role("button", name="Create a Unlimited race").click()
+    await page.get_by_role("alert").filter(has_text="needs an account: register").wait_for()
+    assert "#/race/" not in page.url
+    # the ranked daily attempt says so too, and is refused the same way
+    await page.goto(web_server + "#/daily/unlimited")
+    await page.get_by_text("The ranked attempt needs an account").wait_for()
+    await page.get_by_role("button", name="Ranked attempt: Unlimited").click(timeout=60000)
+    await page.get_by_role("alert").filter(has_text="needs an account").wait_for()
+    # register from the page: the guest becomes the account (same player), then it works
+    await page.goto(web_server + "#/")
+    player = await page.evaluate("window.solrace.player")
+    await gil.shot(shots, "signin-guest")
+    await register(gil)
+    assert await page.evaluate("window.solrace.player") == player
+    assert await page.evaluate("localStorage.getItem('solrace.token')") is not None
+    await page.locator("#who").get_by_text("account").wait_for()
+    await page.get_by_label("Rated").check()
+    await page.get_by_role("button", name="Create a Unlimited race").click()
+    await page.wait_for_url(re.compile(r"#/race/[a-z0-9]+$"))
+    await page.get_by_text("rated", exact=True).first.wait_for()
+    # log out, then log in again with the password: the same player, a new session
+    await page.goto(web_server + "#/")
+    await page.get_by_role("button", name="Log out").click()
+    await page.get_by_role("button", name="Play", exact=True).wait_for()
+    assert await page.evaluate("window.solrace.player") is None
+    await page.get_by_label("Login name").fill("gil")
+    await page.get_by_label("Password", exact=True).fill("not the password")
+    await page.get_by_role("button", name="Log in", exact=True).click()
+    await page.get_by_role("alert").filter(has_text="wrong name or password").wait_for()
+    await gil.shot(shots, "signin")
+    await log_in(gil)
+    assert await page.evaluate("window.solrace.player") == player
+    await page.get_by_role("list", name="your races").get_by_text("lobby").wait_for()
+    await no_password_shown(gil, PASSWORD)
+    assert not gil.errors, gil.errors

@@ -1,6 +1,7 @@
 // Dailies (#/daily): per variant today's certified deal, the one ranked attempt, practice
 // after it; and a leaderboard page (#/leaderboard/VARIANT): top, around me, par.
 import { button, h, optionsText, section, seconds, toast, variants } from "../dom.js";
+import { refusal } from "./lobby.js";
 
 export async function mount(app, conn, variant = "unlimited") {
   if (!conn.name) {
@@ -26,12 +27,13 @@ function fillDaily(card, conn, v, d) {
     try {
       const r = await conn.request("daily.start", { variant: v.name, practice });
       location.hash = `#/race/${r.race.race}`;
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) { toast(refusal(err), "error"); }
   };
   card.replaceChildren(...[h("h3", { text: v.title }),
     h("p", { class: "muted", text: `${d.date} · ${optionsText(d.options)} · par ${d.par} moves` }),
     h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: d.commitment.slice(0, 16) + "…" })),
     d.yesterday ? h("p", { class: "muted small", text: `Yesterday's seed: ${d.yesterday.seed}` }) : null,
+    !conn.account && !d.attempt ? h("p", { class: "muted small" }, "The ranked attempt needs an account: ", h("a", { href: "#/", text: "register or log in in the lobby" }), ".") : null,
     h("div", { class: "actions" },
       d.attempt ? h("a", { class: "button", href: `#/race/${d.attempt}`, text: "Your attempt" }) : button("Ranked attempt", start(false), { class: "primary", "aria-label": `Ranked attempt: ${v.title}` }),
       d.attempt ? button("Practice", start(true), { "aria-label": `Practice: ${v.title}` }) : null,

@@ -2,6 +2,7 @@
 // won), quick pairing, creating a race (seats, time limit, rated) with an invite link, your
 // unfinished races, live races to watch and today's dailies. Also #/join/CODE (invite links).
 import { button, h, optionsText, section, toast, variants } from "../dom.js";
+import { signIn } from "./account.js";
 
 // How often deals can be won, from docs/solver.md (the solver's measured figures).
 const WINNABLE = {
@@ -14,26 +15,9 @@ const WINNABLE = {
 const PRESETS = { "seven-by-five": { cells: "5", empty_fill: "any" } };
 const TIME_LIMITS = [[120, "2 min"], [300, "5 min"], [600, "10 min"], [1200, "20 min"], [3600, "1 hour"]];
 
-export function nameForm(conn, after) {
-  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", placeholder: "e.g. alice", required: true, pattern: "[A-Za-z0-9][A-Za-z0-9_.\\-]{1,19}", maxlength: "20" });
-  const msg = h("p", { class: "error", role: "alert" });
-  const form = h("form", { class: "name-form", onsubmit: async (ev) => {
-    ev.preventDefault();
-    try {
-      await conn.claimName(input.value.trim());
-      after();
-    } catch (err) {
-      msg.textContent = err.message;
-    }
-  } }, h("label", { for: "name", text: "Your name" }), input, h("button", { type: "submit", text: "Play" }), msg);
-  return form;
-}
-
 export async function mount(app, conn) {
-  const you = conn.name
-    ? h("p", {}, "Playing as ", h("strong", { text: conn.name }), " · ", h("a", { href: "#/profile", text: "your profile" }))
-    : h("div", {}, h("p", { text: "Pick a name to race (no sign-up). Anyone can watch without one." }), nameForm(conn, () => mount(app.replaceChildren() || app, conn)));
-  const settings = raceSettings();
+  const you = signIn(conn, () => mount(app.replaceChildren() || app, conn));
+  const settings = raceSettings(conn);
   const waiting = h("div", { class: "waiting", role: "status" });
   const list = h("div", { class: "variants" });
   for (const v of await variants()) list.append(variantCard(v, conn, settings, waiting));
@@ -55,14 +39,16 @@ export async function mount(app, conn) {
   return () => { if (waiting.dataset.queued) conn.request("quick.cancel").catch(() => {}); };
 }
 
-function raceSettings() {
+function raceSettings(conn) {
   const seats = h("input", { id: "seats", type: "number", min: "2", max: "8", value: "2" });
   const time = h("select", { id: "time-limit" }, TIME_LIMITS.map(([s, t]) => h("option", { value: String(s), selected: s === 600, text: t })));
   const rated = h("input", { id: "rated", type: "checkbox" });
   const node = h("div", { class: "settings" },
     h("label", { for: "seats", text: "Seats" }), seats,
     h("label", { for: "time-limit", text: "Time limit" }), time,
-    h("label", { class: "check" }, rated, " Rated"));
+    h("label", { class: "check" }, rated, " Rated"),
+    conn.account ? null : h("span", { id: "rated-note", class: "muted small", text: "Rated races need an account: register or log in above." }));
+  if (!conn.account) rated.setAttribute("aria-describedby", "rated-note");
   return { node, read: () => ({ seats: Number(seats.value), time_limit: Number(time.value), rated: rated.checked }) };
 }
 
@@ -84,7 +70,7 @@ function variantCard(v, conn, settings, waiting) {
     try {
       const r = await conn.request("race.create", { variant: v.name, options: options(), ...settings.read() });
       location.hash = `#/race/${r.race.race}`;
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) { toast(refusal(err), "error"); }
   }, { class: "primary", "aria-label": `Create a ${v.title} race` });
   const quick = button("Quick pair", async () => {
     if (!need()) return;
@@ -131,6 +117,11 @@ function fillLive(ul, races) {
   }
 }
 
+/** The server's reason, plus where to go when it is `account_required`. */
+export function refusal(err) {
+  return err.code === "account_required" ? `${err.message} (register or log in in the lobby)` : err.message;
+}
+
 /** #/join/CODE: an invite link. Join (after picking a name), then go to the race. */
 export async function mountJoin(app, conn, code) {
   const go = async () => {
@@ -138,9 +129,11 @@ export async function mountJoin(app, conn, code) {
       const r = await conn.request("race.join", { code: code.toUpperCase() });
       location.replace(`#/race/${r.race.race}`);
     } catch (err) {
-      app.replaceChildren(section("Invite", h("p", { class: "error", text: `Cannot join ${code}: ${err.message}` }), h("a", { href: "#/", text: "Back to the lobby" })));
+      // a rated race: a guest may register (or log in) here and join then
+      const again = err.code === "account_required" ? signIn(conn, go) : null;
+      app.replaceChildren(section("Invite", h("p", { class: "error", role: "alert", text: `Cannot join ${code}: ${err.message}` }), again, h("a", { href: "#/", text: "Back to the lobby" })));
     }
   };
   if (conn.name) return go();
-  app.append(section(`You are invited to race ${code.toUpperCase()}`, h("p", { text: "Pick a name to join." }), nameForm(conn, go)));
+  app.append(section(`You are invited to race ${code.toUpperCase()}`, h("p", { text: "Pick a name, or log in, to join." }), signIn(conn, go)));
 }

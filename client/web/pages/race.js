@@ -51,6 +51,9 @@ class RacePage {
     }
     this.onEvent = (ev) => { if (ev.detail.race === this.rid) this.refresh(ev.detail); };
     this.conn.addEventListener("race-event", this.onEvent);
+    // rivals' connection state and the spectator count: frames, not events (7.3, 7.4)
+    this.conn.addEventListener("presence", this.onEvent);
+    this.conn.addEventListener("spectators", this.onEvent);
     this.offResume = this.conn.onResume(() => this.resync().catch((e) => toast(e.message, "error")));
     this.onKey = (ev) => this.key(ev);
     document.addEventListener("keydown", this.onKey);
@@ -59,7 +62,9 @@ class RacePage {
 
   stop() {
     clearInterval(this.timer);
-    if (this.onEvent) this.conn.removeEventListener("race-event", this.onEvent);
+    if (this.onEvent) {
+      for (const t of ["race-event", "presence", "spectators"]) this.conn.removeEventListener(t, this.onEvent);
+    }
     if (this.offResume) this.offResume();
     if (this.onKey) document.removeEventListener("keydown", this.onKey);
   }
@@ -117,7 +122,7 @@ class RacePage {
           s.rated ? h("span", { class: "badge", text: "rated" }) : null,
           s.kind !== "race" ? h("span", { class: "badge", text: s.kind }) : null,
           h("span", { class: "clock", "aria-label": "time left" }),
-          h("span", { class: "spectators", text: `${s.spectators} watching` })));
+          h("span", { class: "spectators", text: `${this.conn.spectators.get(this.rid) ?? s.spectators} watching` })));
       this.tick();
     });
   }
@@ -146,8 +151,11 @@ class RacePage {
       const home = mine && this.board ? this.board.view.home : p.home;
       const moves = mine && this.board ? this.board.view.moves : p.moves;
       const result = p.result || (s.end && (s.end.standings.find((x) => x.player === r.player) || {}).result) || null;
+      // a rival's connection (presence frames; none for bots), while the race is on
+      const online = mine || s.end ? undefined : this.conn.online(this.rid, r.player);
       rows.push(h("li", { class: `rival ${mine ? "me" : ""}` },
-        h("span", { class: "rname", text: mine ? `${r.name} (you)` : r.name }),
+        h("span", { class: "rname" }, h("span", { text: mine ? `${r.name} (you)` : r.name }),
+          online === undefined ? null : h("span", { class: `presence ${online ? "online" : "offline"}`, title: online ? "connected" : "disconnected: their clock runs on", "aria-label": `${r.name} is ${online ? "connected" : "disconnected"}`, text: online ? " ● online" : " ○ offline" })),
         h("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(total), "aria-valuenow": String(home), "aria-label": `${r.name}: ${home} of ${total} cards home` },
           h("span", { class: "fill", style: `width:${(100 * home) / total}%` })),
         h("span", { class: "rstat", text: `${home}/${total} home · ${moves} move${moves === 1 ? "" : "s"}` }),

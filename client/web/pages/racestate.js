@@ -1,5 +1,6 @@
 // A race as the events tell it: fold a summary and events (in version order) into who races,
-// the state, the times and every racer's progress. Pure: the same events give the same state.
+// the state, the times and every racer's progress (spectator counts and presence are frames,
+// not events: the connection keeps them). Pure: the same events give the same state.
 
 const ORDER = ["lobby", "countdown", "running", "finished", "closed"];
 
@@ -9,7 +10,7 @@ export function fold(summary, events) {
     seats: summary.seats, time_limit: summary.time_limit, rated: summary.rated,
     kind: summary.kind, state: summary.state, host: summary.host,
     commitment: summary.commitment, starts_at: summary.starts_at, started_at: summary.started_at,
-    ends_at: summary.ends_at, racers: new Map(), progress: new Map(), spectators: 0,
+    ends_at: summary.ends_at, racers: new Map(), progress: new Map(), spectators: summary.spectators || 0,
     start: null, end: null, v: 0,
   };
   for (const r of summary.racers || []) s.racers.set(r.player, { ...r });
@@ -22,7 +23,6 @@ export function fold(summary, events) {
       case "join": s.racers.set(e.player, { player: e.player, name: e.name, ready: false, ...(s.racers.get(e.player) || {}) }); break;
       case "leave": s.racers.delete(e.player); break;
       case "ready": if (s.racers.has(e.player)) s.racers.get(e.player).ready = true; break;
-      case "spectators": s.spectators = e.count; break;
       case "countdown": s.starts_at = e.starts_at; s.commitment = e.commitment; raise("countdown"); break;
       case "start": s.started_at = e.started_at; s.ends_at = e.ends_at; s.start = e.view; raise("running"); break;
       case "progress": s.progress.set(e.player, { home: e.home, moves: e.moves, elapsed: e.elapsed, result: e.result || null }); break;

@@ -71,7 +71,6 @@ export async function mount(app, conn, target) {
       if (b) boards.set(pid, { seq: b.seq, view: { ...b.view, piles: { ...b.view.piles, ...piles } } });
     }
     if (e.k === "end" && e.boards) for (const [pid, b] of Object.entries(e.boards)) boards.set(pid, b);
-    if (e.k === "spectators") spectators = e.count;
     if (e.k === "start") state = "running";
     if (e.k === "end") {
       state = "finished";
@@ -80,6 +79,9 @@ export async function mount(app, conn, target) {
     draw();
   };
   conn.addEventListener("race-event", onEvent);
+  // the spectator count is a frame of its own, not an event (docs/protocol.md 7.4)
+  const onCount = (ev) => { if (ev.detail.race === rid) { spectators = ev.detail.count; draw(); } };
+  conn.addEventListener("spectators", onCount);
   for (const e of conn.events(rid)) onEvent({ detail: e });
   if (reply.end) { state = "finished"; info.replaceChildren("Race over · ", h("a", { href: `#/replay/${rid}`, text: "replay it" })); }
   draw();
@@ -91,6 +93,7 @@ export async function mount(app, conn, target) {
   });
   return () => {
     conn.removeEventListener("race-event", onEvent);
+    conn.removeEventListener("spectators", onCount);
     offResume();
     if (state !== "finished") conn.request("unwatch", { race: rid }).catch(() => {});
   };
