@@ -66,6 +66,9 @@ function showWho() {
 conn.addEventListener("state", showStatus);
 conn.addEventListener("welcome", showWho);
 conn.addEventListener("matched", (ev) => { location.hash = `#/race/${ev.detail.race.race}`; });
+// an error without `re`: the server ended this session (revoked elsewhere, docs/protocol.md
+// 20.6); the connection then comes back anonymous
+conn.addEventListener("error", (ev) => toast(ev.detail.reason || ev.detail.code, "error"));
 conn.addEventListener("rematch", (ev) => race.offerRematch(conn, ev.detail));
 window.addEventListener("hashchange", route);
 window.addEventListener("error", (ev) => toast(`error: ${ev.message}`, "error"));

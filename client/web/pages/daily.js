@@ -1,11 +1,10 @@
 // Dailies (#/daily): per variant today's certified deal, the one ranked attempt, practice
 // after it; and a leaderboard page (#/leaderboard/VARIANT): top, around me, par.
 import { button, h, optionsText, section, seconds, toast, variants } from "../dom.js";
-import { refusal } from "./lobby.js";
 
 export async function mount(app, conn, variant = "unlimited") {
   if (!conn.name) {
-    app.append(section("Daily challenges", h("p", {}, "Pick a name in the ", h("a", { href: "#/", text: "lobby" }), " to play the dailies.")));
+    app.append(section("Daily challenges", h("p", {}, "Play as a guest or log in in the ", h("a", { href: "#/", text: "lobby" }), " to play the dailies.")));
     return null;
   }
   const all = await variants();
@@ -27,7 +26,7 @@ function fillDaily(card, conn, v, d) {
     try {
       const r = await conn.request("daily.start", { variant: v.name, practice });
       location.hash = `#/race/${r.race.race}`;
-    } catch (err) { toast(refusal(err), "error"); }
+    } catch (err) { toast(err.message, "error"); } // e.g. account_required, the server's reason
   };
   card.replaceChildren(...[h("h3", { text: v.title }),
     h("p", { class: "muted", text: `${d.date} · ${optionsText(d.options)} · par ${d.par} moves` }),
@@ -42,7 +41,7 @@ function fillDaily(card, conn, v, d) {
 
 export async function mountLeaderboard(app, conn, variant) {
   if (!conn.name) {
-    app.append(section("Leaderboard", h("p", {}, "Pick a name in the ", h("a", { href: "#/", text: "lobby" }), " first.")));
+    app.append(section("Leaderboard", h("p", {}, "Play as a guest or log in in the ", h("a", { href: "#/", text: "lobby" }), " first.")));
     return null;
   }
   const all = await variants();

@@ -34,7 +34,7 @@ export async function mount(app, conn) {
   );
   if (conn.name) {
     conn.request("races.mine").then((r) => fillMine(mine, r.races)).catch(() => {});
-  } else mine.append(h("li", { class: "muted", text: "Pick a name first." }));
+  } else mine.append(h("li", { class: "muted", text: "Play as a guest or log in first." }));
   conn.request("races.live", { limit: 10 }).then((r) => fillLive(live, r.races)).catch(() => {});
   return () => { if (waiting.dataset.queued) conn.request("quick.cancel").catch(() => {}); };
 }
@@ -70,7 +70,7 @@ function variantCard(v, conn, settings, waiting) {
     try {
       const r = await conn.request("race.create", { variant: v.name, options: options(), ...settings.read() });
       location.hash = `#/race/${r.race.race}`;
-    } catch (err) { toast(refusal(err), "error"); }
+    } catch (err) { toast(err.message, "error"); }
   }, { class: "primary", "aria-label": `Create a ${v.title} race` });
   const quick = button("Quick pair", async () => {
     if (!need()) return;
@@ -115,11 +115,6 @@ function fillLive(ul, races) {
     ul.append(h("li", {}, h("span", { text: `${r.variant} (${optionsText(r.options)}) · ${r.racers} racers · ${r.spectators} watching${r.rated ? " · rated" : ""}` }),
       h("a", { class: "button", href: `#/watch/${r.race}`, text: "Watch" })));
   }
-}
-
-/** The server's reason, plus where to go when it is `account_required`. */
-export function refusal(err) {
-  return err.code === "account_required" ? `${err.message} (register or log in in the lobby)` : err.message;
 }
 
 /** #/join/CODE: an invite link. Join (after picking a name), then go to the race. */

@@ -3,7 +3,7 @@ import { h, section, seconds, variantTitle } from "../dom.js";
 
 export async function mount(app, conn, name) {
   if (!conn.name) {
-    app.append(section("Profile", h("p", {}, "Pick a name in the ", h("a", { href: "#/", text: "lobby" }), " first.")));
+    app.append(section("Profile", h("p", {}, "Play as a guest or log in in the ", h("a", { href: "#/", text: "lobby" }), " first.")));
     return null;
   }
   let p;

@@ -9,7 +9,7 @@ import { applyDelta, fold } from "./racestate.js";
 
 export async function mount(app, conn, rid) {
   if (!conn.name) {
-    app.append(section("Race", h("p", {}, "Pick a name in the ", h("a", { href: "#/", text: "lobby" }), " first, or ", h("a", { href: `#/watch/${rid}`, text: "watch this race" }), ".")));
+    app.append(section("Race", h("p", {}, "Play as a guest or log in in the ", h("a", { href: "#/", text: "lobby" }), " first, or ", h("a", { href: `#/watch/${rid}`, text: "watch this race" }), ".")));
     return null;
   }
   const page = new RacePage(app, conn, rid);
