@@ -507,13 +507,15 @@ async def test_a_guest_is_told_an_account_is_needed_then_registers_on_the_page(
     # a rated race as a guest: refused, with the server's account_required reason
     await page.get_by_label("Rated").check()
     await page.get_by_role("button", name="Create a Unlimited race").click()
-    await page.get_by_role("alert").filter(has_text="needs an account: register").wait_for()
+    await page.get_by_role("alert").filter(
+        has_text="a rated race needs an account: register").wait_for()
     assert "#/race/" not in page.url
     # the ranked daily attempt says so too, and is refused the same way
     await page.goto(web_server + "#/daily/unlimited")
     await page.get_by_text("The ranked attempt needs an account").wait_for()
     await page.get_by_role("button", name="Ranked attempt: Unlimited").click(timeout=60000)
-    await page.get_by_role("alert").filter(has_text="needs an account").wait_for()
+    await page.get_by_role("alert").filter(
+        has_text="the ranked daily attempt needs an account").wait_for()
     # register from the page: the guest becomes the account (same player), then it works
     await page.goto(web_server + "#/")
     player = await page.evaluate("window.solrace.player")
