@@ -160,6 +160,7 @@ PASSWORD = "correct horse 42"  # a test password: never to appear in the DOM or 
 async def register(p: Player, password: str = PASSWORD) -> None:
     """Register an account by the page's form: on an anonymous page under the player's name,
     on a guest's page the guest itself (it keeps its name and history)."""
+    await p.page.get_by_label("New password").wait_for()  # the sign-in area is drawn
     name = p.page.get_by_label("Account name")
     if await name.count():
         await name.fill(p.name)
@@ -171,6 +172,8 @@ async def register(p: Player, password: str = PASSWORD) -> None:
 
 async def log_in(p: Player, password: str = PASSWORD) -> None:
     """Log in by the page's form (on a guest's page it is inside "Log in to another account")."""
+    await p.page.get_by_label("Login name").or_(
+        p.page.get_by_text("Log in to another account")).first.wait_for(state="attached")
     more = p.page.get_by_text("Log in to another account")
     if await more.count():
         await more.click()
