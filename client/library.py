@@ -257,6 +257,11 @@ class Client:
                                bots=list(bots), time_limit=time_limit, seed=seed)
         return self._track(r["race"])
 
+    async def rematch(self, race: str) -> dict[str, Any]:
+        """A new race with the settings of finished race ``race`` (the same new race for every
+        racer who asks); the other racers get an unsolicited ``rematch`` frame naming it."""
+        return self._track((await self.request("race.rematch", race=race))["race"])
+
     async def leave(self, race: str) -> dict[str, Any]:
         return (await self.request("race.leave", race=race))["race"]
 

@@ -21,7 +21,7 @@ from http import HTTPStatus
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from solrace.server import metrics
+from solrace.server import metrics, static
 from solrace.server.accounts.service import AccountService
 from solrace.server.bots import BotService
 from solrace.server.config import Config
@@ -36,6 +36,7 @@ from solrace.server.results import Results
 from solrace.server.spectate import Masks
 from solrace.server.store import Store
 from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
+from solrace.shared import protocol as P
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
@@ -71,6 +72,7 @@ class Server:
         self.ws: WsServer | None = None
         self._refresher: asyncio.Task[None] | None = None
         self._preparer: asyncio.Task[None] | None = None
+        self.assets = static.load_assets()  # the browser client, served on "/"
 
     @property
     def port(self) -> int:
@@ -133,6 +135,7 @@ class Server:
             ping_timeout=cfg.ping_interval,
             close_timeout=2,
             process_request=self._http,
+            select_subprotocol=lambda _conn, offered: P.select_subprotocol(offered),
             compression=None,
         )
         await self._heartbeat()
@@ -157,7 +160,20 @@ class Server:
             del resp.headers["Content-Type"]  # setting a Headers item adds, not replaces
             resp.headers["Content-Type"] = metrics.CONTENT_TYPE
             return resp
-        return None
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None  # a websocket handshake, on any path
+        asset = self.assets.get(path)
+        if asset is None:
+            return conn.respond(HTTPStatus.NOT_FOUND, "not found\n")
+        body, kind = asset
+        resp = conn.respond(HTTPStatus.OK, "")
+        resp.body = body
+        del resp.headers["Content-Type"]
+        del resp.headers["Content-Length"]
+        resp.headers["Content-Type"] = kind
+        resp.headers["Content-Length"] = str(len(body))
+        resp.headers["Cache-Control"] = "no-cache"
+        return resp
 
     def _tick(self) -> float:
         """Seconds between two rounds of the periodic chores (see below)."""

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from solrace.server import metrics
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
-from solrace.server.handlers import HANDLERS, accounts, lobby
+from solrace.server.handlers import HANDLERS, accounts, lobby, rematch
 from solrace.server.outbox import Outbox
 from solrace.server.presence import Presence
 from solrace.server.races import Player
@@ -88,6 +88,7 @@ class Connection:
     def __init__(self, ws: ServerConnection, ctx: Context) -> None:
         self.ws = ws
         self.ctx = ctx
+        self.codec = P.codec_for(ws.subprotocol)  # msgpack, or JSON for browsers
         self.player: Player | None = None
         self.session: SessionRecord | None = None  # None: anonymous
         self.session_refreshed = 0.0  # monotonic time of the last last_seen/TTL refresh
@@ -98,7 +99,7 @@ class Connection:
         self.member = f"{ctx.config.process_id}:{secrets.token_hex(4)}"
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
-        self.out = Outbox(ctx.send_queue, self._too_slow)
+        self.out = Outbox(ctx.send_queue, self._too_slow, self.codec.encode)
         self.outbox = self.out.queue
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
@@ -292,6 +293,8 @@ class Connection:
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
         if notice.get("k") == "matched":
             self.spawn(lobby.matched(self, str(notice["race"])))
+        elif notice.get("k") == "rematch":
+            self.spawn(rematch.offered(self, notice))
         elif notice.get("k") == "presence" and notice.get("race") in self.feed.races \
                 and notice.get("race") not in self.feed.watching:
             self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
@@ -306,7 +309,7 @@ class Connection:
         kind = "unknown"
         try:
             allowed = self.bucket.take()  # every frame costs a token, even garbage
-            msg = P.decode(data)
+            msg = self.codec.decode(data)
             req_id = echo_id(msg.get("id"))
             if not allowed:  # refused after reading the id, so the client can match it
                 raise ProtocolError("rate_limited", "too many messages; slow down")

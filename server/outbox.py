@@ -32,13 +32,18 @@ MAX_GATHER_BYTES = 16 * 1024
 class Outbox:
     """The send side of one connection (see the module docstring)."""
 
-    __slots__ = ("_bytes", "_held", "_loop", "_now", "_timer", "gather", "on_full", "queue")
+    __slots__ = ("_bytes", "_held", "_loop", "_now", "_timer", "encode", "gather", "on_full",
+                 "queue")
 
-    def __init__(self, size: int, on_full: Callable[[], None]) -> None:
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=size)
+    def __init__(self, size: int, on_full: Callable[[], None],
+                 encode: Callable[[dict[str, Any]], bytes | str] = P.encode) -> None:
+        self.queue: asyncio.Queue[bytes | str | None] = asyncio.Queue(maxsize=size)
         self.on_full = on_full
+        #: The connection's codec (msgpack, or JSON text for browsers); batch frames are built
+        #: from msgpack frames, so only a msgpack connection may gather (handlers/session.py).
+        self.encode = encode
         self.gather = False
-        self._held: list[bytes] = []
+        self._held: list[bytes | str] = []
         self._bytes = 0
         self._timer: asyncio.TimerHandle | None = None
         self._now = False  # a flush is scheduled for the end of this tick
@@ -48,7 +53,7 @@ class Outbox:
         return self.queue.full() or len(self._held) >= MAX_GATHER
 
     def put(self, message: dict[str, Any]) -> None:
-        frame = P.encode(message)
+        frame = self.encode(message)
         if not self.gather:
             self._enqueue(frame)
             return
@@ -79,7 +84,7 @@ class Outbox:
             return
         self._held = []
         self._bytes = 0
-        self._enqueue(held[0] if len(held) == 1 else P.batch_frame(held))
+        self._enqueue(held[0] if len(held) == 1 else P.batch_frame(held))  # type: ignore[arg-type]
 
     def close(self) -> None:
         """The connection is gone: held messages go with it, no timer outlives it."""
@@ -88,7 +93,7 @@ class Outbox:
             self._timer = None
         self._held = []
 
-    def _enqueue(self, frame: bytes) -> None:
+    def _enqueue(self, frame: bytes | str) -> None:
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:

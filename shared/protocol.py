@@ -56,6 +56,7 @@ ERROR_CODES = (
     "cannot_finish",  # finish while the rest of the game does not play itself (reason says why)
     "bad_notation",  # the move text does not parse
     "stale_seq",  # seq is not the number of moves applied; reply carries the current seq
+    "no_rematch",  # race.rematch of a race that is not over, or of a daily or practice game
     "already_queued",  # quick pairing twice
     "rate_limited",  # too many messages, or too many wrong passwords (retry_after: seconds)
     "account_required",  # ranked play (rated races, the ranked daily) by a guest: register
@@ -290,6 +291,13 @@ class LeaveRace(RaceRequest):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ready(RaceRequest):
     TYPE: ClassVar[str] = "race.ready"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rematch(RaceRequest):
+    """A new race with the settings of a finished one, offered to its racers."""
+
+    TYPE: ClassVar[str] = "race.rematch"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -620,7 +628,8 @@ _REQUESTS: dict[str, type[Request]] = {
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
-        Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, *ACCOUNT_REQUESTS,
+        Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch,
+        *ACCOUNT_REQUESTS,
     )
 }
 
@@ -735,3 +744,39 @@ def error(req_id: RequestId | None, code: str, reason: str, **extra: Any) -> dic
     if code not in ERROR_CODES:
         raise ValueError(f"unknown error code {code!r}")
     return reply(req_id, "error", code=code, reason=reason, **extra)
+
+
+# ----------------------------------------------------------------------------- encodings
+
+#: Websocket subprotocols a client may offer; none (or the msgpack one) means msgpack over
+#: binary frames, ``solrace.json.v1`` means JSON over text frames (:mod:`jsonwire`).
+MSGPACK_SUBPROTOCOL = "solrace.msgpack.v1"
+JSON_SUBPROTOCOL = "solrace.json.v1"
+SUBPROTOCOLS = (JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """How one connection turns maps into frames and back, chosen once at the handshake."""
+
+    name: str
+    encode: Any  # Callable[[dict], bytes | str]
+    decode: Any  # Callable[[bytes | str], dict]
+
+
+def codec_for(subprotocol: str | None) -> Codec:
+    """The codec of a negotiated subprotocol (``None``: the default, msgpack)."""
+    if subprotocol == JSON_SUBPROTOCOL:
+        from solrace.shared.jsonwire import decode_json, encode_json
+
+        return Codec(JSON_SUBPROTOCOL, encode_json, decode_json)
+    return Codec(MSGPACK_SUBPROTOCOL, encode, decode)
+
+
+def select_subprotocol(offered: list[str] | tuple[str, ...]) -> str | None:
+    """The subprotocol to accept from those a client offers: ours in our order of preference,
+    else none (the client then speaks msgpack, as every client did before negotiation)."""
+    for name in SUBPROTOCOLS:
+        if name in offered:
+            return name
+    return None

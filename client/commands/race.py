@@ -27,7 +27,7 @@ from solrace.client.tui import resolve_name, resolve_server
 from solrace.shared.variants import VARIANTS
 
 NAME = "race"
-HELP = "create a race and get its invite code (race create VARIANT)"
+HELP = "create a race and get its invite code (race create VARIANT; race rematch RACE)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +45,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--json", action="store_true",
                         help="with --no-wait: print the race summary as JSON")
     add_play_arguments(create)
+    rematch = actions.add_parser(
+        "rematch", help="a new race with the settings of a finished one, offered to its racers",
+        description="Ask for a rematch of a finished race: the first racer to ask creates a "
+        "race with the same settings (the others asking get the same one); every other racer "
+        "is offered it and joins with: solrace play --invite CODE. Then wait in the lobby and "
+        "play, as with create.",
+    )
+    rematch.add_argument("race", metavar="RACE", help="the race id of the finished race")
+    rematch.add_argument("--no-wait", action="store_true",
+                         help="print the new race's code and id, then exit (you keep the seat)")
+    rematch.add_argument("--json", action="store_true",
+                         help="with --no-wait: print the race summary as JSON")
+    add_play_arguments(rematch)
 
 
 def created_lines(summary: dict[str, Any]) -> list[str]:
@@ -59,12 +72,15 @@ def created_lines(summary: dict[str, Any]) -> list[str]:
 
 async def create_main(args: argparse.Namespace) -> int:
     url, name = resolve_server(args), resolve_name(args)
-    options = option_dict(args)
     client = await login(url, name)
     try:
         try:
-            summary = await client.create_race(args.variant, options, seats=args.seats,
-                                               time_limit=args.time_limit, rated=args.rated)
+            if args.race_action == "rematch":
+                summary = await client.rematch(args.race)
+            else:
+                summary = await client.create_race(
+                    args.variant, option_dict(args), seats=args.seats,
+                    time_limit=args.time_limit, rated=args.rated)
         except ClientError as exc:
             raise CommandError(refusal(exc)) from None
         if args.no_wait:
@@ -86,7 +102,7 @@ async def create_main(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.race_action == "create":
+    if args.race_action in ("create", "rematch"):
         try:
             return asyncio.run(create_main(args))
         except KeyboardInterrupt:

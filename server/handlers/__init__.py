@@ -3,6 +3,7 @@
 - ``session``: ``hello``, ``ping``
 - ``lobby``: ``race.create``, ``race.join``, ``race.leave``, ``race.ready``, ``races.mine``,
   ``quick``, ``quick.cancel``
+- ``rematch``: ``race.rematch``
 - ``play``: ``move``, ``resign``, ``sync``, ``hint``
 - ``pointing``: ``autoplay``, ``finish``, ``legal`` and the batch form of ``move``
 - ``dailies``: ``daily``, ``daily.start``, ``practice.start``, ``leaderboard``, ``profile``
@@ -11,8 +12,19 @@
   ``password.change``, ``account.delete``
 """
 
-from solrace.server.handlers import accounts, dailies, lobby, play, pointing, session, watching
+from solrace.server.handlers import (
+    accounts,
+    dailies,
+    lobby,
+    play,
+    pointing,
+    rematch,
+    session,
+    watching,
+)
 from solrace.server.handlers.base import HANDLERS, Handler, handles
 
-__all__ = ["HANDLERS", "Handler", "accounts", "dailies", "handles", "lobby", "play", "pointing",
-           "session", "watching"]
+__all__ = [
+    "HANDLERS", "Handler", "accounts", "dailies", "handles", "lobby", "play", "pointing",
+    "rematch", "session", "watching",
+]

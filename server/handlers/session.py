@@ -26,8 +26,11 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
         raise ProtocolError("already_authenticated", "this connection already said hello")
     ctx = conn.ctx
     now = await ctx.store.server_time_ms()
-    conn.out.gather = req.batch  # from the welcome on: batch frames, see server/outbox.py
-    batch: dict[str, Any] = {"batch": True} if req.batch else {}
+    # From the welcome on: batch frames (server/outbox.py), msgpack connections only — a batch
+    # frame is built from msgpack frames; a JSON connection's welcome says ``batch: false``.
+    gather = req.batch and conn.codec.name == P.MSGPACK_SUBPROTOCOL
+    conn.out.gather = gather
+    batch: dict[str, Any] = {"batch": gather} if req.batch else {}
     if req.token is None and req.name is None:
         conn.greeted = True
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=None, name=None,

@@ -45,6 +45,8 @@ key (type) — holds — TTL
 * ``sr:bots`` (zset) — practice races whose bots are still playing, scored by when their lease
   runs out (Redis ms; 0: free now): any process's sweeper takes the lease of those due and
   drives their bots — members removed at the end, or once every bot's game is over
+* ``sr:rematch:{<rid>}`` (string) — the race id of the rematch of finished race ``rid``, set
+  once (NX) by the first ``race.rematch`` — RETENTION
 * ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
 * ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing, as
   ``<pid>:<name>:<process>`` (the process holding the waiting connection) — QUICK_TTL
@@ -71,7 +73,8 @@ key (type) — holds — TTL
 The race, session and player keys are owned by this module alone.
 
 Pub/sub channels: ``sr:race:{<rid>}`` carries ``<version>:<msgpack event>`` for every race
-event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches). On a
+event; ``sr:player:{<pid>}`` carries msgpack notices for one player (quick-pair matches,
+rematch offers). On a
 Redis Cluster (a ``RedisCluster`` client) they are sharded channels (``SPUBLISH``), each on the
 shard of its tag's slot. Cluster rule: every script, ``MULTI`` and multi-key command touches one
 hash slot (docs/scaling.md; tests/server/test_slots.py checks every Store method).
@@ -722,6 +725,20 @@ class Store:
     async def quick_cancel(self, queue: str, pid: str) -> int:
         self._count()
         return int(await self.redis.lrem(Keys.quick(queue), 0, pid))
+
+    async def claim_rematch(self, rid: str, new_rid: str, ttl_s: int) -> str:
+        """Record ``new_rid`` as the rematch of ``rid`` unless one is recorded already;
+        returns the rematch that holds (ours or the earlier one)."""
+        self._count()
+        if await self.redis.set(Keys.rematch(rid), new_rid, nx=True, ex=ttl_s):
+            return new_rid
+        held = await self.redis.get(Keys.rematch(rid))
+        return _s(held) if held is not None else new_rid
+
+    async def rematch_of(self, rid: str) -> str | None:
+        self._count()
+        held = await self.redis.get(Keys.rematch(rid))
+        return _s(held) if held is not None else None
 
     async def notify_player(self, pid: str, notice: dict[str, Any]) -> None:
         self._count()

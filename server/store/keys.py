@@ -95,6 +95,12 @@ class Keys:
         return f"sr:race:{{{rid}}}"
 
     @staticmethod
+    def rematch(rid: str) -> str:
+        """str: the race id of the rematch of finished race ``rid`` (set once, NX); kept as
+        long as the race (30 days). Same hash tag as the race."""
+        return f"sr:rematch:{{{rid}}}"
+
+    @staticmethod
     def race_channel(rid: str) -> str:
         return f"sr:race:{{{rid}}}"
 

@@ -1,0 +1,77 @@
+// Boot: one connection to the server that served this page (same origin), a hash router
+// (#/, #/join/CODE, #/race/ID, #/watch, #/watch/ID, #/daily[/VARIANT], #/leaderboard/VARIANT,
+// #/profile[/NAME], #/replay/ID) and the "reconnecting…" banner.
+import { Connection } from "./connection.js";
+import { h, toast } from "./dom.js";
+import * as lobby from "./pages/lobby.js";
+import * as race from "./pages/race.js";
+import * as watch from "./pages/watch.js";
+import * as daily from "./pages/daily.js";
+import * as profile from "./pages/profile.js";
+import * as replay from "./pages/replay.js";
+
+const scheme = location.protocol === "https:" ? "wss" : "ws";
+const conn = new Connection(`${scheme}://${location.host}/`);
+window.solrace = conn; // for the curious (and for tests that read state, never to play)
+
+const ROUTES = [
+  [/^$/, lobby.mount],
+  [/^join\/([A-Za-z0-9]{6})$/, lobby.mountJoin],
+  [/^race\/([a-z0-9]+)$/, race.mount],
+  [/^watch$/, watch.mountList],
+  [/^watch\/([a-z0-9]+)$/, watch.mount],
+  [/^daily(?:\/([a-z-]+))?$/, daily.mount],
+  [/^leaderboard\/([a-z-]+)$/, daily.mountLeaderboard],
+  [/^profile(?:\/([A-Za-z0-9_.-]+))?$/, profile.mount],
+  [/^replay\/([a-z0-9]+)$/, replay.mount],
+];
+
+let unmount = null;
+
+async function route() {
+  if (unmount) { try { unmount(); } catch (e) { /* the page is gone anyway */ } }
+  unmount = null;
+  const app = document.getElementById("app");
+  app.replaceChildren(h("p", { class: "loading", text: "Loading…" }));
+  await conn.ready;
+  const path = location.hash.replace(/^#\/?/, "").split("?")[0];
+  for (const [re, mount] of ROUTES) {
+    const m = path.match(re);
+    if (!m) continue;
+    app.replaceChildren();
+    try {
+      unmount = (await mount(app, conn, ...m.slice(1))) || null;
+    } catch (err) {
+      app.append(h("p", { class: "error", text: err.message }));
+    }
+    return;
+  }
+  app.replaceChildren(h("p", { class: "error", text: "No such page." }));
+}
+
+function showStatus() {
+  const bar = document.getElementById("status");
+  const text = { open: "", connecting: "connecting…", reconnecting: "reconnecting…", error: "cannot reach the server" }[conn.state];
+  bar.textContent = text;
+  bar.classList.toggle("shown", !!text);
+}
+
+function showWho() {
+  const who = document.getElementById("who");
+  who.replaceChildren(conn.name
+    ? h("a", { href: "#/profile", title: conn.account ? "signed in to your account" : "playing as a guest" }, conn.name, h("span", { class: "muted small", text: conn.account ? " · account" : " · guest" }))
+    : h("span", { class: "muted", text: "spectator" }));
+}
+
+conn.addEventListener("state", showStatus);
+conn.addEventListener("welcome", showWho);
+conn.addEventListener("matched", (ev) => { location.hash = `#/race/${ev.detail.race.race}`; });
+// an error without `re`: the server ended this session (revoked elsewhere, docs/protocol.md
+// 20.6); the connection then comes back anonymous
+conn.addEventListener("error", (ev) => toast(ev.detail.reason || ev.detail.code, "error"));
+conn.addEventListener("rematch", (ev) => race.offerRematch(conn, ev.detail));
+window.addEventListener("hashchange", route);
+window.addEventListener("error", (ev) => toast(`error: ${ev.message}`, "error"));
+showStatus();
+conn.ready.then(showWho);
+route();

@@ -1,0 +1,341 @@
+// A race seen by one of its racers: the lobby (invite link, ready), the countdown, the board
+// (click a card: the server's best move; drag it: a full move; click the stock; type a move),
+// the rivals' progress, the clock, and at the end the standings, the seed checked in this
+// browser and a rematch. The board is whatever the server last said: a sync, then acks.
+import { renderBoard } from "../board.js";
+import { verify } from "../deals.js";
+import { button, clock, h, optionsText, section, seconds, toast, variantTitle } from "../dom.js";
+import { applyDelta, fold } from "./racestate.js";
+
+export async function mount(app, conn, rid) {
+  if (!conn.name) {
+    app.append(section("Race", h("p", {}, "Play as a guest or log in in the ", h("a", { href: "#/", text: "lobby" }), " first, or ", h("a", { href: `#/watch/${rid}`, text: "watch this race" }), ".")));
+    return null;
+  }
+  const page = new RacePage(app, conn, rid);
+  await page.start();
+  return () => page.stop();
+}
+
+class RacePage {
+  constructor(app, conn, rid) {
+    this.app = app;
+    this.conn = conn;
+    this.rid = rid;
+    this.summary = null;
+    this.board = null; // {seq, view}: the server's word on my game
+    this.legal = null;
+    this.busy = false;
+    this.auto = localStorage.getItem("solrace.auto") === "1";
+    this.verified = null;
+    this.nodes = {};
+  }
+
+  async start() {
+    const n = this.nodes;
+    n.head = h("div", { class: "race-head" });
+    n.lobby = h("div", { class: "race-lobby" });
+    n.rivals = h("div", { class: "rivals", "aria-label": "racers" });
+    n.board = h("div", { class: "board", "aria-label": "your board" });
+    n.msg = h("p", { class: "move-msg", role: "alert", "aria-live": "assertive" });
+    n.controls = h("div", { class: "controls" });
+    n.end = h("div", { class: "race-end" });
+    n.countdown = h("div", { class: "countdown", "aria-live": "polite" });
+    this.app.append(n.head, n.lobby, n.countdown, n.end, n.rivals, n.msg, n.board, n.controls);
+    try {
+      await this.resync();
+    } catch (err) {
+      if (err.code !== "not_in_race") throw err;
+      this.app.replaceChildren(section("Race", h("p", { text: "You are not racing in this race." }), h("a", { class: "button", href: `#/watch/${this.rid}`, text: "Watch it" })));
+      return;
+    }
+    this.onEvent = (ev) => { if (ev.detail.race === this.rid) this.refresh(ev.detail); };
+    this.conn.addEventListener("race-event", this.onEvent);
+    // rivals' connection state and the spectator count: frames, not events (7.3, 7.4)
+    this.conn.addEventListener("presence", this.onEvent);
+    this.conn.addEventListener("spectators", this.onEvent);
+    this.offResume = this.conn.onResume(() => this.resync().catch((e) => toast(e.message, "error")));
+    this.onKey = (ev) => this.key(ev);
+    document.addEventListener("keydown", this.onKey);
+    this.timer = setInterval(() => this.tick(), 250);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    if (this.onEvent) {
+      for (const t of ["race-event", "presence", "spectators"]) this.conn.removeEventListener(t, this.onEvent);
+    }
+    if (this.offResume) this.offResume();
+    if (this.onKey) document.removeEventListener("keydown", this.onKey);
+  }
+
+  get lastV() {
+    const events = this.conn.events(this.rid);
+    return events.length ? events[events.length - 1].v : 0;
+  }
+
+  /** `sync` from the last version seen (0 on the first visit): the gap and my board afresh. */
+  async resync() {
+    const reply = await this.conn.sync(this.rid, this.lastV);
+    this.summary = reply.race;
+    if (reply.board) this.setBoard(reply.board, reply.board.legal || null);
+    else if (!this.board) {
+      const start = this.conn.events(this.rid).find((e) => e.k === "start");
+      if (start) this.setBoard({ seq: 0, view: start.view }, start.legal || null);
+    }
+    this.refresh();
+    this.drawBoard();
+  }
+
+  setBoard(board, legal) {
+    this.board = { seq: board.seq, view: board.view };
+    this.legal = legal;
+  }
+
+  get state() { return fold(this.summary, this.conn.events(this.rid)); }
+
+  refresh(event) {
+    const s = this.state;
+    if (!this.board && s.start && s.state !== "lobby") {
+      const start = this.conn.events(this.rid).find((e) => e.k === "start");
+      this.setBoard({ seq: 0, view: s.start }, (start && start.legal) || null);
+    }
+    if (s.state !== this.shownState) {
+      this.shownState = s.state;
+      this.drawBoard();
+      this.controls();
+    }
+    this.head(s);
+    this.lobby(s);
+    this.rivals(s);
+    this.ending(s);
+    this.tick();
+  }
+
+  head(s) {
+    const n = this.nodes;
+    variantTitle(s.variant).then((title) => {
+      n.head.replaceChildren(
+        h("h1", {}, title, h("span", { class: "muted small", text: ` ${optionsText(s.options)}` })),
+        h("div", { class: "race-meta" },
+          h("span", { class: `badge state-${s.state}`, text: s.state }),
+          s.rated ? h("span", { class: "badge", text: "rated" }) : null,
+          s.kind !== "race" ? h("span", { class: "badge", text: s.kind }) : null,
+          h("span", { class: "clock", "aria-label": "time left" }),
+          h("span", { class: "spectators", text: `${this.conn.spectators.get(this.rid) ?? s.spectators} watching` })));
+      this.tick();
+    });
+  }
+
+  lobby(s) {
+    const n = this.nodes.lobby;
+    if (s.state !== "lobby") { n.replaceChildren(); return; }
+    const link = `${location.origin}/#/join/${s.code}`;
+    const me = s.racers.get(this.conn.player);
+    n.replaceChildren(section("Waiting for racers",
+      h("p", {}, "Invite link: ", h("a", { href: link, class: "invite", text: link }), " ",
+        button("Copy", () => (navigator.clipboard ? navigator.clipboard.writeText(link) : Promise.reject(new Error("no clipboard"))).then(() => toast("Link copied"), () => toast(link)))),
+      h("p", { class: "muted", text: `Code ${s.code} · ${s.racers.size}/${s.seats} seats · ${Math.round(s.time_limit / 60)} min${s.rated ? " · rated" : ""}` }),
+      h("ul", { class: "rows" }, [...s.racers.values()].map((r) => h("li", {}, h("span", { text: r.name }), h("span", { class: r.ready ? "ok" : "muted", text: r.ready ? "ready" : "not ready" })))),
+      h("div", { class: "actions" },
+        me && !me.ready ? button("I'm ready", () => this.request("race.ready", { race: this.rid }), { class: "primary" }) : h("span", { class: "muted", text: "Starts when every racer is ready (at least two)." }),
+        button("Leave", async () => { await this.request("race.leave", { race: this.rid }); location.hash = "#/"; }))));
+  }
+
+  rivals(s) {
+    const total = (this.board && this.board.view.total) || (s.start && s.start.total) || 52;
+    const rows = [];
+    for (const r of s.racers.values()) {
+      const p = s.progress.get(r.player) || { home: s.start ? s.start.home : 0, moves: 0, result: null };
+      const mine = r.player === this.conn.player;
+      const home = mine && this.board ? this.board.view.home : p.home;
+      const moves = mine && this.board ? this.board.view.moves : p.moves;
+      const result = p.result || (s.end && (s.end.standings.find((x) => x.player === r.player) || {}).result) || null;
+      // a rival's connection (presence frames; none for bots), while the race is on
+      const online = mine || s.end ? undefined : this.conn.online(this.rid, r.player);
+      rows.push(h("li", { class: `rival ${mine ? "me" : ""}` },
+        h("span", { class: "rname" }, h("span", { text: mine ? `${r.name} (you)` : r.name }),
+          online === undefined ? null : h("span", { class: `presence ${online ? "online" : "offline"}`, title: online ? "connected" : "disconnected: their clock runs on", "aria-label": `${r.name} is ${online ? "connected" : "disconnected"}`, text: online ? " ● online" : " ○ offline" })),
+        h("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(total), "aria-valuenow": String(home), "aria-label": `${r.name}: ${home} of ${total} cards home` },
+          h("span", { class: "fill", style: `width:${(100 * home) / total}%` })),
+        h("span", { class: "rstat", text: `${home}/${total} home · ${moves} move${moves === 1 ? "" : "s"}` }),
+        result ? h("span", { class: `badge result-${result}`, text: result }) : null));
+    }
+    this.nodes.rivals.replaceChildren(...(s.state === "lobby" ? [] : [h("ul", {}, rows)]));
+  }
+
+  tick() {
+    const s = this.summary && this.state;
+    if (!s) return;
+    const now = this.conn.now();
+    const c = this.nodes.head.querySelector(".clock");
+    if (c) {
+      if (s.state === "running" && s.ends_at) c.textContent = `${clock(s.ends_at - now)} left`;
+      else if (s.state === "countdown") c.textContent = "get ready";
+      else c.textContent = "";
+    }
+    const cd = this.nodes.countdown;
+    if (s.state === "countdown" && s.starts_at) {
+      const left = s.starts_at - now;
+      cd.textContent = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
+      cd.classList.add("shown");
+      if (left <= 0 && !this.board && !this.syncing) {
+        // the start event is due: a move (or any process) starts the race; sync to see it
+        this.syncing = true;
+        setTimeout(() => this.resync().finally(() => { this.syncing = false; }), 300);
+      }
+    } else cd.classList.remove("shown");
+  }
+
+  get playable() {
+    const s = this.state;
+    return s.state === "running" && this.board && this.board.view.status === "playing" && !(s.progress.get(this.conn.player) || {}).result;
+  }
+
+  drawBoard() {
+    if (!this.board) { this.nodes.board.replaceChildren(); return; }
+    renderBoard(this.nodes.board, this.board.view, {
+      interactive: this.playable,
+      // a source-only move: the server plays the clicked card (and those above it) to its
+      // best place, by one documented priority (docs/protocol.md 5.10)
+      onCard: (pile, n) => this.send(pile[0] === "t" ? `${pile}:${n}` : pile),
+      onStock: () => this.send("s"),
+      onDrop: (src, n, dst) => this.send(`${src}${dst}${n > 1 ? `:${n}` : ""}`),
+      targets: (src, n) => this.targets(src, n),
+    });
+  }
+
+  /** Piles the server's legal list lets these cards go to (to light them up while dragging). */
+  targets(src, n) {
+    const out = new Set();
+    for (const m of this.legal || []) {
+      const parts = m.match(/^([a-z]\d*)([a-z]\d*)(?::(\d+))?$/);
+      if (parts && parts[1] === src && Number(parts[3] || 1) === n) out.add(parts[2]);
+    }
+    return out;
+  }
+
+  /** Send one move; apply the ack, or snap back and say why. One move in flight at a time. */
+  async send(move, extra = {}) {
+    if (this.busy || !this.playable) return;
+    this.busy = true;
+    this.nodes.msg.textContent = "";
+    const fields = { race: this.rid, seq: this.board.seq, move, ...extra };
+    if (this.auto) fields.auto = true;
+    try {
+      this.applyAck(await this.conn.request("move", fields));
+    } catch (err) {
+      this.refused(err);
+    } finally {
+      this.busy = false;
+      this.drawBoard();
+      this.refresh();
+    }
+  }
+
+  applyAck(ack) {
+    if (ack.duplicate) this.setBoard({ seq: ack.seq, view: ack.view }, ack.legal || null);
+    else this.setBoard({ seq: ack.seq, view: applyDelta(this.board.view, ack.delta) }, ack.legal || null);
+    if (ack.moves && ack.moves.length > 1) this.nodes.msg.textContent = `played ${ack.moves.join(" ")}`;
+    else if (ack.move) this.nodes.msg.textContent = `played ${ack.move}`;
+  }
+
+  refused(err) {
+    this.nodes.msg.textContent = err.message;
+    this.nodes.msg.classList.add("shake");
+    setTimeout(() => this.nodes.msg.classList.remove("shake"), 400);
+    if (err.code === "stale_seq") this.resync().catch(() => {});
+  }
+
+  async request(t, fields) {
+    try { return await this.conn.request(t, fields); } catch (err) { toast(err.message, "error"); return null; }
+  }
+
+  controls() {
+    const n = this.nodes.controls;
+    const s = this.state;
+    if (s.state === "finished" || s.state === "closed" || s.state === "lobby") { n.replaceChildren(); return; }
+    const input = h("input", { id: "move-input", placeholder: "t3f1, t3, sw …", autocomplete: "off", spellcheck: "false", "aria-label": "Type a move" });
+    const auto = h("input", { type: "checkbox", id: "auto", checked: this.auto, onchange: () => { this.auto = auto.checked; localStorage.setItem("solrace.auto", this.auto ? "1" : "0"); } });
+    const batch = (t) => async () => {
+      if (this.busy || !this.playable) return;
+      this.busy = true;
+      try { this.applyAck(await this.conn.request(t, { race: this.rid, seq: this.board.seq })); } catch (err) { this.refused(err); }
+      finally { this.busy = false; this.drawBoard(); this.refresh(); }
+    };
+    n.replaceChildren(
+      h("form", { class: "type-move", onsubmit: (ev) => { ev.preventDefault(); const m = input.value.trim(); input.value = ""; if (m) this.send(m); } },
+        h("label", { for: "move-input", text: "Move" }), input, h("button", { type: "submit", text: "Play" })),
+      h("label", { class: "check" }, auto, " Auto-play safe cards"),
+      button("Safe cards home", batch("autoplay")),
+      button("Finish", batch("finish")),
+      button("Resign", async () => {
+        if (!confirm("Resign this race?")) return;
+        await this.request("resign", { race: this.rid });
+        this.resync().catch(() => {});
+      }, { class: "danger" }),
+      h("p", { class: "muted small", text: "Click a card to play it to its best place, drag it to a pile, click the stock to draw. Keys: type a move and Enter; Space draws." }));
+  }
+
+  key(ev) {
+    if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
+    if (ev.key === " " && this.playable && !(ev.target.closest && ev.target.closest(".card[data-src], .stock"))) {
+      ev.preventDefault();
+      this.send("s");
+    } else if (/^[a-z0-9]$/i.test(ev.key) && this.playable) {
+      const input = document.getElementById("move-input");
+      if (input) { input.focus(); }
+    }
+  }
+
+  ending(s) {
+    const n = this.nodes.end;
+    if (!s.end) { n.replaceChildren(); return; }
+    if (n.dataset.v === String(s.end.v)) return;
+    n.dataset.v = String(s.end.v);
+    const rated = s.end.standings.some((r) => r.rating);
+    const table = h("table", { class: "standings" },
+      h("thead", {}, h("tr", {}, ["#", "racer", "result", "home", "moves", "time", rated ? "rating" : null].filter(Boolean).map((t) => h("th", { text: t })))),
+      h("tbody", {}, s.end.standings.map((r) => h("tr", { class: r.player === this.conn.player ? "me" : "" },
+        h("td", { text: String(r.rank) }), h("td", { text: r.name }), h("td", { text: r.result }),
+        h("td", { text: String(r.home) }), h("td", { text: String(r.moves) }), h("td", { text: seconds(r.elapsed) }),
+        rated ? h("td", { text: r.rating ? `${Math.round(r.rating.before)} → ${Math.round(r.rating.after)} (${r.rating.after >= r.rating.before ? "+" : ""}${Math.round(r.rating.after - r.rating.before)})` : "" }) : null))));
+    const check = h("p", { class: "verify", text: s.end.seed !== undefined ? "Checking the deal in your browser…" : "This deal's seed is revealed tomorrow (daily)." });
+    const seed = s.end.seed !== undefined ? h("p", {}, "Seed ", h("code", { text: String(s.end.seed) }), " · commitment ", h("code", { class: "hash", text: s.end.commitment })) : null;
+    if (s.end.seed !== undefined) {
+      verify(String(s.end.seed), s.end.commitment || s.commitment, s.start).then(({ commitmentOk, dealOk }) => {
+        check.textContent = `${commitmentOk ? "✓" : "✗"} sha256(seed) ${commitmentOk ? "matches" : "does NOT match"} the commitment published before the start · ${dealOk === null ? "deal not checked" : dealOk ? "✓ the deal recomputed in your browser matches the one you played" : "✗ the recomputed deal differs"}`;
+        check.classList.add(commitmentOk && dealOk !== false ? "ok" : "error");
+      });
+    }
+    const winner = s.end.standings[0];
+    n.replaceChildren(section("Race over",
+      h("p", { class: "result-line", text: winner && winner.result === "won" ? `${winner.name} wins in ${seconds(winner.elapsed)}` : `Ended (${s.end.reason})` }),
+      table, seed, check,
+      h("div", { class: "actions" },
+        s.kind === "race" ? button("Rematch", async () => {
+          const r = await this.request("race.rematch", { race: this.rid });
+          if (r) location.hash = `#/race/${r.race.race}`;
+        }, { class: "primary" }) : null,
+        s.kind === "race" ? h("a", { class: "button", href: `#/replay/${this.rid}`, text: "Replay" }) : null,
+        h("a", { class: "button", href: "#/", text: "Lobby" }))));
+  }
+}
+
+/** Another racer asked for a rematch: offer to join it (one click). */
+export function offerRematch(conn, msg) {
+  const old = document.querySelector(".rematch-offer");
+  if (old) old.remove();
+  const by = msg.by || "A rival";
+  const node = h("div", { class: "rematch-offer", role: "dialog", "aria-label": "rematch offer" },
+    h("span", { text: `${by} offers a rematch` }),
+    button("Join rematch", async () => {
+      node.remove();
+      try {
+        const r = await conn.request("race.join", { race: msg.race.race });
+        location.hash = `#/race/${r.race.race}`;
+      } catch (err) { toast(err.message, "error"); }
+    }, { class: "primary" }),
+    button("No thanks", () => node.remove()));
+  document.body.append(node);
+}

@@ -1,0 +1,45 @@
+// A race as the events tell it: fold a summary and events (in version order) into who races,
+// the state, the times and every racer's progress (spectator counts and presence are frames,
+// not events: the connection keeps them). Pure: the same events give the same state.
+
+const ORDER = ["lobby", "countdown", "running", "finished", "closed"];
+
+export function fold(summary, events) {
+  const s = {
+    race: summary.race, code: summary.code, variant: summary.variant, options: summary.options,
+    seats: summary.seats, time_limit: summary.time_limit, rated: summary.rated,
+    kind: summary.kind, state: summary.state, host: summary.host,
+    commitment: summary.commitment, starts_at: summary.starts_at, started_at: summary.started_at,
+    ends_at: summary.ends_at, racers: new Map(), progress: new Map(), spectators: summary.spectators || 0,
+    start: null, end: null, v: 0,
+  };
+  for (const r of summary.racers || []) s.racers.set(r.player, { ...r });
+  const raise = (state) => {
+    if (ORDER.indexOf(state) > ORDER.indexOf(s.state)) s.state = state;
+  };
+  for (const e of events) {
+    s.v = Math.max(s.v, e.v);
+    switch (e.k) {
+      case "join": s.racers.set(e.player, { player: e.player, name: e.name, ready: false, ...(s.racers.get(e.player) || {}) }); break;
+      case "leave": s.racers.delete(e.player); break;
+      case "ready": if (s.racers.has(e.player)) s.racers.get(e.player).ready = true; break;
+      case "countdown": s.starts_at = e.starts_at; s.commitment = e.commitment; raise("countdown"); break;
+      case "start": s.started_at = e.started_at; s.ends_at = e.ends_at; s.start = e.view; raise("running"); break;
+      case "progress": s.progress.set(e.player, { home: e.home, moves: e.moves, elapsed: e.elapsed, result: e.result || null }); break;
+      case "end": s.end = e; raise("finished"); break;
+      case "closed": raise("closed"); break;
+      default: break;
+    }
+  }
+  return s;
+}
+
+/** Apply a delta (docs/protocol.md 6.4) to a view: the reference rule, nothing more. */
+export function applyDelta(view, change) {
+  const out = { ...view };
+  for (const k of ["moves", "home", "status", "redeals", "redeals_left"]) {
+    if (k in change) out[k] = change[k];
+  }
+  if (change.piles) out.piles = { ...view.piles, ...change.piles };
+  return out;
+}
