@@ -263,12 +263,14 @@ class DailyService:
                           around: str | None) -> dict[str, Any]:
         name, _ = self.variant_name(variant)
         day = day or await self.today()
-        total = await self.store.leaderboard_size(day, name)
         me = None
         if around is not None:
             me = await self.store.leaderboard_rank(day, name, around)
             if me is not None:
                 offset = max(0, me - limit // 2)
+        # Read after the rank: a result recorded in between must not give "#1 of 0" (entries
+        # are only ever added during a day, so the total read later includes the caller's).
+        total = await self.store.leaderboard_size(day, name)
         rows = await self.store.leaderboard_range(day, name, offset, offset + limit - 1)
         record = await self.store.daily(day, name)  # par beside the results (no certifying)
         par = int(record["par"]) if record and record.get("par") else None
