@@ -30,12 +30,14 @@ from solrace.server.daily import DailyService
 from solrace.server.hints import HintService
 from solrace.server.hub import Hub, HubBase
 from solrace.server.hub_sharded import ShardedHub
+from solrace.server.pool import PoolService
 from solrace.server.races import RaceService
 from solrace.server.redisproc import RedisProcess, RedisProcessError
 from solrace.server.results import Results
 from solrace.server.spectate import Masks
 from solrace.server.store import Store
 from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
+from solrace.server.verdicts import VerdictService
 from solrace.shared import protocol as P
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -58,6 +60,8 @@ class Context:
     hints: HintService
     bots: BotService
     accounts: AccountService
+    pool: PoolService
+    verdicts: VerdictService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
@@ -72,6 +76,7 @@ class Server:
         self.ws: WsServer | None = None
         self._refresher: asyncio.Task[None] | None = None
         self._preparer: asyncio.Task[None] | None = None
+        self._pooler: asyncio.Task[None] | None = None
         self.assets = static.load_assets()  # the browser client, served on "/"
 
     @property
@@ -121,10 +126,15 @@ class Server:
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
                           lease_seconds=cfg.bot_lease)
         accounts = AccountService(store, int(cfg.session_ttl))
+        pool = PoolService(store, size=cfg.pool_size, budget_nodes=cfg.pool_budget,
+                           wait=cfg.pool_wait, process=cfg.process_id)
+        verdicts = VerdictService(store, races, budget_nodes=cfg.verdict_budget)
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
-                           hints, bots, accounts)
+                           hints, bots, accounts, pool, verdicts)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
+        if cfg.pool_prepare and cfg.pool_size > 0:
+            self._pooler = asyncio.create_task(self._prepare_pools())
         self.ws = await serve(
             self._handle,
             cfg.host,
@@ -216,6 +226,10 @@ class Server:
                 await self.ctx.races.sweep()
             except Exception as exc:
                 log.warning("race sweep failed: %s", exc)
+            try:
+                await self.ctx.verdicts.sweep()
+            except Exception as exc:
+                log.warning("verdict sweep failed: %s", exc)
             for rid, members in list(self.ctx.spectators.items()):
                 if not members:
                     self.ctx.spectators.pop(rid, None)
@@ -236,8 +250,20 @@ class Server:
                 log.warning("daily preparation failed: %s", exc)
             await asyncio.sleep(3600)
 
+    async def _prepare_pools(self) -> None:
+        """Keep the winnable pools topped up (after the dailies' first round: they share the
+        machine's cores; a race that takes a seed refills its pool at once besides)."""
+        assert self.ctx is not None
+        await asyncio.sleep(15)
+        while True:
+            try:
+                await self.ctx.pool.prepare()
+            except Exception as exc:
+                log.warning("winnable pool preparation failed: %s", exc)
+            await asyncio.sleep(60)
+
     async def stop(self) -> None:
-        for task in (self._refresher, self._preparer):
+        for task in (self._refresher, self._preparer, self._pooler):
             if task is not None:
                 task.cancel()
         if self.ws is not None:
@@ -247,6 +273,8 @@ class Server:
         if self.ctx is not None:
             await self.ctx.bots.close()  # before the store closes: it releases its leases
             await self.ctx.daily.close()
+            await self.ctx.pool.close()
+            await self.ctx.verdicts.close()
             await self.ctx.hints.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()

@@ -150,6 +150,20 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("daily_prepare", int,
             "days ahead to certify dailies in the background (-1: only on demand)"),
     Setting("hint_budget", int, "solver node budget of one hint in a practice game"),
+    Setting("pool_size", int,
+            "certified seeds kept ready per configuration for winnable races (0: no "
+            "winnable races)"),
+    Setting("pool_budget", int,
+            "solver node budget per candidate seed of the winnable pool (0: the default, 10000)"),
+    Setting("pool_wait", parse_duration,
+            "how long a winnable race.create waits for a certification when the pool is "
+            "empty, before it answers pool_empty"),
+    Setting("pool_prepare", int,
+            "1: keep every variant's pool and every one asked for this week topped up in the "
+            "background; 0: fill a pool only once a player asked for it"),
+    Setting("verdict_budget", int,
+            "solver node budget of the verdict on a race's deal after its end (0: no verdicts "
+            "but the certified ones)"),
     Setting("bot_delay", float,
             "scale of practice bots' think time per move (1: weak 4 s, medium 3 s, "
             "strong 2 s, a person's pace; 0: no wait)"),
@@ -202,6 +216,11 @@ class Config:
     daily_budget: int = 0
     daily_prepare: int = 1
     hint_budget: int = 20_000
+    pool_size: int = 3
+    pool_budget: int = 0
+    pool_wait: float = 20.0
+    pool_prepare: int = 1
+    verdict_budget: int = 50_000
     bot_delay: float = 1.0
     bot_lease: float = 10.0
     trusted_proxies: tuple[str, ...] = ()
@@ -247,6 +266,10 @@ class Config:
             problems.append("daily_budget must be >= 0 and daily_prepare >= -1")
         if not (0 <= self.bot_delay < float("inf") and 0.1 <= self.bot_lease < float("inf")):
             problems.append("bot_delay must be finite and >= 0, bot_lease finite and >= 0.1 s")
+        if self.pool_size < 0 or self.pool_budget < 0 or self.verdict_budget < 0:
+            problems.append("pool_size, pool_budget and verdict_budget must be >= 0")
+        if not 0 <= self.pool_wait <= 600 or self.pool_prepare not in (0, 1):
+            problems.append("pool_wait must be 0..600 seconds and pool_prepare 0 or 1")
         if self.hint_budget < 1:
             problems.append(f"hint_budget must be at least 1, not {self.hint_budget}")
         for name in ("quick_time_limit", "send_queue"):

@@ -231,7 +231,8 @@ class DailyService:
                 "bad_option", "practice on the daily deal opens after your ranked attempt")
         kind = "practice" if practice else "daily"
         rid, _ = await self.races.create(player, name, opts, 1, DAILY_TIME_LIMIT, False,
-                                         seed=seed, kind=kind, extra={"daily": day})
+                                         seed=seed, kind=kind,
+                                         extra={"daily": day, "certified_par": record["par"]})
         if not practice:
             claimed = await self.store.claim_attempt(day, name, player.pid, rid)
             if claimed != rid:  # a concurrent request won: play that one

@@ -196,7 +196,7 @@ class Feed:
             line.push(msg)  # the line detaches once it has shown the end
             return
         conn.send(msg)
-        if event.get("k") == "end":
+        if P.last_event(event):  # the end, or the verdict that follows a pending one
             conn.spawn(self.detach(rid))
 
     async def advance(self, rid: str, event: dict[str, Any] | None) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import msgpack
 from solrace.server import metrics
 from solrace.server.store import RaceRecord, ScriptResult, Store
+from solrace.server.verdicts import stored_verdict
 from solrace.shared.engine import Game, Status
 from solrace.shared.errors import IllegalMove, NotationError, OptionError
 from solrace.shared.notation import Move
@@ -146,6 +147,8 @@ class RaceService:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         # may add fields to the standings of a race about to end: (info, standings)
         self.annotators: list[Callable[[RaceInfo, list[dict[str, Any]]], Awaitable[None]]] = []
+        # fields added to the ``end`` event of a race about to end (the deal's verdict)
+        self.end_fields: list[Callable[[RaceInfo, RaceRecord], dict[str, Any]]] = []
         # called once per race, by the process that ended it: (info, record, standings)
         self.on_finished: list[Callable[[RaceInfo, RaceRecord, list[dict[str, Any]]],
                                         Awaitable[None]]] = []
@@ -193,6 +196,10 @@ class RaceService:
         for k in ("starts_at", "started_at", "ends_at", "ended_at"):
             if m.get(k):
                 out[k] = int(m[k])
+        if m.get("winnable"):
+            out["winnable"] = True
+        if m.get("verdict"):  # written only after the end (server/verdicts.py)
+            out["verdict"] = stored_verdict(m)
         return out
 
     # ------------------------------------------------------------------ lobby
@@ -341,6 +348,8 @@ class RaceService:
             # secret until its day is over; other practice games reveal theirs like races.
             if info.kind == "race" or (info.kind == "practice" and "daily" not in rec.meta):
                 event["seed"] = info.seed
+            for fields in self.end_fields:
+                event.update(fields(info, rec))
             res = await self.store.finish(rid, msgpack.packb(event), rec.num("version"))
             if res.status == "ok":
                 await self.store.retire(rid, rec.order, info.code)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from solrace.shared.masking import Masker, apply_reveal
+from solrace.shared.protocol import last_event
 from solrace.shared.views import apply_delta
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class DelayLine:
                 await asyncio.sleep(wait)
             msg = self._queue.popleft()
             self._send(msg)
-            if msg.get("k") == "end" and self._on_end is not None:
+            if last_event(msg) and self._on_end is not None:
                 self._on_end()
 
     def close(self) -> None:

@@ -58,6 +58,7 @@ ERROR_CODES = (
     "stale_seq",  # seq is not the number of moves applied; reply carries the current seq
     "no_rematch",  # race.rematch of a race that is not over, or of a daily or practice game
     "already_queued",  # quick pairing twice
+    "pool_empty",  # winnable race: no certified deal ready in time (retry_after: seconds)
     "rate_limited",  # too many messages, or too many wrong passwords (retry_after: seconds)
     "account_required",  # ranked play (rated races, the ranked daily) by a guest: register
     "bad_password",  # a new password fails the length rules (reason says which)
@@ -241,6 +242,7 @@ class CreateRace(Request):
     seats: int = 2
     time_limit: int = 600  # seconds
     rated: bool = False
+    winnable: bool = False  # deal a seed the solver has won (server/pool.py)
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
@@ -496,6 +498,7 @@ class QuickPair(Request):
     TYPE: ClassVar[str] = "quick"
     variant: str
     options: dict[str, str] = field(default_factory=dict)
+    winnable: bool = False  # pair only with players asking the same; a pooled seed
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
@@ -721,6 +724,17 @@ def request_types() -> dict[str, type[Request]]:
 #: their boards (the moves and the view deltas they produce; the spectator form's reveals and
 #: final boards, see shared/masking.py, are never in the stored events but are listed too).
 SPECTATOR_ONLY = frozenset({"move", "delta", "reveal", "boards"})
+
+
+def last_event(event: dict[str, Any]) -> bool:
+    """Whether ``event`` is a race's last: its ``end`` — unless that says the deal's verdict
+    is still pending, then the ``verdict`` that follows it."""
+    kind = event.get("k")
+    if kind == "verdict":
+        return True
+    verdict = event.get("verdict")
+    return kind == "end" and not (isinstance(verdict, dict)
+                                  and verdict.get("outcome") == "pending")
 
 
 def racer_event(event: dict[str, Any]) -> dict[str, Any]:

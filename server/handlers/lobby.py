@@ -26,13 +26,28 @@ async def race_reply(conn: Connection, req_id: Any, rid: str, kind: str = "race"
     return P.reply(req_id, kind, race=conn.ctx.races.summary(rec))
 
 
+async def create_race(conn: Connection, host: Player, variant: str, options: dict[str, Any],
+                      seats: int, time_limit: int, rated: bool, winnable: bool,
+                      deal: tuple[str, dict[str, str], int, int] | None = None) -> str:
+    """A new race; a winnable one is dealt a seed from its configuration's pool of
+    solver-won seeds (``deal``: one taken already; else waiting for one at most
+    ``--pool-wait``: see server/pool.py)."""
+    races = conn.ctx.races
+    if not winnable:
+        return (await races.create(host, variant, options, seats, time_limit, rated))[0]
+    name, opts, seed, par = deal or await conn.ctx.pool.take(variant, options)
+    rid, _ = await races.create(host, name, opts, seats, time_limit, rated, seed=seed,
+                                extra={"winnable": "1", "certified_par": str(par)})
+    return rid
+
+
 @handles(P.CreateRace)
 async def on_race_create(conn: Connection, req: P.CreateRace) -> dict[str, Any]:
     races = conn.ctx.races
     if req.rated:
         require_account(conn, "a rated race")
-    rid, _ = await races.create(conn.me, req.variant, req.options, req.seats,
-                                req.time_limit, req.rated)
+    rid = await create_race(conn, conn.me, req.variant, req.options, req.seats,
+                            req.time_limit, req.rated, req.winnable)
     v = await races.join(conn.me, rid)
     reply = await race_reply(conn, req.id, rid)
     await conn.feed.attach(rid, v)
@@ -89,33 +104,55 @@ async def on_quick(conn: Connection, req: P.QuickPair) -> dict[str, Any]:
     if conn.quick_queue is not None:
         raise ProtocolError("already_queued", "you are already waiting for a quick race")
     queue, opts = races.queue_name(req.variant, req.options)
-    for _ in range(QUICK_GHOSTS + 1):
-        res = await ctx.store.quick_enqueue(queue, quick_entry(conn))
-        if res.status == "already":
-            raise ProtocolError("already_queued", "you are already waiting for a quick race")
-        if res.status == "wait":
-            conn.quick_queue = queue
-            return P.reply(req.id, "queued", queue=queue)
-        other_pid, _, rest = str(res.values[0]).partition(":")
-        other_name, _, process = rest.partition(":")
-        if not process or process == ctx.config.process_id or \
-                await ctx.store.is_alive(process):
-            break
-        # The entry's process died with its waiting player: the script has popped the
-        # ghost; pair with the next one (or wait) instead of racing nobody.
-        log.info("quick pairing skipped %s: its process %s is gone", other_pid, process)
-    else:
-        raise ProtocolError("unavailable", "the quick-pairing queue is full of stale "
-                            "entries; try again")
+    deal = None
+    if req.winnable:  # its own queue: a winnable player pairs only with another. The deal
+        # is drawn first, so that a pool_empty refusal leaves the queue as it was; a player
+        # who ends up waiting puts it back (the match's creator draws its own).
+        deal = await ctx.pool.take(req.variant, req.options)
+        queue += "|winnable"
+    try:
+        other = await _pair(conn, queue)
+    except BaseException:  # refused before any race got the deal
+        if deal is not None:
+            await ctx.pool.give_back(deal)
+        raise
+    if other is None:
+        if deal is not None:
+            await ctx.pool.give_back(deal)
+        return P.reply(req.id, "queued", queue=queue)
+    other_pid, other_name = other
     variant = queue.split("|", 1)[0]
-    rid, _ = await races.create(Player(other_pid, other_name), variant, opts, 2,
-                                ctx.quick_time_limit, False)
+    rid = await create_race(conn, Player(other_pid, other_name), variant, opts, 2,
+                            ctx.quick_time_limit, False, req.winnable, deal)
     await races.join(Player(other_pid, other_name), rid, auto_ready=True)
     v = await races.join(conn.me, rid, auto_ready=True)
     await ctx.store.notify_player(other_pid, {"k": "matched", "race": rid})
     reply = await race_reply(conn, req.id, rid)
     await conn.feed.attach(rid, v)
     return reply
+
+
+async def _pair(conn: Connection, queue: str) -> tuple[str, str] | None:
+    """The (player id, name) of the live player waiting first in ``queue``, taken from it;
+    None when this connection now waits there itself."""
+    ctx = conn.ctx
+    for _ in range(QUICK_GHOSTS + 1):
+        res = await ctx.store.quick_enqueue(queue, quick_entry(conn))
+        if res.status == "already":
+            raise ProtocolError("already_queued", "you are already waiting for a quick race")
+        if res.status == "wait":
+            conn.quick_queue = queue
+            return None
+        other_pid, _, rest = str(res.values[0]).partition(":")
+        other_name, _, process = rest.partition(":")
+        if not process or process == ctx.config.process_id or \
+                await ctx.store.is_alive(process):
+            return other_pid, other_name
+        # The entry's process died with its waiting player: the script has popped the
+        # ghost; pair with the next one (or wait) instead of racing nobody.
+        log.info("quick pairing skipped %s: its process %s is gone", other_pid, process)
+    raise ProtocolError("unavailable", "the quick-pairing queue is full of stale "
+                        "entries; try again")
 
 
 @handles(P.QuickCancel)

@@ -5,7 +5,7 @@ recorded on the old race once (``SET NX``), so racers who ask at the same moment
 the same new race instead of one each (a racer who loses that tie leaves behind an empty
 lobby race, never joined, which expires like any lobby). Every other racer of the old race
 gets an unsolicited ``rematch`` frame naming the new race, and joins it with an ordinary
-``race.join``.
+``race.join``. A rematch of a winnable race is winnable too (a new seed from the pool).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.handlers.base import handles
-from solrace.server.handlers.lobby import race_reply
+from solrace.server.handlers.lobby import create_race, race_reply
 from solrace.server.store import RETENTION
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -36,8 +36,9 @@ async def on_race_rematch(conn: Connection, req: P.Rematch) -> dict[str, Any]:
     rid = await store.rematch_of(req.race)
     created = False
     if rid is None:
-        new_rid, _ = await races.create(conn.me, info.variant, dict(info.options), info.seats,
-                                        info.time_limit, info.rated)
+        new_rid = await create_race(conn, conn.me, info.variant, dict(info.options),
+                                    info.seats, info.time_limit, info.rated,
+                                    rec.meta.get("winnable") == "1")
         rid = await store.claim_rematch(req.race, new_rid, RETENTION)
         created = rid == new_rid
     v = await races.join(conn.me, rid)

@@ -54,6 +54,16 @@ key (type) — holds — TTL
   whose process has no heartbeat is a ghost (that process died) and is skipped — three
   heartbeat periods, refreshed by its process
 
+* ``sr:pool:{<variant|options>}`` (set) — certified seeds waiting for a winnable race, as
+  ``<seed>:<par>:<nodes>`` — no TTL; ``…:lock`` (string) the process topping it up — 2 min
+* ``sr:pools`` (zset) — configurations players asked winnable races of, scored by the last
+  ask (ms): kept topped up in the background — entries older than a week dropped
+* ``sr:verdicts`` (zset) — finished races whose solver verdict is still to come, scored by
+  when their solver's lease runs out — removed once the verdict is stored
+  (the pool and verdict calls are :mod:`.deals`; a race's verdict is in its hash: ``verdict``,
+  ``verdict_par``, ``verdict_nodes``; a winnable race's hash has ``winnable=1`` and
+  ``certified_par``, never sent while it runs)
+
 * ``sr:daily:{<date>|<variant>}`` (hash) — the certified daily deal: seed, candidate,
   commitment, par, nodes, options, certified_at — DAILY_TTL
 * ``sr:daily:{<date>|<variant>}:lock`` (string) — the process certifying that daily — 10 min
@@ -99,6 +109,7 @@ from solrace.server import metrics
 from solrace.server.store import lua
 from solrace.server.store.accounts import AccountStore
 from solrace.server.store.batch import ScriptBatcher
+from solrace.server.store.deals import DealStore
 from solrace.server.store.keys import (
     CODE_TTL,
     DAILY_TTL,
@@ -166,6 +177,7 @@ class Store:
         self.process = ""
         self.local: Callable[[str, int, dict[str, Any]], None] | None = None
         self.accounts = AccountStore(redis, self.batcher, self._count)
+        self.deals = DealStore(redis, self.batcher, self._script, self._count)
 
     def _script(self, source: str) -> Any:
         """Register a Lua script; on a cluster its pub/sub goes sharded (SPUBLISH), so a race's

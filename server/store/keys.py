@@ -190,5 +190,24 @@ class Keys:
         return f"sr:quick:{{{queue}}}"
 
     @staticmethod
+    def pool(config: str) -> str:
+        """(set) certified seeds of one configuration ``<variant>|<options>`` waiting to be
+        dealt in a winnable race, as ``<seed>:<par>:<nodes>`` — no TTL (taken with SPOP)."""
+        return f"sr:pool:{{{config}}}"
+
+    @staticmethod
+    def pool_lock(config: str) -> str:
+        """(string) the process topping up that pool (one certifier per configuration) —
+        POOL_LOCK_TTL, renewed after every candidate."""
+        return f"sr:pool:{{{config}}}:lock"
+
+    #: (zset) configurations players asked winnable races of, scored by the last ask (ms):
+    #: what the background preparation keeps topped up.
+    POOLS = "sr:pools"
+    #: (zset) finished races whose verdict is still to be solved, scored by when the lease of
+    #: the process solving it runs out (Redis ms): any process takes those due.
+    VERDICTS_DUE = "sr:verdicts"
+
+    @staticmethod
     def alive(process: str) -> str:
         return f"sr:alive:{{{process}}}"

@@ -72,6 +72,9 @@ def make_config(redis_url: str, **overrides: Any) -> Config:
     values: dict[str, Any] = {
         "secret": SECRET, "host": "127.0.0.1", "port": 0, "redis_url": redis_url,
         "countdown": COUNTDOWN, "log_level": "WARNING", "daily_prepare": -1,
+        # no solver work nobody asked for: pools fill on demand, verdicts only where a test
+        # turns them on (each is a worker process and seconds of CPU per race)
+        "pool_prepare": 0, "verdict_budget": 0,
     }  # fmt: skip
     values.update(overrides)
     return Config(**values)
@@ -177,6 +180,7 @@ class ServerProcess:
             "--data-dir", str(self.data_dir), "--secret", SECRET,
             "--countdown", str(COUNTDOWN), "--log-level", "INFO",
             "--process-id", f"{self.name}-{os.getpid()}",
+            "--pool-prepare", "0", "--verdict-budget", "0",  # as make_config; extra may override
             *self.extra,
         ]  # fmt: skip
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from redis.crc import key_slot
-from solrace.server.store import Store, account_lua, lua
+from solrace.server.store import Store, account_lua, deal_lua, lua
 
 MULTI_KEY = {"delete", "unlink", "exists", "mget", "mset", "rename", "smove", "lmove",
              "rpoplpush", "sunionstore", "sinterstore", "zunionstore", "zinterstore", "touch"}
@@ -32,8 +32,8 @@ class FakeScript:
         self.rec = rec
         self.script = source
         self.sha = f"sha{len(rec.scripts)}"
-        self.name = next((n for module in (lua, account_lua) for n, v in vars(module).items()
-                          if v == source), "?")
+        self.name = next((n for module in (lua, account_lua, deal_lua)
+                          for n, v in vars(module).items() if v == source), "?")
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
         self.rec.record(f"script {self.name}", keys, args)
@@ -143,8 +143,10 @@ async def exercise() -> Recorder:
     store = Store(rec)  # type: ignore[arg-type]
     store.batcher = FakeBatcher(rec)  # type: ignore[assignment]
     store.accounts.batcher = store.batcher  # type: ignore[assignment]
+    store.deals.batcher = store.batcher  # type: ignore[assignment]
     targets = [(store, name) for name in store_methods()]
     targets += [(store.accounts, name) for name in store_methods(type(store.accounts))]
+    targets += [(store.deals, name) for name in store_methods(type(store.deals))]
     for owner, name in targets:
         method = getattr(owner, name)
         params = [p for p in inspect.signature(method).parameters.values()
@@ -181,19 +183,22 @@ def test_every_lua_script_is_registered_by_the_store() -> None:
     rec = Recorder()
     Store(rec)  # type: ignore[arg-type]
     registered = {s.script for s in rec.scripts}
-    scripts = {n for n, v in vars(lua).items()
+    scripts = {(n, v) for module in (lua, deal_lua) for n, v in vars(module).items()
                if isinstance(v, str) and "redis.call" in v and n.isupper()
                and not n.endswith("PRELUDE")}
-    missing = sorted(n for n in scripts if getattr(lua, n) not in registered)
+    missing = sorted(n for n, v in scripts if v not in registered)
     assert not missing, f"lua scripts the Store never registers: {missing}"
 
 
-@pytest.mark.parametrize("name", sorted(n for n, v in vars(lua).items()
+@pytest.mark.parametrize("name", sorted(f"{m.__name__.rsplit('.', 1)[1]}.{n}"
+                                        for m in (lua, deal_lua) for n, v in vars(m).items()
                                         if isinstance(v, str) and "redis.call" in v))
 def test_sharded_scripts_publish_only_with_spublish(name: str) -> None:
-    source = lua.sharded(getattr(lua, name))
+    module, _, attr = name.partition(".")
+    plain = getattr({"lua": lua, "deal_lua": deal_lua}[module], attr)
+    source = lua.sharded(plain)
     assert "'PUBLISH'" not in source and '"PUBLISH"' not in source
-    if "PUBLISH" in getattr(lua, name):
+    if "PUBLISH" in plain:
         assert "'SPUBLISH'" in source
 
 
