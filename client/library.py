@@ -238,10 +238,12 @@ class Client:
         return summary
 
     async def create_race(self, variant: str, options: dict[str, str] | None = None, *,
-                          seats: int = 2, time_limit: int = 600, rated: bool = False
-                          ) -> dict[str, Any]:
+                          seats: int = 2, time_limit: int = 600, rated: bool = False,
+                          winnable: bool = False) -> dict[str, Any]:
+        """A new race (``winnable``: dealt a seed the server's solver has won)."""
+        fields: dict[str, Any] = {"winnable": True} if winnable else {}
         r = await self.request("race.create", variant=variant, options=options or {},
-                               seats=seats, time_limit=time_limit, rated=rated)
+                               seats=seats, time_limit=time_limit, rated=rated, **fields)
         return self._track(r["race"])
 
     async def join(self, code: str | None = None, race: str | None = None) -> dict[str, Any]:
@@ -268,8 +270,10 @@ class Client:
     async def ready(self, race: str) -> dict[str, Any]:
         return (await self.request("race.ready", race=race))["race"]
 
-    async def quick(self, variant: str, options: dict[str, str] | None = None) -> dict[str, Any]:
-        r = await self.request("quick", variant=variant, options=options or {})
+    async def quick(self, variant: str, options: dict[str, str] | None = None, *,
+                    winnable: bool = False) -> dict[str, Any]:
+        fields: dict[str, Any] = {"winnable": True} if winnable else {}
+        r = await self.request("quick", variant=variant, options=options or {}, **fields)
         if r["t"] == "race":
             self._track(r["race"])
         return r
