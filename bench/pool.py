@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         counts, seconds, pars, skipped = [], [], [], {"lost": 0, "unknown": 0}
         for _ in range(args.seeds):
             t0 = time.process_time()
-            for tried in range(1, MAX_CANDIDATES + 1):
+            tried = 0
+            while tried < MAX_CANDIDATES:
+                tried += 1
                 outcome, par, _ = certify_one(name, opts, rng.getrandbits(64), args.budget)
                 if outcome == "won":
                     pars.append(par)

@@ -318,6 +318,28 @@ def seed_lines(end: Mapping[str, Any], published: str | None, variant: str | Non
     return lines
 
 
+VERDICT_WAIT = 60.0  # seconds a race's screen waits after the end for a pending verdict
+
+
+def verdict_line(verdict: Mapping[str, Any] | None) -> str | None:
+    """The solver's verdict on a finished race's deal (the ``end`` or ``verdict`` event's
+    ``verdict``) as one sentence; None when the server gave none."""
+    if not verdict:
+        return None
+    outcome = verdict.get("outcome")
+    if outcome == "won":
+        how = " (a certified deal)" if verdict.get("certified") else ""
+        return f"solver: this deal was winnable in {verdict.get('par')} moves{how}"
+    if outcome == "lost":
+        return "solver: this deal was proved lost (no sequence of moves wins it)"
+    if outcome == "unknown":
+        budget = verdict.get("budget") or verdict.get("nodes")
+        return f"solver: undecided within {budget} positions searched"
+    if outcome == "pending":
+        return "solver: checking this deal…"
+    return f"solver: {outcome}"
+
+
 def options_text(options: Mapping[str, Any] | None) -> str:
     return " ".join(f"{k}={v}" for k, v in (options or {}).items())
 
@@ -337,4 +359,5 @@ __all__ = [
     "seed_lines",
     "standings_lines",
     "table",
+    "verdict_line",
 ]

@@ -46,6 +46,7 @@ from solrace.client.library import Client, ClientError
 from solrace.client.render import board_lines, paint
 from solrace.client.session import CONNECT_ERRORS, login, refusal, who
 from solrace.client.tui import (
+    VERDICT_WAIT,
     Screen,
     StdinLines,
     add_server_arguments,
@@ -57,7 +58,9 @@ from solrace.client.tui import (
     result_word,
     seed_lines,
     standings_lines,
+    verdict_line,
 )
+from solrace.shared import protocol as P
 from solrace.shared.protocol import CODE_RE
 from solrace.shared.variants import VARIANTS
 
@@ -115,6 +118,9 @@ def add_race_settings(parser: argparse.ArgumentParser) -> None:
                         help="time limit in seconds, 30..7200 (default 600; new races only)")
     parser.add_argument("--rated", action="store_true",
                         help="a rated race (spectators watch with a delay; new races only)")
+    parser.add_argument("--winnable", action="store_true",
+                        help="deal only a deal the server's solver has won (new races and "
+                        "quick pairing only)")
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
@@ -195,6 +201,7 @@ class RaceTerminal:
         self.rivals_told = False  # said that every rival's game is over
         self.my_result: str | None = None
         self.end: dict[str, Any] | None = None
+        self.verdict_due: float | None = None  # monotonic deadline of a pending verdict
         self.done = False
         self.eof = False
         self._eof_told = False
@@ -246,9 +253,14 @@ class RaceTerminal:
             await self.adopt(summary)
         while not self.done:
             timeout = 1.0 if self.screen.tty and self.state in ("countdown", "running") else None
+            if self.verdict_due is not None:
+                timeout = max(0.0, self.verdict_due - time.monotonic())
             try:
                 kind, item = await asyncio.wait_for(self.inbox.get(), timeout)
             except TimeoutError:
+                if self.verdict_due is not None and time.monotonic() >= self.verdict_due:
+                    self.done = True  # the standings now; the verdict stays "checking"
+                    continue
                 self.tick()
                 continue
             if kind == "msg":
@@ -401,7 +413,16 @@ class RaceTerminal:
             self.state, self.done = "closed", True
             self.message("the race was closed: everyone left the lobby")
         elif k == "end":
-            self.state, self.end, self.done = "finished", ev, True
+            self.state, self.end = "finished", ev
+            if P.last_event(ev):
+                self.done = True
+            else:  # the solver's verdict follows the end: wait for it (a bounded time)
+                self.verdict_due = time.monotonic() + VERDICT_WAIT
+                if loud:
+                    self.message("race over: the solver is checking the deal…")
+        elif k == "verdict" and self.end is not None:
+            self.end = {**self.end, "verdict": ev.get("verdict")}
+            self.done = True
 
     def _lobby_news(self, loud: bool, text: str, pid: str | None = None) -> None:
         """A lobby change: the terminal frame redrawn (the racer list changed); one line of
@@ -812,6 +833,9 @@ class RaceTerminal:
         assert self.end is not None
         total = self.board["view"]["total"] if self.board else None
         lines = ["", *standings_lines(self.end, color=self.color, me=self.me, total=total)]
+        verdict = verdict_line(self.end.get("verdict"))
+        if verdict:
+            lines.append(verdict)
         lines += seed_lines(self.end, self.summary.get("commitment"),
                             self.summary.get("variant"), self.summary.get("options"))
         if self.screen.tty:
@@ -893,7 +917,8 @@ def settings_ignored(args: argparse.Namespace) -> list[str]:
     given = [flag for flag, on in (("VARIANT", args.variant), ("--option", args.options),
                                    ("--seats", args.seats != 2),
                                    ("--time-limit", args.time_limit != 600),
-                                   ("--rated", args.rated)) if on]
+                                   ("--rated", args.rated),
+                                   ("--winnable", args.winnable)) if on]
     if not given:
         return []
     return [f"note: {', '.join(given)} apply to new races only; resuming an open game "
@@ -921,10 +946,11 @@ async def play_main(args: argparse.Namespace) -> int:
                 return await client.join(code=args.invite)
             if args.quick:
                 term.summary = {"variant": variant, "options": options}
-                reply = await client.quick(variant, options)
+                reply = await client.quick(variant, options, winnable=args.winnable)
                 return reply["race"] if reply["t"] == "race" else None
             return await client.create_race(variant, options, seats=args.seats,
-                                            time_limit=args.time_limit, rated=args.rated)
+                                            time_limit=args.time_limit, rated=args.rated,
+                                            winnable=args.winnable)
         except ClientError as exc:
             raise CommandError(refusal(exc)) from None
 

@@ -26,6 +26,7 @@ from solrace.client.library import Client, ClientError
 from solrace.client.render import board_lines, paint, side_by_side, visible_width
 from solrace.client.session import CONNECT_ERRORS, spectate
 from solrace.client.tui import (
+    VERDICT_WAIT,
     Screen,
     add_server_arguments,
     clock,
@@ -34,7 +35,9 @@ from solrace.client.tui import (
     result_word,
     seed_lines,
     standings_lines,
+    verdict_line,
 )
+from solrace.shared import protocol as P
 from solrace.shared.masking import MASKED, apply_reveal
 from solrace.shared.protocol import CODE_RE, RACE_ID_RE
 from solrace.shared.variants import VARIANTS
@@ -82,6 +85,7 @@ class RaceView:
         self.last_move: dict[str, str] = {}
         self.news = ""
         self.end: dict[str, Any] | None = None
+        self.ended_before = False  # the race was over when the watch began
         self.closed = False
         self.take(reply)
 
@@ -97,8 +101,11 @@ class RaceView:
             self.summary = reply["race"]
             self.boards = dict(reply["boards"])
             self.v = max(self.v, int(reply.get("v", 0)))
-            if reply.get("end"):
+            if reply.get("end"):  # over before the watch: nothing follows (not attached)
+                self.ended_before = True
                 self.end = reply["end"]
+                if self.summary.get("verdict"):  # stored after the end: the final word
+                    self.end = {**self.end, "verdict": self.summary["verdict"]}
                 self.summary["state"] = "finished"
         for ev in reply.get("events", []):
             self.apply(ev)
@@ -139,7 +146,16 @@ class RaceView:
             self.boards.update(ev.get("boards") or {})  # everything shown, nothing masked
             self.summary["state"] = "finished"
             self.news = "the race is over"
+        elif k == "verdict" and self.end is not None:
+            self.end = {**self.end, "verdict": ev.get("verdict")}
+            self.news = verdict_line(ev.get("verdict")) or self.news
         return True
+
+    @property
+    def over(self) -> bool:
+        """Nothing more to follow: closed, or ended with its verdict (if one is coming)."""
+        return self.closed or (self.end is not None and (self.ended_before
+                                                         or P.last_event(self.end)))
 
     def _progress(self, pid: str, name: str, ev: dict[str, Any]) -> None:
         board = self.boards.get(pid)
@@ -245,7 +261,9 @@ class RaceView:
         if self.end is None:
             return []
         total = next((b["view"]["total"] for b in self.boards.values()), None)
+        verdict = verdict_line(self.end.get("verdict"))
         return ["", *standings_lines(self.end, color=color, total=total),
+                *([verdict] if verdict else []),
                 *seed_lines(self.end, self.summary.get("commitment"),
                             self.summary.get("variant"), self.summary.get("options"))]
 
@@ -305,9 +323,15 @@ class Watcher:
         view = self.view
         assert view is not None
         tick = 1.0 if self.screen.tty else 3600.0  # a terminal's clocks tick every second
-        while view.end is None and not view.closed:
+        verdict_due: float | None = None
+        while not view.over:
+            if view.end is not None:  # over, its verdict pending: wait a bounded time
+                verdict_due = verdict_due or time.monotonic() + VERDICT_WAIT
+                if time.monotonic() >= verdict_due:
+                    return
             try:
-                msg = await self.client.next_event(tick)
+                msg = await self.client.next_event(tick if verdict_due is None else
+                                                   min(tick, verdict_due - time.monotonic()))
             except TimeoutError:
                 self.draw()
                 continue
@@ -359,7 +383,7 @@ async def watch_main(args: argparse.Namespace) -> int:
         watcher = Watcher(client, url, screen, color)
         view = await watcher.open(target)
         watcher.draw()
-        if not args.once and view.end is None and not view.closed:
+        if not args.once and not view.over:
             await watcher.follow()
         final = view.final_lines(color)
         if screen.tty:  # below the boards, not over them
