@@ -43,13 +43,15 @@ function raceSettings(conn) {
   const seats = h("input", { id: "seats", type: "number", min: "2", max: "8", value: "2" });
   const time = h("select", { id: "time-limit" }, TIME_LIMITS.map(([s, t]) => h("option", { value: String(s), selected: s === 600, text: t })));
   const rated = h("input", { id: "rated", type: "checkbox" });
+  const winnable = h("input", { id: "winnable", type: "checkbox" });
   const node = h("div", { class: "settings" },
     h("label", { for: "seats", text: "Seats" }), seats,
     h("label", { for: "time-limit", text: "Time limit" }), time,
     h("label", { class: "check" }, rated, " Rated"),
+    h("label", { class: "check", title: "Deal only a deal the server's solver has won (race and quick pair)" }, winnable, " Winnable deals only"),
     conn.account ? null : h("span", { id: "rated-note", class: "muted small", text: "Rated races need an account: register or log in above." }));
   if (!conn.account) rated.setAttribute("aria-describedby", "rated-note");
-  return { node, read: () => ({ seats: Number(seats.value), time_limit: Number(time.value), rated: rated.checked }) };
+  return { node, read: () => ({ seats: Number(seats.value), time_limit: Number(time.value), rated: rated.checked, winnable: winnable.checked }) };
 }
 
 function variantCard(v, conn, settings, waiting) {
@@ -75,7 +77,7 @@ function variantCard(v, conn, settings, waiting) {
   const quick = button("Quick pair", async () => {
     if (!need()) return;
     try {
-      const r = await conn.request("quick", { variant: v.name, options: options() });
+      const r = await conn.request("quick", { variant: v.name, options: options(), winnable: settings.read().winnable });
       if (r.t === "race") { location.hash = `#/race/${r.race.race}`; return; }
       waiting.dataset.queued = "1";
       waiting.replaceChildren(h("p", { text: `Waiting for a rival for ${v.title}…` }), button("Cancel", async () => {

@@ -5,7 +5,7 @@
 import { renderBoard } from "../board.js";
 import { verify } from "../deals.js";
 import { button, clock, h, optionsText, section, seconds, toast, variantTitle } from "../dom.js";
-import { applyDelta, fold } from "./racestate.js";
+import { applyDelta, fold, verdictText } from "./racestate.js";
 
 export async function mount(app, conn, rid) {
   if (!conn.name) {
@@ -120,6 +120,7 @@ class RacePage {
         h("div", { class: "race-meta" },
           h("span", { class: `badge state-${s.state}`, text: s.state }),
           s.rated ? h("span", { class: "badge", text: "rated" }) : null,
+          s.winnable ? h("span", { class: "badge", text: "winnable deal" }) : null,
           s.kind !== "race" ? h("span", { class: "badge", text: s.kind }) : null,
           h("span", { class: "clock", "aria-label": "time left" }),
           h("span", { class: "spectators", text: `${this.conn.spectators.get(this.rid) ?? s.spectators} watching` })));
@@ -291,8 +292,9 @@ class RacePage {
   ending(s) {
     const n = this.nodes.end;
     if (!s.end) { n.replaceChildren(); return; }
-    if (n.dataset.v === String(s.end.v)) return;
-    n.dataset.v = String(s.end.v);
+    const shown = `${s.end.v}|${s.verdict ? s.verdict.outcome : ""}`;
+    if (n.dataset.v === shown) return;
+    n.dataset.v = shown;
     const rated = s.end.standings.some((r) => r.rating);
     const table = h("table", { class: "standings" },
       h("thead", {}, h("tr", {}, ["#", "racer", "result", "home", "moves", "time", rated ? "rating" : null].filter(Boolean).map((t) => h("th", { text: t })))),
@@ -311,7 +313,9 @@ class RacePage {
     const winner = s.end.standings[0];
     n.replaceChildren(section("Race over",
       h("p", { class: "result-line", text: winner && winner.result === "won" ? `${winner.name} wins in ${seconds(winner.elapsed)}` : `Ended (${s.end.reason})` }),
-      table, seed, check,
+      table,
+      s.verdict ? h("p", { class: `verdict verdict-${s.verdict.outcome}`, "aria-live": "polite", text: verdictText(s.verdict) }) : null,
+      seed, check,
       h("div", { class: "actions" },
         s.kind === "race" ? button("Rematch", async () => {
           const r = await this.request("race.rematch", { race: this.rid });

@@ -12,6 +12,7 @@ export function fold(summary, events) {
     commitment: summary.commitment, starts_at: summary.starts_at, started_at: summary.started_at,
     ends_at: summary.ends_at, racers: new Map(), progress: new Map(), spectators: summary.spectators || 0,
     start: null, end: null, v: 0,
+    winnable: Boolean(summary.winnable), verdict: summary.verdict || null,
   };
   for (const r of summary.racers || []) s.racers.set(r.player, { ...r });
   const raise = (state) => {
@@ -26,12 +27,26 @@ export function fold(summary, events) {
       case "countdown": s.starts_at = e.starts_at; s.commitment = e.commitment; raise("countdown"); break;
       case "start": s.started_at = e.started_at; s.ends_at = e.ends_at; s.start = e.view; raise("running"); break;
       case "progress": s.progress.set(e.player, { home: e.home, moves: e.moves, elapsed: e.elapsed, result: e.result || null }); break;
-      case "end": s.end = e; raise("finished"); break;
+      case "end": s.end = e; s.verdict = e.verdict || s.verdict; raise("finished"); break;
+      case "verdict": s.verdict = e.verdict; break;
       case "closed": raise("closed"); break;
       default: break;
     }
   }
   return s;
+}
+
+/** The solver's verdict on a finished race's deal (docs/protocol.md 7.1), in words: only what
+ * the server said; null when it said nothing (a server without verdicts). */
+export function verdictText(verdict) {
+  if (!verdict) return null;
+  switch (verdict.outcome) {
+    case "won": return `Solver: this deal was winnable in ${verdict.par} moves${verdict.certified ? " (a certified deal)" : ""}.`;
+    case "lost": return "Solver: this deal was proved lost — no sequence of moves wins it.";
+    case "unknown": return `Solver: undecided within ${verdict.budget || verdict.nodes} positions searched.`;
+    case "pending": return "Solver: checking this deal…";
+    default: return `Solver: ${verdict.outcome}`;
+  }
 }
 
 /** Apply a delta (docs/protocol.md 6.4) to a view: the reference rule, nothing more. */

@@ -4,7 +4,7 @@
 import { renderBoard } from "../board.js";
 import { verify } from "../deals.js";
 import { button, h, optionsText, section, variantTitle } from "../dom.js";
-import { applyDelta } from "./racestate.js";
+import { applyDelta, verdictText } from "./racestate.js";
 
 export async function mount(app, conn, rid) {
   let reply;
@@ -54,6 +54,7 @@ export async function mount(app, conn, rid) {
   app.append(h("div", { class: "race-head" }, h("h1", {}, `Replay · ${title}`, h("span", { class: "muted small", text: ` ${optionsText(reply.race.options)}` }))),
     h("div", { class: "replay-bar" }, button("« First", () => go(0), { "aria-label": "first" }), button("◀ Back", () => go(step - 1)), slider, button("Next ▶", () => go(step + 1)), button("Last »", () => go(moves.length), { "aria-label": "last" }), label),
     end ? h("p", { class: "muted", text: `Result: ${end.standings.map((r) => `${r.rank}. ${r.name} ${r.result} (${r.home} home, ${r.moves} moves)`).join(" · ")}` }) : null,
+    verdictText(reply.race.verdict) ? h("p", { class: "verdict", text: verdictText(reply.race.verdict) }) : null,
     check, grid);
   if (end && end.seed !== undefined) {
     verify(String(end.seed), end.commitment, start.view).then(({ commitmentOk, dealOk }) => {

@@ -4,7 +4,7 @@
 // drawn as masked cards; the end event's boards replace them with the whole truth.
 import { renderBoard } from "../board.js";
 import { clock, h, optionsText, section, variantTitle } from "../dom.js";
-import { applyDelta } from "./racestate.js";
+import { applyDelta, verdictText } from "./racestate.js";
 
 export async function mountList(app, conn) {
   const ul = h("ul", { class: "rows", "aria-label": "live races" });
@@ -40,6 +40,9 @@ export async function mount(app, conn, target) {
   const title = await variantTitle(reply.race.variant);
   let spectators = reply.spectators;
   let state = reply.race.state;
+  let verdict = reply.race.verdict || null;
+  const over = () => info.replaceChildren("Race over · ", h("a", { href: `#/replay/${rid}`, text: "replay it" }),
+    verdict ? h("span", { class: "verdict", text: ` · ${verdictText(verdict)}` }) : "");
   const draw = () => {
     head.replaceChildren(h("h1", {}, `Watching ${title}`, h("span", { class: "muted small", text: ` ${optionsText(reply.race.options)}` })),
       h("div", { class: "race-meta" }, h("span", { class: `badge state-${state}`, text: state }),
@@ -72,9 +75,10 @@ export async function mount(app, conn, target) {
     }
     if (e.k === "end" && e.boards) for (const [pid, b] of Object.entries(e.boards)) boards.set(pid, b);
     if (e.k === "start") state = "running";
-    if (e.k === "end") {
+    if (e.k === "end" || e.k === "verdict") verdict = e.verdict || verdict;
+    if (e.k === "end" || e.k === "verdict") {
       state = "finished";
-      info.replaceChildren("Race over · ", h("a", { href: `#/replay/${rid}`, text: "replay it" }));
+      over();
     }
     draw();
   };
@@ -83,7 +87,7 @@ export async function mount(app, conn, target) {
   const onCount = (ev) => { if (ev.detail.race === rid) { spectators = ev.detail.count; draw(); } };
   conn.addEventListener("spectators", onCount);
   for (const e of conn.events(rid)) onEvent({ detail: e });
-  if (reply.end) { state = "finished"; info.replaceChildren("Race over · ", h("a", { href: `#/replay/${rid}`, text: "replay it" })); }
+  if (reply.end) { state = "finished"; verdict = reply.race.verdict || reply.end.verdict || null; over(); }
   draw();
   const offResume = conn.onResume(async () => {
     try {
