@@ -60,12 +60,13 @@ def stored_verdict(url: str, rid: str) -> dict[str, str]:
     return {k: v for k, v in meta.items() if k.startswith("verdict")}
 
 
-async def race_to_the_end(web: str, browser: Any, *, winnable: bool) -> tuple[Player, Player,
-                                                                             str]:
-    """Alice creates an Unlimited race (winnable or not), bob joins by the invite link, both
-    ready, both resign: the two players on the standings, and the race id."""
-    alice = await new_player(browser, web, "alice")
-    bob = await new_player(browser, web, "bob")
+async def race_to_the_end(web: str, browser: Any, names: tuple[str, str], *, winnable: bool
+                          ) -> tuple[Player, Player, str]:
+    """The first player creates an Unlimited race (winnable or not), the second joins by the
+    invite link, both ready, both resign: the two players on the standings, and the race id.
+    (Names differ per test: a guest's name stays held while its session lives.)"""
+    alice = await new_player(browser, web, names[0])
+    bob = await new_player(browser, web, names[1])
     await claim_name(alice)
     await alice.page.get_by_text("Playing as").wait_for()
     if winnable:
@@ -90,7 +91,8 @@ async def race_to_the_end(web: str, browser: Any, *, winnable: bool) -> tuple[Pl
 
 async def test_a_winnable_race_shows_its_certified_par_in_the_standings(
         browser, verdict_server: str, shots: Path, redis_proc) -> None:
-    alice, bob, rid = await race_to_the_end(verdict_server, browser, winnable=True)
+    alice, bob, rid = await race_to_the_end(verdict_server, browser, ("alice", "bob"),
+                                            winnable=True)
     await alice.page.locator(".race-meta").get_by_text("winnable deal").wait_for()
     secrets = await race_info(redis_proc.url, rid)
     result = solve(secrets.game(), Budget(nodes=BUDGET, seconds=None))
@@ -106,7 +108,8 @@ async def test_a_winnable_race_shows_its_certified_par_in_the_standings(
 
 async def test_a_race_verdict_reaches_racers_spectators_and_the_replay(
         browser, verdict_server: str, shots: Path, redis_proc) -> None:
-    alice, bob, rid = await race_to_the_end(verdict_server, browser, winnable=False)
+    alice, bob, rid = await race_to_the_end(verdict_server, browser, ("cleo", "dan"),
+                                            winnable=False)
     secrets = await race_info(redis_proc.url, rid)
     result = solve(secrets.game(), Budget(nodes=BUDGET, seconds=None))
     words = {"won": f"Solver: this deal was winnable in {result.par} moves.",
