@@ -12,11 +12,11 @@ from solrace.server.lifecycle import (
     accepts,
     next_state,
 )
-from solrace.server.store import lua
+from solrace.server.store import deal_lua, lua
 
 STATES = {s.value for s in RaceState}
 SETS = r"'HSET',\s*\w+(?:\[\d\])?,\s*'state',\s*'(\w+)'"
-SCRIPTS = {name: text for name, text in vars(lua).items()
+SCRIPTS = {name: text for module in (lua, deal_lua) for name, text in vars(module).items()
            if name.isupper() and isinstance(text, str) and "redis.call" in text}
 
 
