@@ -26,6 +26,9 @@ from solrace.shared import protocol as P
 from solrace.shared.views import apply_delta
 from websockets.asyncio.client import ClientConnection, connect
 
+#: Seconds a winnable create / quick / rematch may take: the server waits up to its
+#: ``--pool-wait`` (at most ``MAX_POOL_WAIT``) for a certified seed before ``pool_empty``.
+POOL_PATIENCE = P.MAX_POOL_WAIT + 15.0
 
 class ClientError(Exception):
     """An error reply: ``code`` from ``docs/protocol.md``, ``reason`` for people."""
@@ -195,14 +198,16 @@ class Client:
             self.boards[race] = {"seq": 0, "view": msg["view"], "legal": msg.get("legal")}
         self._events.put_nowait(msg)
 
-    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+    async def request(self, kind: str, *, within: float | None = None, **fields: Any
+                      ) -> dict[str, Any]:
+        """Send a request, await its reply (``within`` seconds, default ``timeout``)."""
         if self.ws is None:
             raise ConnectionError("not connected")
         rid = next(self._ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         await self.ws.send(P.encode({"t": kind, "id": rid, **fields}))
-        msg = await asyncio.wait_for(fut, self.timeout)
+        msg = await asyncio.wait_for(fut, within or self.timeout)
         if msg.get("t") == "error":
             extra = {k: v for k, v in msg.items() if k not in ("t", "re", "code", "reason")}
             raise ClientError(msg["code"], msg["reason"], extra)
@@ -241,7 +246,7 @@ class Client:
                           seats: int = 2, time_limit: int = 600, rated: bool = False,
                           winnable: bool = False) -> dict[str, Any]:
         """A new race (``winnable``: dealt a seed the server's solver has won)."""
-        fields: dict[str, Any] = {"winnable": True} if winnable else {}
+        fields: dict[str, Any] = {"winnable": True, "within": POOL_PATIENCE} if winnable else {}
         r = await self.request("race.create", variant=variant, options=options or {},
                                seats=seats, time_limit=time_limit, rated=rated, **fields)
         return self._track(r["race"])
@@ -262,7 +267,9 @@ class Client:
     async def rematch(self, race: str) -> dict[str, Any]:
         """A new race with the settings of finished race ``race`` (the same new race for every
         racer who asks); the other racers get an unsolicited ``rematch`` frame naming it."""
-        return self._track((await self.request("race.rematch", race=race))["race"])
+        # a winnable race's rematch may wait for a certified seed like a winnable create
+        return self._track((await self.request("race.rematch", race=race,
+                                               within=POOL_PATIENCE))["race"])
 
     async def leave(self, race: str) -> dict[str, Any]:
         return (await self.request("race.leave", race=race))["race"]
@@ -272,7 +279,7 @@ class Client:
 
     async def quick(self, variant: str, options: dict[str, str] | None = None, *,
                     winnable: bool = False) -> dict[str, Any]:
-        fields: dict[str, Any] = {"winnable": True} if winnable else {}
+        fields: dict[str, Any] = {"winnable": True, "within": POOL_PATIENCE} if winnable else {}
         r = await self.request("quick", variant=variant, options=options or {}, **fields)
         if r["t"] == "race":
             self._track(r["race"])

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from solrace.shared.protocol import MAX_POOL_WAIT
+
 __all__ = ["SETTINGS", "Config", "Setting", "mask_url", "parse_duration"]
 
 ENV_PREFIX = "SOLRACE_"
@@ -157,7 +159,7 @@ SETTINGS: tuple[Setting, ...] = (
             "solver node budget per candidate seed of the winnable pool (0: the default, 10000)"),
     Setting("pool_wait", parse_duration,
             "how long a winnable race.create waits for a certification when the pool is "
-            "empty, before it answers pool_empty"),
+            "empty, before it answers pool_empty (0..60 s)"),
     Setting("pool_prepare", int,
             "1: keep every variant's pool and every one asked for this week topped up in the "
             "background; 0: fill a pool only once a player asked for it"),
@@ -268,8 +270,9 @@ class Config:
             problems.append("bot_delay must be finite and >= 0, bot_lease finite and >= 0.1 s")
         if self.pool_size < 0 or self.pool_budget < 0 or self.verdict_budget < 0:
             problems.append("pool_size, pool_budget and verdict_budget must be >= 0")
-        if not 0 <= self.pool_wait <= 600 or self.pool_prepare not in (0, 1):
-            problems.append("pool_wait must be 0..600 seconds and pool_prepare 0 or 1")
+        if not 0 <= self.pool_wait <= MAX_POOL_WAIT or self.pool_prepare not in (0, 1):
+            problems.append(f"pool_wait must be 0..{MAX_POOL_WAIT} seconds and pool_prepare "
+                            "0 or 1")
         if self.hint_budget < 1:
             problems.append(f"hint_budget must be at least 1, not {self.hint_budget}")
         for name in ("quick_time_limit", "send_queue"):

@@ -524,6 +524,7 @@ class MyRaces(Request):
 
 # ----------------------------------------------------------------------------- accounts
 
+MAX_POOL_WAIT = 60  # seconds the longest --pool-wait: a winnable race.create answers within it
 MAX_PASSWORD = 512  # characters on the wire; the server's rules are stricter (bad_password)
 CLIENT_RE = re.compile(r"^[\x20-\x7e]{1,64}$")
 SESSION_ID_RE = re.compile(r"^[0-9a-f]{12}$")

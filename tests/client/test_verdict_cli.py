@@ -20,7 +20,7 @@ from test_play_cli import CLI_TIMEOUT, Cli, alice_progress, inline, server_and_h
 
 pytestmark = pytest.mark.timeout(120)
 __all__ = ["inline"]  # the fixture, imported for this module's tests
-SETTINGS: dict[str, Any] = {"pool_size": 1, "pool_budget": 2_000, "pool_wait": 120,
+SETTINGS: dict[str, Any] = {"pool_size": 1, "pool_budget": 2_000, "pool_wait": 60,
                             "verdict_budget": 2_000}
 
 

@@ -30,7 +30,7 @@ from solrace.shared.solver import Budget, solve
 pytestmark = pytest.mark.timeout(180)
 BACKENDS = ("single", "cluster")
 BUDGET = 2_000
-SETTINGS: dict[str, Any] = {"pool_size": 2, "pool_budget": BUDGET, "pool_wait": 120,
+SETTINGS: dict[str, Any] = {"pool_size": 2, "pool_budget": BUDGET, "pool_wait": 60,
                             "verdict_budget": BUDGET}
 HIDDEN = ("verdict", "certified_par", "par", "seed")
 
@@ -190,3 +190,20 @@ async def test_a_verdict_left_by_a_dead_process_is_taken_over(redis_url: str) ->
             assert await verdicts.sweep() == 0
         finally:
             await close_all(cs)
+
+
+async def test_two_processes_deal_distinct_certified_seeds(redis_url: str) -> None:
+    """Two server processes on one Redis, six winnable creates at once on a pool of two:
+    every race gets its own seed, each one solver-won (the rest waited for certifications)."""
+    async with running_server(redis_url, **SETTINGS) as one, \
+            running_server(redis_url, **SETTINGS) as two:
+        urls = [ws_url(one), ws_url(two)]
+        async with clients(urls[0], "ola", "per", "quinn") as first, \
+                clients(urls[1], "rosa", "sven", "tom") as second:
+            made = await asyncio.gather(*(c.create_race("unlimited", winnable=True)
+                                          for c in (*first, *second)))
+            seeds = [(await race_info(redis_url, s["race"])).seed for s in made]
+            assert len(set(seeds)) == 6
+            for seed in seeds:
+                result = solve(("unlimited", {}, seed), Budget(nodes=BUDGET, seconds=None))
+                assert result.outcome.value == "won"

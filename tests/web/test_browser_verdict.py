@@ -35,7 +35,7 @@ def verdict_server(redis_proc: Any, tmp_path_factory: pytest.TempPathFactory) ->
         client.close()
     proc = ServerProcess(redis_proc.url, tmp_path_factory.mktemp("verdict"), "--countdown",
                          "1.5", "--daily-prepare", "-1", "--spectator-delay", "0",
-                         "--pool-size", "1", "--pool-budget", str(BUDGET), "--pool-wait", "90",
+                         "--pool-size", "1", "--pool-budget", str(BUDGET), "--pool-wait", "60",
                          "--verdict-budget", str(BUDGET), "--log-level", "WARNING",
                          name="verdict")
     proc.start()

@@ -70,6 +70,7 @@ function variantCard(v, conn, settings, waiting) {
   const create = button("Create race", async () => {
     if (!need()) return;
     try {
+      if (settings.read().winnable) toast("Finding a deal the solver has won…");
       const r = await conn.request("race.create", { variant: v.name, options: options(), ...settings.read() });
       location.hash = `#/race/${r.race.race}`;
     } catch (err) { toast(err.message, "error"); }
