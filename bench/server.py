@@ -64,11 +64,13 @@ SECRET = "bench-secret-0123456789abcdef"
 LISTENING = re.compile(r"listening on ws://(?P<host>[^:\s]+):(?P<port>\d+)")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PREFILL_CAP = 300_000  # precomputed moves per load-generator process, at most
-# Rate limits out of the way, a short countdown, and no background certification of daily
-# deals (a solver in a worker process: it would take a core from the measured pipeline).
+# Rate limits out of the way, a short countdown, and no solver work: no background
+# certification of daily deals or winnable pools, no verdict after each race (a solver in a
+# worker process: it would take a core from the measured pipeline).
 SERVER_FLAGS = (
     "--countdown", "0.2", "--rate", "1000000", "--burst", "1000000", "--idle-timeout", "1h",
-    "--daily-prepare", "-1", "--log-level", "WARNING",
+    "--daily-prepare", "-1", "--pool-prepare", "0", "--verdict-budget", "0",
+    "--log-level", "WARNING",
 )  # fmt: skip
 
 
