@@ -207,3 +207,23 @@ async def test_two_processes_deal_distinct_certified_seeds(redis_url: str) -> No
             for seed in seeds:
                 result = solve(("unlimited", {}, seed), Budget(nodes=BUDGET, seconds=None))
                 assert result.outcome.value == "won"
+
+
+async def test_the_verdict_reaches_racers_on_another_process(redis_url: str) -> None:
+    """The process that ends the race solves it; racers connected to another process get the
+    ``verdict`` event through the race's channel like any event."""
+    async with running_server(redis_url, **SETTINGS) as one, \
+            running_server(redis_url, **SETTINGS) as two, \
+            clients(ws_url(one), "uma") as (uma,), clients(ws_url(two), "vic") as (vic,):
+        summary = await uma.create_race("unlimited", time_limit=60)
+        rid = summary["race"]
+        await vic.join(code=summary["code"])
+        for c in (uma, vic):
+            await c.ready(rid)
+        for c in (uma, vic):
+            await c.wait_running(rid)
+        for c in (uma, vic):
+            await c.resign(rid)
+        got = [await c.next_event(60, t="event", race=rid, k="verdict") for c in (uma, vic)]
+        assert got[0]["verdict"] == got[1]["verdict"]
+        assert got[0]["verdict"]["outcome"] in ("won", "lost", "unknown")
