@@ -25,6 +25,7 @@ from harness import (
     ws_url,
 )
 from solrace.client.library import ClientError
+from solrace.server.store import Keys
 from solrace.shared.solver import Budget, solve
 
 pytestmark = pytest.mark.timeout(180)
@@ -164,30 +165,38 @@ async def test_empty_pool_refuses_with_retry_after(redis_url: str) -> None:
 
 
 async def test_a_verdict_left_by_a_dead_process_is_taken_over(redis_url: str) -> None:
-    """The ending process lists the race as pending before it solves; if it dies, another
-    process's sweep (here: called directly) solves and emits the verdict."""
+    """The ending process lists the race as pending before it solves; when it cannot solve it
+    (here: its queue is "full") the race is due at once, and a sweep — any process's; here
+    called directly — solves it and emits the verdict, then drops the entry."""
+    import solrace.server.verdicts as vmod
+
     async with running_server(redis_url, **SETTINGS) as server:
         url = ws_url(server)
         cs, summary = await start_race(url, redis_url, "unlimited", ["lena", "max"],
                                        time_limit=120)
         rid = summary["race"]
+        store = server.ctx.store
         try:
-            verdicts = server.ctx.verdicts
-            import solrace.server.verdicts as vmod
-
             saved, vmod.MAX_QUEUE = vmod.MAX_QUEUE, 0  # this process "cannot" solve now
             try:
                 for c in cs:
                     await c.resign(rid)
                 await cs[0].next_event(t="event", race=rid, k="end")
                 await asyncio.sleep(0.2)
-                assert not verdicts._tasks
+                assert not server.ctx.verdicts._tasks
+                due = await store.redis.zscore(Keys.VERDICTS_DUE, rid)
+                assert due is not None and due <= await store.server_time_ms()
             finally:
                 vmod.MAX_QUEUE = saved
-            assert await verdicts.sweep() == 1
+            await server.ctx.verdicts.sweep()  # (the periodic chore may have taken it first)
             got = await cs[0].next_event(timeout=60, t="event", race=rid, k="verdict")
             assert got["verdict"]["outcome"] in ("won", "lost", "unknown")
-            assert await verdicts.sweep() == 0
+            for _ in range(100):  # the entry goes right after the verdict is stored
+                if await store.redis.zscore(Keys.VERDICTS_DUE, rid) is None:
+                    break
+                await asyncio.sleep(0.05)
+            assert await store.redis.zscore(Keys.VERDICTS_DUE, rid) is None
+            assert await server.ctx.verdicts.sweep() == 0
         finally:
             await close_all(cs)
 
