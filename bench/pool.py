@@ -7,6 +7,10 @@ budget per candidate, the first win kept — and prints per configuration: candi
 certified seed (mean, worst), how the skipped ones ended, and the CPU seconds one certified
 seed cost (median, worst; one core, as the server's one worker process).
 
+With ``--verdicts N`` it measures instead what the verdict after a race costs: N random deals
+per configuration solved as ``server/verdicts.py`` does (``judge`` within ``--budget``, default
+there the server's ``--verdict-budget`` default of 50 000 nodes): outcomes and CPU seconds.
+
 The candidates come from ``random.Random(--rng)`` instead of ``secrets`` so that two runs try
 the same deals (outcomes and node counts repeat on any machine; times differ).
 """
@@ -20,19 +24,30 @@ import statistics
 import sys
 import time
 
+from solrace.server.config import Config
 from solrace.server.daily import certify_one
 from solrace.server.pool import DEFAULT_BUDGET, MAX_CANDIDATES, default_configs
+from solrace.server.verdicts import judge
+
+VERDICT_BUDGET: int = Config.__dataclass_fields__["verdict_budget"].default
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=int, default=5, help="certified seeds per variant (5)")
-    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                   help=f"nodes per candidate ({DEFAULT_BUDGET}, the pool's default)")
+    p.add_argument("--budget", type=int, default=None,
+                   help=f"nodes per candidate ({DEFAULT_BUDGET}, the pool's default) or per "
+                   f"verdict ({VERDICT_BUDGET}, the server's default)")
     p.add_argument("--only", nargs="+", metavar="VARIANT", default=None)
     p.add_argument("--rng", type=int, default=1, help="candidate generator seed (1)")
+    p.add_argument("--verdicts", type=int, default=0, metavar="N",
+                   help="measure N verdicts per configuration instead (budget: --budget, "
+                   "else the server's --verdict-budget default)")
     args = p.parse_args(argv)
     rng = random.Random(args.rng)
+    if args.verdicts:
+        return verdicts(rng, args.verdicts, args.budget or VERDICT_BUDGET, args.only)
+    args.budget = args.budget or DEFAULT_BUDGET
     print(f"# python {platform.python_version()} {platform.machine()}, budget {args.budget} "
           f"nodes per candidate, {args.seeds} certified seeds per configuration", flush=True)
     head = (f"{'configuration':<48} {'cands/seed':>10} {'worst':>5} {'lost':>4} "
@@ -60,6 +75,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{config:<48} {statistics.mean(counts):>10.1f} {max(counts):>5} "
               f"{skipped['lost']:>4} {skipped['unknown']:>7} {statistics.median(seconds):>8.1f} "
               f"{max(seconds):>6.1f} {statistics.median(pars) if pars else '-':>10}", flush=True)
+    return 0
+
+
+def verdicts(rng: random.Random, n: int, budget: int, only: list[str] | None) -> int:
+    print(f"# python {platform.python_version()} {platform.machine()}, verdicts within "
+          f"{budget} nodes, {n} random deals per configuration", flush=True)
+    head = (f"{'configuration':<48} {'won':>4} {'lost':>4} {'unknown':>7} {'median s':>8} "
+            f"{'max s':>6}")
+    print(head)
+    print("-" * len(head), flush=True)
+    for config in default_configs():
+        name, _, text = config.partition("|")
+        if only and name not in only:
+            continue
+        opts = dict(kv.split("=", 1) for kv in text.split(",") if kv)
+        outcomes = {"won": 0, "lost": 0, "unknown": 0}
+        seconds = []
+        for _ in range(n):
+            t0 = time.process_time()
+            outcome, _, _ = judge(name, opts, rng.getrandbits(64), budget)
+            seconds.append(time.process_time() - t0)
+            outcomes[outcome] += 1
+        print(f"{config:<48} {outcomes['won']:>4} {outcomes['lost']:>4} "
+              f"{outcomes['unknown']:>7} {statistics.median(seconds):>8.2f} "
+              f"{max(seconds):>6.2f}", flush=True)
     return 0
 
 
