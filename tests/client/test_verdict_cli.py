@@ -5,6 +5,7 @@ server and Redis; the playing CLI is a subprocess fed through stdin."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 from pathlib import Path
@@ -93,3 +94,23 @@ async def test_watch_of_a_finished_race_shows_its_verdict(redis_url: str, inline
         code, out, err = await inline("watch", rid, "--server", url, "--no-color")
     assert code == 0, err
     assert str(verdict_line(verdict)) in out
+
+
+async def test_watch_of_a_live_race_waits_for_the_verdict(redis_url: str, inline: Any) -> None:
+    async with harness.running_server(redis_url, **SETTINGS) as server:
+        url = harness.ws_url(server)
+        cs, summary = await harness.start_race(url, redis_url, "unlimited", ["gil", "hana"],
+                                               time_limit=60)
+        rid = summary["race"]
+        try:
+            watching = asyncio.ensure_future(inline("watch", rid, "--server", url,
+                                                    "--no-color"))
+            await cs[0].next_event(30, t="spectators", race=rid, count=1)
+            for c in cs:
+                await c.resign(rid)
+            verdict = (await cs[0].next_event(60, t="event", race=rid, k="verdict"))["verdict"]
+            code, out, err = await asyncio.wait_for(watching, 60)
+        finally:
+            await harness.close_all(cs)
+    assert code == 0, err
+    assert str(verdict_line(verdict)) in out and "standings" in out
