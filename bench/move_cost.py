@@ -219,7 +219,8 @@ def table(rows: dict[str, tuple[int, dict[str, float]]], unit: str, scale: float
         body.append([label, str(count)] + [f"{c / scale:,.1f}" if unit == "us"
                                            else f"{c / scale:,.0f}" for c in cells])
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    lines = [f"{unit} per move, per step ({'fastest of the repeats' if unit == 'us' else 'valgrind'})"]
+    how = "fastest of the repeats" if unit == "us" else "valgrind"
+    lines = [f"{unit} per move, per step ({how})"]
     for r in [head, *body]:
         lines.append("  ".join([r[0].ljust(widths[0])]
                                + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]))
