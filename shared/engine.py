@@ -12,7 +12,6 @@ list of primitive operations that undo it exactly; the solver uses that fast pat
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 
 from solrace.shared.cards import RANK_OF, RED_OF, SUIT_OF
@@ -21,6 +20,7 @@ from solrace.shared.errors import IllegalMove, NotationError
 from solrace.shared.layout import Layout, PileKind, layout_of
 from solrace.shared.notation import Move, parse_position, position_text
 from solrace.shared.rules import AutoFill, Build, EmptyTableau, LostCheck, Variant, options_text
+from solrace.shared.status import Status, compute_status
 from solrace.shared.variants import resolve
 
 # Primitive operations recorded for undo.
@@ -78,13 +78,6 @@ _FIRST, _NEXT, _BUILD_ON = _accept_tables()
 _MOVES: dict[tuple[str, ...], dict[Triple, Move]] = {}  # layout ids -> triple -> Move
 
 
-class Status(enum.Enum):
-    PLAYING = "playing"
-    WON = "won"
-    LOST = "lost"
-    RESIGNED = "resigned"
-
-
 class Game:
     """One player's game of one deal."""
 
@@ -108,6 +101,9 @@ class Game:
         self.resigned = False
         self._undo: list[list[Op]] = []
         self._status: Status | None = None
+        # the legal moves of the current position, once asked (legal_triples): validation, the
+        # status check and the legal move texts of an ack share one generation
+        self._legal_cache: list[Triple] | None = None
         self._prepare()
 
     @classmethod
@@ -170,6 +166,17 @@ class Game:
         m = self._move_of[t] = Move(ids[t[0]], ids[t[1]], t[2])
         return m
 
+    def legal_triples(self) -> list[Triple]:
+        """``_legal()`` of the current position, generated once per position and shared (the
+        server asks for the legal moves three times per move: to validate the next one, for the
+        status and for the ack's legal move texts). The list is the cache itself: read it, do
+        not change it. Every change of the position through the engine (``push``, ``pop``,
+        ``_do``, ``_revert``, ``resign``) forgets it."""
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_cache = self._legal()
+        return cache
+
     def is_legal(self, move: Move | str) -> bool:
         try:
             self._check(*self._resolve(move))
@@ -181,7 +188,11 @@ class Game:
         """Apply a move (object or text). Raises :class:`IllegalMove` or
         :class:`NotationError` and changes nothing when the move is not allowed."""
         s, d, n = self._resolve(move)
-        self._check(s, d, n)
+        legal = self._legal_cache
+        # a move among the known legal moves passes _check (every move _legal lists does): only
+        # the others need it, for the refusal's reason
+        if legal is None or (s, d, n) not in legal:
+            self._check(s, d, n)
         self._undo.append(self._do(s, d, n))
         # a Move that resolved names exactly these piles: keep it rather than build its twin
         m = move if type(move) is Move else Move(self.layout.ids[s], self.layout.ids[d], n)
@@ -205,6 +216,7 @@ class Game:
 
     def resign(self) -> None:
         self.resigned = True
+        self._legal_cache = None
 
     @property
     def cards_home(self) -> int:
@@ -214,11 +226,10 @@ class Game:
     def status(self) -> Status:
         if self.resigned:
             return Status.RESIGNED
-        if self._status is None:
-            from solrace.shared.status import compute_status
-
-            self._status = compute_status(self)
-        return self._status
+        status = self._status
+        if status is None:
+            status = self._status = compute_status(self)
+        return status
 
     def is_over(self) -> bool:
         return self.status is not Status.PLAYING
@@ -469,6 +480,7 @@ class Game:
 
     def _do(self, s: int, d: int, n: int) -> list[Op]:
         """Apply a checked move; return the operations that undo it."""
+        self._legal_cache = None
         pos = self.pos
         piles = pos.piles
         S, W = self._S, self._W
@@ -516,6 +528,7 @@ class Game:
             ops.append((_TRANSFER, source, t, 1, 0))
 
     def _revert(self, ops: list[Op]) -> None:
+        self._legal_cache = None
         pos = self.pos
         piles = pos.piles
         for op in reversed(ops):

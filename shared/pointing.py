@@ -163,7 +163,7 @@ def legal_texts(game: Game) -> list[str]:
     if table is None:
         table = _TEXTS[ids] = {}
     out = []
-    for t in game._legal():
+    for t in game.legal_triples():
         text = table.get(t)
         if text is None:
             text = table[t] = Move(ids[t[0]], ids[t[1]], t[2]).text()
