@@ -142,6 +142,8 @@ class Game:
         waste = (self._W,) if self._W >= 0 else ()
         back = self._F if r.foundation_to_foundation else ()
         self._to_f_sources = self._T + self._R + self._C + waste + back
+        # (source, is a foundation) in _to_f_sources order, for _legal
+        self._to_f = tuple((p, p in self._F) for p in self._to_f_sources)
         self._to_t_single = waste + self._C + (self._F if r.foundation_to_tableau else ())
         self._to_c_sources = self._T + waste
         # Move objects are immutable: one per (src, dst, n) and layout, shared by every game
@@ -151,6 +153,9 @@ class Game:
         self._f_first = tuple(_FIRST[start] for start in self._start)
         self._f_next = tuple(_NEXT[step, same] for step, same in zip(self._step, self._same))
         self._t_accept = None if self._build is Build.NONE else _BUILD_ON[self._alt]
+        # lower card -> continues a built run on upper? (``lower in _run_next[upper]``; the same
+        # test as _run_length's)
+        self._run_next = _BUILD_ON[self._alt]
         self.total_cards = r.total_cards
         self._draws_keep_status = r.lost_check is LostCheck.KLONDIKE and r.redeals is None
 
@@ -392,11 +397,13 @@ class Game:
         """Every legal move as a triple. The fits are looked up: each destination's top says
         which cards it accepts (``_FIRST``/``_NEXT``/``_BUILD_ON``), so the cost grows with the
         number of piles, not with sources times destinations. Same moves, same order as testing
-        ``_fits_foundation``/``_fits_tableau`` on every pair."""
+        ``_fits_foundation``/``_fits_tableau`` on every pair. Written as plain loops (no
+        comprehensions, no calls): this runs for every position a player reaches."""
         piles = self.pos.piles
         if self.resigned or sum(map(len, piles[self._f_slice])) == self.total_cards:
             return []
         out: list[Triple] = []
+        append = out.append
         down = self.pos.down
         # card -> foundations accepting it, in pile order
         home: dict[int, list[int]] = {}
@@ -410,15 +417,18 @@ class Game:
                 else:
                     fs.append(f)
         if home:
-            for s in self._to_f_sources:
+            for s, back in self._to_f:
                 p = piles[s]
                 if len(p) > down[s]:
                     fs = home.get(p[-1])
                     if fs:
-                        if self._kinds[s] is PileKind.FOUNDATION:  # only onto a sequence
-                            out.extend([(s, f, 1) for f in fs if f != s and piles[f]])
+                        if back:  # foundation to foundation: only onto a sequence
+                            for f in fs:
+                                if f != s and piles[f]:
+                                    append((s, f, 1))
                         else:
-                            out.extend([(s, f, 1) for f in fs])
+                            for f in fs:
+                                append((s, f, 1))
         # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
         T = self._T
         want: dict[int, list[int]] = {}
@@ -435,45 +445,56 @@ class Game:
                         want[c] = [d]
                     else:
                         ds.append(d)
-        king_only = self._king_only
         if want or empties:
-            groups = self._groups
+            king_only, groups, run_next = self._king_only, self._groups, self._run_next
+            get = want.get
             for s in T:
                 p = piles[s]
                 if not p:
                     continue
-                for n in range(1, (self._run_length(s) if groups else 1) + 1):
-                    head = p[-n]
-                    ds = want.get(head)
+                # the top n cards for n = 1, 2, ... while they form a built run (_run_length)
+                i, lo, n = len(p) - 1, down[s], 1
+                while True:
+                    head = p[i]
+                    ds = get(head)
                     if empties and (RANK_OF[head] == 13 if king_only else n == 1):
                         ds = sorted(ds + empties) if ds else empties
                     if ds:
-                        out.extend([(s, d, n) for d in ds if d != s])
+                        for d in ds:
+                            if d != s:
+                                append((s, d, n))
+                    if not groups or i <= lo or head not in run_next[p[i - 1]]:
+                        break
+                    i -= 1
+                    n += 1
             for s in self._to_t_single:
                 p = piles[s]
                 if p:
                     c = p[-1]
-                    ds = want.get(c)
+                    ds = get(c)
                     if empties and (not king_only or RANK_OF[c] == 13):
                         ds = sorted(ds + empties) if ds else empties
                     if ds:
-                        out.extend([(s, d, 1) for d in ds])
+                        for d in ds:
+                            append((s, d, 1))
         if empties and self.rules.reserve_to_space:
             for s in self._R:
                 if piles[s]:
-                    out.extend([(s, d, 1) for d in empties])
+                    for d in empties:
+                        append((s, d, 1))
         if self._C:
             free = [c for c in self._C if not piles[c]]
             if free:
                 for s in self._to_c_sources:
                     if piles[s]:
-                        out.extend([(s, c, 1) for c in free])
+                        for c in free:
+                            append((s, c, 1))
         S = self._S
         if S >= 0:
             if piles[S]:
-                out.append((S, self._W, 1))
+                append((S, self._W, 1))
             elif piles[self._W] and self._redeal_allowed():
-                out.append((self._W, S, 1))
+                append((self._W, S, 1))
         return out
 
     # ----------------------------------------------------------------- applying
