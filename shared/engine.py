@@ -104,6 +104,7 @@ class Game:
         # the legal moves of the current position, once asked (legal_triples): validation, the
         # status check and the legal move texts of an ack share one generation
         self._legal_cache: list[Triple] | None = None
+        self._texts: dict[Triple, str] | None = None  # pointing.legal_texts' table (per layout)
         self._prepare()
 
     @classmethod
