@@ -201,7 +201,11 @@ class Game:
             self._check(s, d, n)
         self._undo.append(self._do(s, d, n))
         # a Move that resolved names exactly these piles: keep it rather than build its twin
-        m = move if type(move) is Move else Move(self.layout.ids[s], self.layout.ids[d], n)
+        if type(move) is Move:
+            m = move
+        else:  # the shared Move of these piles (see _move_of)
+            t = (s, d, n)
+            m = self._move_of.get(t) or self._new_move(self.layout.ids, t)
         self.moves.append(m)
         # A draw or redeal cannot change a Klondike-checked status: with unlimited redeals the
         # stock and waste run through one cycle of states (each has one successor and one

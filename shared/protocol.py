@@ -186,7 +186,7 @@ class Request:
     def __post_init__(self) -> None:
         if self.id is not None and (
             isinstance(self.id, bool)
-            or not isinstance(self.id, int | str)
+            or not isinstance(self.id, (int, str))  # a tuple: no union built per call
             or (isinstance(self.id, str) and len(self.id) > 64)
         ):
             raise ProtocolError("bad_message", "id must be an integer or a short string")
