@@ -127,6 +127,7 @@ class Game:
         self._F = tuple(lay.foundations)
         self._f_slice = slice(lay.foundations.start, lay.foundations.stop)
         self._T = tuple(lay.tableau)
+        self._F_set, self._T_set = frozenset(self._F), frozenset(self._T)
         self._R = tuple(lay.reserve)
         self._C = tuple(lay.cells)
         self._S = lay.stock
