@@ -144,8 +144,8 @@ class Game:
         waste = (self._W,) if self._W >= 0 else ()
         back = self._F if r.foundation_to_foundation else ()
         self._to_f_sources = self._T + self._R + self._C + waste + back
-        # (source, is a foundation) in _to_f_sources order, for _legal
-        self._to_f = tuple((p, p in self._F) for p in self._to_f_sources)
+        # (source, is a foundation) in _to_f_sources order after the tableau piles, for _legal
+        self._to_f_rest = tuple((p, p in self._F) for p in self._to_f_sources[len(self._T):])
         self._to_t_single = waste + self._C + (self._F if r.foundation_to_tableau else ())
         self._to_c_sources = self._T + waste
         # Move objects are immutable: one per (src, dst, n) and layout, shared by every game
@@ -422,11 +422,35 @@ class Game:
                     home[c] = [f]
                 else:
                     fs.append(f)
-        if home:
-            for s, back in self._to_f:
+        # One pass over the tableau: its moves home (the first sources of _to_f_sources), and
+        # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
+        T = self._T
+        want: dict[int, list[int]] = {}
+        empties: list[int] = []
+        accept = self._t_accept
+        home_get = home.get
+        for d in T:
+            tp = piles[d]
+            if not tp:
+                empties.append(d)
+            elif len(tp) > down[d]:
+                top = tp[-1]
+                fs = home_get(top)
+                if fs:
+                    for f in fs:
+                        append((d, f, 1))
+                if accept is not None:
+                    for c in accept[top]:
+                        ds = want.get(c)
+                        if ds is None:
+                            want[c] = [d]
+                        else:
+                            ds.append(d)
+        if home:  # the other sources of moves home, after the tableau's
+            for s, back in self._to_f_rest:
                 p = piles[s]
                 if len(p) > down[s]:
-                    fs = home.get(p[-1])
+                    fs = home_get(p[-1])
                     if fs:
                         if back:  # foundation to foundation: only onto a sequence
                             for f in fs:
@@ -435,22 +459,6 @@ class Game:
                         else:
                             for f in fs:
                                 append((s, f, 1))
-        # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
-        T = self._T
-        want: dict[int, list[int]] = {}
-        empties: list[int] = []
-        accept = self._t_accept
-        for d in T:
-            tp = piles[d]
-            if not tp:
-                empties.append(d)
-            elif accept is not None and len(tp) > down[d]:
-                for c in accept[tp[-1]]:
-                    ds = want.get(c)
-                    if ds is None:
-                        want[c] = [d]
-                    else:
-                        ds.append(d)
         if want or empties:
             king_only, groups, run_next = self._king_only, self._groups, self._run_next
             get = want.get
