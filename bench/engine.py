@@ -240,9 +240,10 @@ def bench_config(
     out["push_pop"] = _rate(budget, [(g, g.legal_moves()) for g in games], push_pop)
 
     # status the way the server asks for it: once per position, nothing cached from before
-    # (each game forgets its status first)
+    # (each game forgets its status, and its legal moves where the engine keeps them, first)
     def status(g: Any) -> int:
         g._status = None
+        g._legal_cache = None
         g.status  # noqa: B018 - the property is what is measured
         return 1
 

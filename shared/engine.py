@@ -12,7 +12,6 @@ list of primitive operations that undo it exactly; the solver uses that fast pat
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 
 from solrace.shared.cards import RANK_OF, RED_OF, SUIT_OF
@@ -21,6 +20,7 @@ from solrace.shared.errors import IllegalMove, NotationError
 from solrace.shared.layout import Layout, PileKind, layout_of
 from solrace.shared.notation import Move, parse_position, position_text
 from solrace.shared.rules import AutoFill, Build, EmptyTableau, LostCheck, Variant, options_text
+from solrace.shared.status import Status, compute_status
 from solrace.shared.variants import resolve
 
 # Primitive operations recorded for undo.
@@ -78,13 +78,6 @@ _FIRST, _NEXT, _BUILD_ON = _accept_tables()
 _MOVES: dict[tuple[str, ...], dict[Triple, Move]] = {}  # layout ids -> triple -> Move
 
 
-class Status(enum.Enum):
-    PLAYING = "playing"
-    WON = "won"
-    LOST = "lost"
-    RESIGNED = "resigned"
-
-
 class Game:
     """One player's game of one deal."""
 
@@ -108,6 +101,10 @@ class Game:
         self.resigned = False
         self._undo: list[list[Op]] = []
         self._status: Status | None = None
+        # the legal moves of the current position, once asked (legal_triples): validation, the
+        # status check and the legal move texts of an ack share one generation
+        self._legal_cache: list[Triple] | None = None
+        self._texts: dict[Triple, str] | None = None  # pointing.legal_texts' table (per layout)
         self._prepare()
 
     @classmethod
@@ -130,6 +127,7 @@ class Game:
         self._F = tuple(lay.foundations)
         self._f_slice = slice(lay.foundations.start, lay.foundations.stop)
         self._T = tuple(lay.tableau)
+        self._F_set, self._T_set = frozenset(self._F), frozenset(self._T)
         self._R = tuple(lay.reserve)
         self._C = tuple(lay.cells)
         self._S = lay.stock
@@ -146,6 +144,8 @@ class Game:
         waste = (self._W,) if self._W >= 0 else ()
         back = self._F if r.foundation_to_foundation else ()
         self._to_f_sources = self._T + self._R + self._C + waste + back
+        # (source, is a foundation) in _to_f_sources order after the tableau piles, for _legal
+        self._to_f_rest = tuple((p, p in self._F) for p in self._to_f_sources[len(self._T):])
         self._to_t_single = waste + self._C + (self._F if r.foundation_to_tableau else ())
         self._to_c_sources = self._T + waste
         # Move objects are immutable: one per (src, dst, n) and layout, shared by every game
@@ -155,6 +155,9 @@ class Game:
         self._f_first = tuple(_FIRST[start] for start in self._start)
         self._f_next = tuple(_NEXT[step, same] for step, same in zip(self._step, self._same))
         self._t_accept = None if self._build is Build.NONE else _BUILD_ON[self._alt]
+        # lower card -> continues a built run on upper? (``lower in _run_next[upper]``; the same
+        # test as _run_length's)
+        self._run_next = _BUILD_ON[self._alt]
         self.total_cards = r.total_cards
         self._draws_keep_status = r.lost_check is LostCheck.KLONDIKE and r.redeals is None
 
@@ -170,6 +173,17 @@ class Game:
         m = self._move_of[t] = Move(ids[t[0]], ids[t[1]], t[2])
         return m
 
+    def legal_triples(self) -> list[Triple]:
+        """``_legal()`` of the current position, generated once per position and shared (the
+        server asks for the legal moves three times per move: to validate the next one, for the
+        status and for the ack's legal move texts). The list is the cache itself: read it, do
+        not change it. Every change of the position through the engine (``push``, ``pop``,
+        ``_do``, ``_revert``, ``resign``) forgets it."""
+        cache = self._legal_cache
+        if cache is None:
+            cache = self._legal_cache = self._legal()
+        return cache
+
     def is_legal(self, move: Move | str) -> bool:
         try:
             self._check(*self._resolve(move))
@@ -181,10 +195,18 @@ class Game:
         """Apply a move (object or text). Raises :class:`IllegalMove` or
         :class:`NotationError` and changes nothing when the move is not allowed."""
         s, d, n = self._resolve(move)
-        self._check(s, d, n)
+        legal = self._legal_cache
+        # a move among the known legal moves passes _check (every move _legal lists does): only
+        # the others need it, for the refusal's reason
+        if legal is None or (s, d, n) not in legal:
+            self._check(s, d, n)
         self._undo.append(self._do(s, d, n))
         # a Move that resolved names exactly these piles: keep it rather than build its twin
-        m = move if type(move) is Move else Move(self.layout.ids[s], self.layout.ids[d], n)
+        if type(move) is Move:
+            m = move
+        else:  # the shared Move of these piles (see _move_of)
+            t = (s, d, n)
+            m = self._move_of.get(t) or self._new_move(self.layout.ids, t)
         self.moves.append(m)
         # A draw or redeal cannot change a Klondike-checked status: with unlimited redeals the
         # stock and waste run through one cycle of states (each has one successor and one
@@ -205,6 +227,7 @@ class Game:
 
     def resign(self) -> None:
         self.resigned = True
+        self._legal_cache = None
 
     @property
     def cards_home(self) -> int:
@@ -214,11 +237,10 @@ class Game:
     def status(self) -> Status:
         if self.resigned:
             return Status.RESIGNED
-        if self._status is None:
-            from solrace.shared.status import compute_status
-
-            self._status = compute_status(self)
-        return self._status
+        status = self._status
+        if status is None:
+            status = self._status = compute_status(self)
+        return status
 
     def is_over(self) -> bool:
         return self.status is not Status.PLAYING
@@ -381,11 +403,13 @@ class Game:
         """Every legal move as a triple. The fits are looked up: each destination's top says
         which cards it accepts (``_FIRST``/``_NEXT``/``_BUILD_ON``), so the cost grows with the
         number of piles, not with sources times destinations. Same moves, same order as testing
-        ``_fits_foundation``/``_fits_tableau`` on every pair."""
+        ``_fits_foundation``/``_fits_tableau`` on every pair. Written as plain loops (no
+        comprehensions, no calls): this runs for every position a player reaches."""
         piles = self.pos.piles
         if self.resigned or sum(map(len, piles[self._f_slice])) == self.total_cards:
             return []
         out: list[Triple] = []
+        append = out.append
         down = self.pos.down
         # card -> foundations accepting it, in pile order
         home: dict[int, list[int]] = {}
@@ -398,77 +422,100 @@ class Game:
                     home[c] = [f]
                 else:
                     fs.append(f)
-        if home:
-            for s in self._to_f_sources:
-                p = piles[s]
-                if len(p) > down[s]:
-                    fs = home.get(p[-1])
-                    if fs:
-                        if self._kinds[s] is PileKind.FOUNDATION:  # only onto a sequence
-                            out.extend([(s, f, 1) for f in fs if f != s and piles[f]])
-                        else:
-                            out.extend([(s, f, 1) for f in fs])
+        # One pass over the tableau: its moves home (the first sources of _to_f_sources), and
         # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
         T = self._T
         want: dict[int, list[int]] = {}
         empties: list[int] = []
         accept = self._t_accept
+        home_get = home.get
         for d in T:
             tp = piles[d]
             if not tp:
                 empties.append(d)
-            elif accept is not None and len(tp) > down[d]:
-                for c in accept[tp[-1]]:
-                    ds = want.get(c)
-                    if ds is None:
-                        want[c] = [d]
-                    else:
-                        ds.append(d)
-        king_only = self._king_only
+            elif len(tp) > down[d]:
+                top = tp[-1]
+                fs = home_get(top)
+                if fs:
+                    for f in fs:
+                        append((d, f, 1))
+                if accept is not None:
+                    for c in accept[top]:
+                        ds = want.get(c)
+                        if ds is None:
+                            want[c] = [d]
+                        else:
+                            ds.append(d)
+        if home:  # the other sources of moves home, after the tableau's
+            for s, back in self._to_f_rest:
+                p = piles[s]
+                if len(p) > down[s]:
+                    fs = home_get(p[-1])
+                    if fs:
+                        if back:  # foundation to foundation: only onto a sequence
+                            for f in fs:
+                                if f != s and piles[f]:
+                                    append((s, f, 1))
+                        else:
+                            for f in fs:
+                                append((s, f, 1))
         if want or empties:
-            groups = self._groups
+            king_only, groups, run_next = self._king_only, self._groups, self._run_next
+            get = want.get
             for s in T:
                 p = piles[s]
                 if not p:
                     continue
-                for n in range(1, (self._run_length(s) if groups else 1) + 1):
-                    head = p[-n]
-                    ds = want.get(head)
+                # the top n cards for n = 1, 2, ... while they form a built run (_run_length)
+                i, lo, n = len(p) - 1, down[s], 1
+                while True:
+                    head = p[i]
+                    ds = get(head)
                     if empties and (RANK_OF[head] == 13 if king_only else n == 1):
                         ds = sorted(ds + empties) if ds else empties
                     if ds:
-                        out.extend([(s, d, n) for d in ds if d != s])
+                        for d in ds:
+                            if d != s:
+                                append((s, d, n))
+                    if not groups or i <= lo or head not in run_next[p[i - 1]]:
+                        break
+                    i -= 1
+                    n += 1
             for s in self._to_t_single:
                 p = piles[s]
                 if p:
                     c = p[-1]
-                    ds = want.get(c)
+                    ds = get(c)
                     if empties and (not king_only or RANK_OF[c] == 13):
                         ds = sorted(ds + empties) if ds else empties
                     if ds:
-                        out.extend([(s, d, 1) for d in ds])
+                        for d in ds:
+                            append((s, d, 1))
         if empties and self.rules.reserve_to_space:
             for s in self._R:
                 if piles[s]:
-                    out.extend([(s, d, 1) for d in empties])
+                    for d in empties:
+                        append((s, d, 1))
         if self._C:
             free = [c for c in self._C if not piles[c]]
             if free:
                 for s in self._to_c_sources:
                     if piles[s]:
-                        out.extend([(s, c, 1) for c in free])
+                        for c in free:
+                            append((s, c, 1))
         S = self._S
         if S >= 0:
             if piles[S]:
-                out.append((S, self._W, 1))
+                append((S, self._W, 1))
             elif piles[self._W] and self._redeal_allowed():
-                out.append((self._W, S, 1))
+                append((self._W, S, 1))
         return out
 
     # ----------------------------------------------------------------- applying
 
     def _do(self, s: int, d: int, n: int) -> list[Op]:
         """Apply a checked move; return the operations that undo it."""
+        self._legal_cache = None
         pos = self.pos
         piles = pos.piles
         S, W = self._S, self._W
@@ -516,6 +563,7 @@ class Game:
             ops.append((_TRANSFER, source, t, 1, 0))
 
     def _revert(self, ops: list[Op]) -> None:
+        self._legal_cache = None
         pos = self.pos
         piles = pos.piles
         for op in reversed(ops):

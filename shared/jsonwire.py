@@ -38,7 +38,14 @@ def _seeds_as_text(value: Any) -> Any:
 
 
 def encode_json(message: dict[str, Any]) -> str:
-    """One server frame as JSON text (seeds as decimal strings)."""
+    """One server frame as JSON text (seeds as decimal strings).
+
+    Most frames (every ack and progress event) have no ``seed`` field: they are dumped as they
+    are, and only a text that has a ``"seed":`` somewhere (every map with a ``seed`` key shows
+    it) is dumped again from the converted copy. Either way the text is that of the copy."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    if '"seed":' not in text:
+        return text
     return json.dumps(_seeds_as_text(message), separators=(",", ":"), ensure_ascii=False)
 
 

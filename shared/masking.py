@@ -36,6 +36,7 @@ from solrace.shared.views import apply_delta, view_of
 MASKED = "??"
 
 _TRANSFER, _TURN_UP = 0, 1  # the engine's undo operations (see engine.py)
+_TEXT = tuple(card_text(c) for c in range(52))
 
 
 class Census:
@@ -147,9 +148,10 @@ class Census:
         text once shown, :data:`MASKED` otherwise."""
         up = self._face_up(p, i)
         hidden = len(self.objects[p][i]) - len(up)
-        intact = p not in self.broken
-        return [hidden, [card_text(o % 52) if intact and o in self.shown else MASKED
-                         for o in up]]
+        if p in self.broken:
+            return [hidden, [MASKED] * len(up)]
+        shown = self.shown
+        return [hidden, [_TEXT[o % 52] if o in shown else MASKED for o in up]]
 
     def view(self, p: str) -> dict[str, Any]:
         """Racer ``p``'s wire view (see :mod:`solrace.shared.views`) with its cards masked."""
@@ -232,7 +234,8 @@ class Masker:
             # where an unseen one now lies.
             index = self.census.games[p].layout.index
             for pid in delta.get("piles", {}):
-                piles.setdefault(pid, self.census.pile(p, index[pid]))
+                if pid not in piles:  # (not setdefault: that would mask the pile anyway)
+                    piles[pid] = self.census.pile(p, index[pid])
             if piles:
                 delta["piles"] = piles
         out["delta"] = delta

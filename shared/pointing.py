@@ -158,16 +158,17 @@ _TEXTS: dict[tuple[str, ...], dict[tuple[int, int, int], str]] = {}
 
 def legal_texts(game: Game) -> list[str]:
     """Every legal move of the position, full notation, in the engine's fixed order."""
-    ids = game.layout.ids
-    table = _TEXTS.get(ids)
+    table = game._texts
     if table is None:
-        table = _TEXTS[ids] = {}
+        table = game._texts = _TEXTS.setdefault(game.layout.ids, {})
     out = []
-    for t in game._legal():
+    append = out.append
+    for t in game.legal_triples():
         text = table.get(t)
         if text is None:
+            ids = game.layout.ids
             text = table[t] = Move(ids[t[0]], ids[t[1]], t[2]).text()
-        out.append(text)
+        append(text)
     return out
 
 

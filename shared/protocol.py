@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+import threading
 import types
 import typing
 from dataclasses import dataclass, field
@@ -85,8 +86,17 @@ class ProtocolError(Exception):
 # ----------------------------------------------------------------------------- codec
 
 
+_PACKERS = threading.local()  # one msgpack Packer per thread: a Packer is not thread-safe
+
+
 def encode(message: dict[str, Any]) -> bytes:
-    return msgpack.packb(message, use_bin_type=True)
+    """``msgpack.packb(message, use_bin_type=True)``, by a Packer kept per thread (building
+    one per message cost a fifth of the packing of an ack; the bytes are the same)."""
+    try:
+        pack = _PACKERS.pack
+    except AttributeError:
+        pack = _PACKERS.pack = msgpack.Packer(use_bin_type=True).pack
+    return pack(message)
 
 
 #: ``{"t": "batch", "msgs": `` — the head of a batch frame, before the array of messages
@@ -177,7 +187,7 @@ class Request:
     def __post_init__(self) -> None:
         if self.id is not None and (
             isinstance(self.id, bool)
-            or not isinstance(self.id, int | str)
+            or not isinstance(self.id, (int, str))  # a tuple: no union built per call
             or (isinstance(self.id, str) and len(self.id) > 64)
         ):
             raise ProtocolError("bad_message", "id must be an integer or a short string")
@@ -742,7 +752,10 @@ def racer_event(event: dict[str, Any]) -> dict[str, Any]:
     """``event`` as a racer may receive it."""
     if SPECTATOR_ONLY.isdisjoint(event):
         return event
-    return {k: v for k, v in event.items() if k not in SPECTATOR_ONLY}
+    out = event.copy()  # then the spectator fields out: the other keys keep their order
+    for k in SPECTATOR_ONLY:
+        out.pop(k, None)
+    return out
 
 
 # ----------------------------------------------------------------------------- replies

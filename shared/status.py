@@ -19,6 +19,7 @@ of moves could still put another card home. Two proofs, chosen by ``Rules.lost_c
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING
 
 from solrace.shared.rules import LostCheck
@@ -26,36 +27,54 @@ from solrace.shared.rules import LostCheck
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from solrace.shared.engine import Game, Status, Triple
+    from solrace.shared.engine import Game, Triple
 
 REACHABILITY_BUDGET = 2_000
 _KINGS = (12, 25, 38, 51)
 
 
-def compute_status(game: Game) -> Status:
-    from solrace.shared.engine import Status
+class Status(enum.Enum):
+    """A game's state (``solrace.shared.engine`` exports it too; it lives here so that the
+    status check needs no import at call time)."""
 
+    PLAYING = "playing"
+    WON = "won"
+    LOST = "lost"
+    RESIGNED = "resigned"
+
+
+def compute_status(game: Game) -> Status:
     if game.cards_home == game.total_cards:
         return Status.WON
-    klondike = game.rules.lost_check is LostCheck.KLONDIKE
-    # Cheap answers first (the server asks after every move). A stock that can deliver means
-    # a draw or redeal is legal, so "no legal move" cannot hold; then the reachability proof
-    # answers True at once, and for Klondike one waste card that plays somewhere already
-    # proves it is not stuck.
-    if (
-        not game.resigned
-        and _stock_can_deliver(game)
-        and (not klondike or _waste_card_plays(game))
-    ):
+    # Cheap answers first (the server asks after every move). The legal moves are the game's
+    # shared list (Game.legal_triples): the ack lists them anyway.
+    if game.rules.lost_check is LostCheck.KLONDIKE:
+        # Not stuck (klondike_stuck) when a move makes progress or a card that can reach the
+        # waste top plays: checked in the cheapest order (a stock that can deliver makes a
+        # draw or redeal legal, so it needs no test of its own).
+        moves = game.legal_triples()
+        if not moves:
+            return Status.LOST
+        return Status.PLAYING if _plays_home(game, moves) or _makes_progress(game, moves) or \
+            _waste_card_plays(game) else Status.LOST
+    # A stock that can deliver means a draw or redeal is legal, so "no legal move" cannot
+    # hold, and the reachability proof answers True at once.
+    if not game.resigned and _stock_can_deliver(game):
         return Status.PLAYING
-    moves = game._legal()
+    moves = game.legal_triples()
     if not moves:
         return Status.LOST
-    if klondike:
-        return Status.LOST if klondike_stuck(game, moves) else Status.PLAYING
-    if _search(game, REACHABILITY_BUDGET, moves, eager=True) is False:
-        return Status.LOST
-    return Status.PLAYING
+    lost = _search(game, REACHABILITY_BUDGET, moves, eager=True) is False
+    game._legal_cache = moves  # the search left the position as it was (its do/undo forgot it)
+    return Status.LOST if lost else Status.PLAYING
+
+
+def _plays_home(game: Game, moves: list[Triple]) -> bool:
+    F = game._F_set  # (a set: membership of a range costs three times as much)
+    for s, d, _ in moves:  # noqa: SIM110 - a loop: cheaper than any() of a generator
+        if d in F and s not in F:
+            return True
+    return False
 
 
 def _stock_can_deliver(game: Game) -> bool:
@@ -129,7 +148,7 @@ def _search(game: Game, budget: int, moves: list[Triple], *, eager: bool) -> boo
     them. Skipping them changes neither the positions explored nor the node count."""
     if _stock_can_deliver(game):
         return True
-    F = game.layout.foundations
+    F = game._F_set  # (a set: membership of a range costs three times as much)
     for s, d, _ in moves:
         if d in F and s not in F:
             return True
@@ -240,32 +259,45 @@ def waste_reachable(game: Game) -> list[int]:
 
 
 def klondike_stuck(game: Game, moves: list[tuple[int, int, int]]) -> bool:
+    return not _makes_progress(game, moves) and not _waste_card_plays(game)
+
+
+def _makes_progress(game: Game, moves: list[tuple[int, int, int]]) -> bool:
+    """Does one of ``moves`` play home, turn up a card, empty a column, uncover a face-up card
+    that plays home, or take a card back from a foundation (not sure)?"""
     piles, down = game.pos.piles, game.pos.down
-    F, T = set(game._F), set(game._T)
+    F, T = game._F_set, game._T_set
     for s, d, n in moves:
         if d in F and s not in F:
-            return False  # plays home
+            return True  # plays home
         if s in T and d in T:
             left = len(piles[s]) - n
             if left and left == down[s]:
-                return False  # turns up a card
+                return True  # turns up a card
             if left == 0 and piles[d]:
-                return False  # empties a column (not a King shuttle between spaces)
+                return True  # empties a column (not a King shuttle between spaces)
             if left > down[s] and any(game._fits_foundation(piles[s][left - 1], f) for f in F):
-                return False  # uncovers a face-up card that plays home
+                return True  # uncovers a face-up card that plays home
         if s in F and d in T:
-            return False  # take-back: not sure
-    return not _waste_card_plays(game)
+            return True  # take-back: not sure
+    return False
 
 
 def _waste_card_plays(game: Game) -> bool:
     """Can a card that can ever reach the top of the waste go to a foundation or onto the
     tableau right now? (``_fits_foundation`` / ``_fits_tableau`` of each such card, answered
     from the set of every card some pile accepts.)"""
-    tops = waste_reachable(game)
-    if not tops:
-        return False
     piles, down = game.pos.piles, game.pos.down
+    rules = game.rules
+    every = rules.redeals is None and rules.draw == 1  # every waste and stock card (see below)
+    if every:
+        waste, stock = piles[game._W], piles[game._S]
+        if not waste and not stock:
+            return False
+    else:
+        tops = _waste_tops(game)
+        if not tops:
+            return False
     f_next, f_first = game._f_next, game._f_first
     wanted: set[int] = set()
     for f in game._F:
@@ -280,7 +312,27 @@ def _waste_card_plays(game: Game) -> bool:
             wanted.update(_KINGS)
         elif accept is not None and len(tp) > down[t]:
             wanted.update(accept[tp[-1]])
+    if every:
+        return not (wanted.isdisjoint(waste) and wanted.isdisjoint(stock))
     return not wanted.isdisjoint(tops)
+
+
+def _waste_tops(game: Game) -> set[int] | list[int]:
+    """The cards of :func:`waste_reachable` (as a set, or its list), without the simulation
+    when redeals are unlimited: drawing ``draw`` at a time from waste length ``k`` reaches the
+    lengths ``k, k + draw, ...``, the full length, then after the redeal ``0, draw, ...`` (until
+    a length seen; those are among the first ones). With ``draw`` 1 that is every length."""
+    rules = game.rules
+    if rules.redeals is not None:
+        return waste_reachable(game)
+    piles = game.pos.piles
+    waste, stock = piles[game._W], piles[game._S]
+    if rules.draw == 1:
+        return {*waste, *stock}
+    seq = waste + stock[::-1]
+    total, draw = len(seq), rules.draw
+    lengths = {*range(len(waste), total, draw), *range(draw, total, draw), total}
+    return {seq[k - 1] for k in lengths if k}
 
 
 __all__ = ["compute_status", "klondike_stuck", "progress_reachable", "waste_reachable"]

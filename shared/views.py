@@ -23,6 +23,7 @@ from solrace.shared.engine import Game
 from solrace.shared.layout import PileKind
 
 WirePile = list[Any]  # [hidden: int, cards: list[str]]
+_TEXT_OF = tuple(card_text(c) for c in range(52)).__getitem__  # card -> its text
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,8 @@ _SCALARS = ("moves", "home", "status", "redeals", "redeals_left")
 def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The wire view after the game's last move, and its delta from ``view`` (the wire view
     before that move) — computed from the piles the move touched, not from a full view.
-    Equal to ``view_of(game).wire()`` and ``delta(view, that)``."""
+    Equal to ``view_of(game).wire()`` and ``delta(view, that)``, keys in the same order (the
+    server runs this once per move: plain loops, card texts from a table)."""
     touched: set[int] = set()
     for op in game._undo[-1]:
         if op[0] == 0:  # a transfer between two piles
@@ -102,22 +104,31 @@ def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[s
             touched.add(op[2])
         elif op[0] == 1:  # a face-down card turned up
             touched.add(op[1])
+    pos = game.pos
     limit = game.rules.redeals
+    redeals = pos.redeals
     scalars = {
         "moves": len(game.moves), "home": game.cards_home, "status": game.status.value,
-        "redeals": game.pos.redeals,
-        "redeals_left": None if limit is None else limit - game.pos.redeals,
+        "redeals": redeals, "redeals_left": None if limit is None else limit - redeals,
     }
-    change: dict[str, Any] = {k: v for k, v in scalars.items() if view.get(k) != v}
-    piles = {}
+    get = view.get
+    change: dict[str, Any] = {}
+    for k, v in scalars.items():
+        if get(k) != v:
+            change[k] = v
+    old = view["piles"]
+    piles, down, ids, stock = pos.piles, pos.down, game.layout.ids, game.layout.stock
+    changed = {}
     for i in sorted(touched):
-        p = _pile(game, i)
-        wire = p.wire()
-        if view["piles"].get(p.id) != wire:
-            piles[p.id] = wire
-    new = {**view, **scalars, "piles": {**view["piles"], **piles}}
-    if piles:
-        change["piles"] = piles
+        pile = piles[i]
+        hidden = len(pile) if i == stock else down[i]
+        wire = [hidden, list(map(_TEXT_OF, pile[hidden:]))]
+        pid = ids[i]
+        if old.get(pid) != wire:
+            changed[pid] = wire
+    new = {**view, **scalars, "piles": {**old, **changed}}
+    if changed:
+        change["piles"] = changed
     return new, change
 
 

@@ -128,3 +128,23 @@ def test_arbitrary_text_never_escapes_as_anything_but_protocol_errors(text: str)
         P.parse_request(decode_json(text))
     except ProtocolError as exc:
         assert exc.code in P.ERROR_CODES
+
+
+_KEYS = st.sampled_from(["seed", "seeds", "race", "t", "v", 'a"seed":', "x"])
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**64), 2**64) | st.text(max_size=12)
+    | st.sampled_from(['"seed":', 'x"seed":1']),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(_KEYS, _JSONISH, max_size=5))
+def test_the_fast_encoding_is_the_converted_copys_text(message: dict[str, Any]) -> None:
+    """encode_json dumps a frame without a seed as it is: the text must be exactly that of the
+    copy with every seed as a string, whether or not some seed, or seed-like text, is in it."""
+    from solrace.shared.jsonwire import _seeds_as_text
+
+    expected = json.dumps(_seeds_as_text(message), separators=(",", ":"), ensure_ascii=False)
+    assert encode_json(message) == expected
