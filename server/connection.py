@@ -92,6 +92,8 @@ class Connection:
         self.player: Player | None = None
         self.session: SessionRecord | None = None  # None: anonymous
         self.session_refreshed = 0.0  # monotonic time of the last last_seen/TTL refresh
+        self.session_held: int | None = None  # hub notice token the session was verified under
+        self.session_revoked = False  # a revocation notice named this connection's session
         self._close_reason = ""
         self.feed = Feed(self)
         self.presence = Presence(self)
