@@ -36,6 +36,7 @@ from solrace.server.races import Player
 from solrace.server.store.errors import unavailable_reason
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
+from websockets.protocol import OPEN
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
@@ -103,6 +104,9 @@ class Connection:
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
         self.out = Outbox(ctx.send_queue, self._too_slow, self.codec.encode)
+        if all(hasattr(ws, a) for a in ("protocol", "send_data", "paused", "send_in_progress",
+                                        "set_connection_exc", "transport")):
+            self.out.direct = self.write_now
         self.outbox = self.out.queue
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
@@ -287,6 +291,28 @@ class Connection:
                 await self.ws.send(frame)
             except Exception:
                 return
+
+    def write_now(self, frame: bytes | str) -> bool:
+        """Write ``frame`` to the socket now, as ``ws.send`` would without waiting, when that
+        cannot reorder or overrun anything: the outbox is empty (checked by the caller: the
+        writer holds no unsent frame), the websocket is open, not paused by flow control and
+        not in a fragmented send. False: queue it for the writer task."""
+        ws = self.ws
+        if ws.paused or ws.send_in_progress is not None or ws.protocol.state is not OPEN:
+            return False
+        try:
+            if isinstance(frame, str):
+                ws.protocol.send_text(frame.encode())
+            else:
+                ws.protocol.send_binary(frame)
+        except Exception:  # nothing was sent: the writer's send reports the state
+            return False
+        try:
+            ws.send_data()
+        except Exception as exc:  # the socket failed: as websockets' own send would
+            ws.set_connection_exc(exc)
+            ws.transport.abort()
+        return True
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.closing:

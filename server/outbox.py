@@ -11,6 +11,12 @@ server does per move (docs/performance.md). A gathering connection's race events
 goes out in the event-loop tick that produced it, taking the waiting events with it, in the
 order they were produced, as one ``batch`` frame (:func:`solrace.shared.protocol.batch_frame`).
 Nothing is dropped or reordered; events keep their versions; a lone message keeps its own form.
+
+Writing at once (:attr:`Outbox.direct`). When the queue is empty the writer task holds nothing
+unsent, so a frame may be written to the socket right away instead of waking that task (a
+future, a task step and websockets' async send context per frame); the connection decides
+whether the socket can take it now (:meth:`solrace.server.connection.Connection.write_now`),
+else the frame queues as before and back-pressure works as before.
 """
 
 from __future__ import annotations
@@ -32,8 +38,8 @@ MAX_GATHER_BYTES = 16 * 1024
 class Outbox:
     """The send side of one connection (see the module docstring)."""
 
-    __slots__ = ("_bytes", "_held", "_loop", "_now", "_timer", "encode", "gather", "on_full",
-                 "queue")
+    __slots__ = ("_bytes", "_held", "_loop", "_now", "_timer", "direct", "encode", "gather",
+                 "on_full", "queue")
 
     def __init__(self, size: int, on_full: Callable[[], None],
                  encode: Callable[[dict[str, Any]], bytes | str] = P.encode) -> None:
@@ -43,6 +49,8 @@ class Outbox:
         #: from msgpack frames, so only a msgpack connection may gather (handlers/session.py).
         self.encode = encode
         self.gather = False
+        #: Writes a frame to the socket now when it can (True), see the module docstring.
+        self.direct: Callable[[bytes | str], bool] | None = None
         self._held: list[bytes | str] = []
         self._bytes = 0
         self._timer: asyncio.TimerHandle | None = None
@@ -94,6 +102,9 @@ class Outbox:
         self._held = []
 
     def _enqueue(self, frame: bytes | str) -> None:
+        direct = self.direct
+        if direct is not None and self.queue.empty() and direct(frame):
+            return
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
