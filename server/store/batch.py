@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import ConnectionPool, Redis
 from redis.exceptions import NoScriptError, ResponseError
+
+log = logging.getLogger("solrace.store")
 
 
 def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
@@ -45,7 +49,8 @@ class ScriptBatcher:
 
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
-        self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]] = []
+        self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any],
+                                  Callable[[Any], None] | None]] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self.batches = 0
         pool = getattr(redis, "connection_pool", None)
@@ -53,23 +58,26 @@ class ScriptBatcher:
             pool if isinstance(redis, Redis) and isinstance(pool, ConnectionPool) else None)
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def call(self, script: Any, keys: list[Any], args: list[Any]) -> asyncio.Future[Any]:
+    def call(self, script: Any, keys: list[Any], args: list[Any],
+             on_done: Callable[[Any], None] | None = None) -> asyncio.Future[Any]:
+        """The script's reply, as a future. ``on_done`` is called with a successful reply
+        before the future resolves, even when nobody awaits it any more (a closed
+        connection): the store's local delivery of a move's events."""
         loop = self._loop
         if loop is None or loop.is_closed():
             loop = self._loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
         if not self._pending:
             loop.call_soon(self._flush)
-        self._pending.append((script, keys, args, fut))
+        self._pending.append((script, keys, args, fut, on_done))
         return fut
 
-    async def _exchange(self, batch: list[tuple[Any, list[Any], list[Any], Any]]
-                        ) -> list[Any]:
+    async def _exchange(self, batch: list[Any]) -> list[Any]:
         """One write of the packed batch, then its replies in order (an error reply is
         returned in its place, as ``raise_on_error=False`` does)."""
         pool = self._pool
         assert pool is not None
-        packed = b"".join([pack(_sha(script), keys, args) for script, keys, args, _ in batch])
+        packed = b"".join([pack(_sha(c[0]), c[1], c[2]) for c in batch])
         conn = await pool.get_connection()
         try:
             async def io() -> list[Any]:
@@ -99,24 +107,28 @@ class ScriptBatcher:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _send(self, batch: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]]
-                    ) -> None:
+    async def _send(self, batch: list[Any]) -> None:
         self.batches += 1
         try:
             if self._pool is not None:
                 results = await self._exchange(batch)
             else:
                 async with self.redis.pipeline(transaction=False) as pipe:
-                    for script, keys, args, _ in batch:
+                    for script, keys, args, *_ in batch:
                         pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
                     results = await pipe.execute(raise_on_error=False)
-            for (script, keys, args, fut), res in zip(batch, results):
+            for (script, keys, args, fut, on_done), res in zip(batch, results):
                 if isinstance(res, NoScriptError):
                     await self.redis.script_load(script.script)
                     try:
                         res = await self.redis.evalsha(script.sha, len(keys), *keys, *args)
                     except Exception as exc:
                         res = exc
+                if on_done is not None and not isinstance(res, Exception):
+                    try:
+                        on_done(res)
+                    except Exception:
+                        log.exception("after-reply callback of a script call failed")
                 if fut.done():
                     continue
                 if isinstance(res, Exception):
@@ -124,7 +136,7 @@ class ScriptBatcher:
                 else:
                     fut.set_result(res)
         except Exception as exc:
-            for *_, fut in batch:
+            for *_, fut, _ in batch:
                 if not fut.done():
                     fut.set_exception(exc)
 
