@@ -32,7 +32,8 @@ def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
 
 
 class ScriptBatcher:
-    """Sends the script calls made during one event-loop tick as one pipeline.
+    """Sends the script calls made during one event-loop tick as one pipeline, one batch at a
+    time (calls made while a batch is out go together as the next one).
 
     Hundreds of connections each awaiting their own round trip cost hundreds of socket writes,
     reads and parser passes; one pipeline per tick costs one of each. Results are demultiplexed
@@ -101,11 +102,21 @@ class ScriptBatcher:
             await pool.release(conn)
 
     def _flush(self) -> None:
+        """Send what is pending — unless a batch is still out: then the calls wait for it to
+        come back and go as the next batch (one batch in flight, so replies are handled in
+        the order Redis ran them, and a busy tick's calls share one write and one read)."""
+        loop = asyncio.get_running_loop()
+        if any(not t.done() and t.get_loop() is loop for t in self._tasks):
+            return
         batch, self._pending = self._pending, []
         if batch:
             task = asyncio.ensure_future(self._send(batch))
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._flush()
 
     async def _send(self, batch: list[Any]) -> None:
         self.batches += 1
