@@ -22,6 +22,7 @@ else the frame queues as before and back-pressure works as before.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -35,11 +36,51 @@ MAX_GATHER = 64
 MAX_GATHER_BYTES = 16 * 1024
 
 
+class Window:
+    """The event window of every gathering outbox of one event loop: one timer, ticking every
+    half window while some outbox holds events, instead of a timer per held event. An outbox
+    whose oldest held event has waited half a window at a tick is flushed, so an event waits
+    at most :data:`EVENT_WINDOW` (a reply usually takes it along much sooner)."""
+
+    __slots__ = ("_loop", "_timer", "waiting")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._timer: asyncio.TimerHandle | None = None
+        self.waiting: dict[Outbox, float] = {}  # outbox -> loop time its oldest event came
+
+    def hold(self, box: Outbox) -> None:
+        if box not in self.waiting:
+            self.waiting[box] = self._loop.time()
+            if self._timer is None:
+                self._timer = self._loop.call_later(EVENT_WINDOW / 2, self._tick)
+
+    def _tick(self) -> None:
+        self._timer = None
+        edge = self._loop.time() - EVENT_WINDOW / 2
+        due = [box for box, since in self.waiting.items() if since <= edge]
+        for box in due:
+            box.flush()  # leaves self.waiting
+        if self.waiting:
+            self._timer = self._loop.call_later(EVENT_WINDOW / 2, self._tick)
+
+
+_windows: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Window] = (
+    weakref.WeakKeyDictionary())
+
+
+def window_of(loop: asyncio.AbstractEventLoop) -> Window:
+    w = _windows.get(loop)
+    if w is None:
+        w = _windows[loop] = Window(loop)
+    return w
+
+
 class Outbox:
     """The send side of one connection (see the module docstring)."""
 
-    __slots__ = ("_bytes", "_held", "_loop", "_now", "_timer", "direct", "encode", "gather",
-                 "on_full", "queue")
+    __slots__ = ("_bytes", "_held", "_loop", "_now", "_window", "direct",
+                 "encode", "gather", "on_full", "queue")
 
     def __init__(self, size: int, on_full: Callable[[], None],
                  encode: Callable[[dict[str, Any]], bytes | str] = P.encode) -> None:
@@ -53,7 +94,7 @@ class Outbox:
         self.direct: Callable[[bytes | str], bool] | None = None
         self._held: list[bytes | str] = []
         self._bytes = 0
-        self._timer: asyncio.TimerHandle | None = None
+        self._window: Window | None = None  # holds this outbox while it has held events
         self._now = False  # a flush is scheduled for the end of this tick
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -78,15 +119,16 @@ class Outbox:
         if message.get("t") != "event":  # a reply: this tick, with whatever waits
             self._now = True
             loop.call_soon(self.flush)
-        elif self._timer is None:
-            self._timer = loop.call_later(EVENT_WINDOW, self.flush)
+        elif self._window is None:
+            self._window = window_of(loop)
+            self._window.hold(self)
 
     def flush(self) -> None:
         """Send what waits now: one frame (a lone message as itself, several as a batch)."""
         self._now = False
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        if self._window is not None:
+            self._window.waiting.pop(self, None)
+            self._window = None
         held = self._held
         if not held:
             return
@@ -95,10 +137,10 @@ class Outbox:
         self._enqueue(held[0] if len(held) == 1 else P.batch_frame(held))  # type: ignore[arg-type]
 
     def close(self) -> None:
-        """The connection is gone: held messages go with it, no timer outlives it."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """The connection is gone: held messages go with it, the window forgets it."""
+        if self._window is not None:
+            self._window.waiting.pop(self, None)
+            self._window = None
         self._held = []
 
     def _enqueue(self, frame: bytes | str) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import ConnectionPool, Redis
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger("solrace.store")
 
@@ -84,11 +86,18 @@ class ScriptBatcher:
             async def io() -> list[Any]:
                 await conn.send_packed_command(packed, check_health=False)
                 out: list[Any] = []
-                for _ in batch:
-                    try:
-                        out.append(await conn.read_response())
-                    except ResponseError as exc:
-                        out.append(exc)
+                # one deadline (the connection's socket timeout) for all the batch's replies,
+                # not one timer per reply
+                try:
+                    async with asyncio.timeout(conn.socket_timeout):
+                        for _ in batch:
+                            try:
+                                out.append(await conn.read_response(timeout=math.inf))
+                            except ResponseError as exc:
+                                out.append(exc)
+                except TimeoutError:
+                    await conn.disconnect(nowait=True)
+                    raise RedisTimeoutError("Timeout reading script replies") from None
                 return out
 
             async def failed(_error: Exception) -> None:
