@@ -42,29 +42,30 @@ class Window:
     whose oldest held event has waited half a window at a tick is flushed, so an event waits
     at most :data:`EVENT_WINDOW` (a reply usually takes it along much sooner)."""
 
-    __slots__ = ("_loop", "_timer", "waiting")
+    __slots__ = ("_timer", "waiting")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+    def __init__(self) -> None:
         self._timer: asyncio.TimerHandle | None = None
         self.waiting: dict[Outbox, float] = {}  # outbox -> loop time its oldest event came
 
-    def hold(self, box: Outbox) -> None:
+    def hold(self, box: Outbox, loop: asyncio.AbstractEventLoop) -> None:
         if box not in self.waiting:
-            self.waiting[box] = self._loop.time()
+            self.waiting[box] = loop.time()
             if self._timer is None:
-                self._timer = self._loop.call_later(EVENT_WINDOW / 2, self._tick)
+                self._timer = loop.call_later(EVENT_WINDOW / 2, self._tick, loop)
 
-    def _tick(self) -> None:
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
         self._timer = None
-        edge = self._loop.time() - EVENT_WINDOW / 2
-        due = [box for box, since in self.waiting.items() if since <= edge]
-        for box in due:
-            box.flush()  # leaves self.waiting
-        if self.waiting:
-            self._timer = self._loop.call_later(EVENT_WINDOW / 2, self._tick)
+        edge = loop.time() - EVENT_WINDOW / 2
+        try:
+            for box in [b for b, since in self.waiting.items() if since <= edge]:
+                box.flush()  # leaves self.waiting
+        finally:  # whatever a flush raised, what still waits is looked at again
+            if self.waiting:
+                self._timer = loop.call_later(EVENT_WINDOW / 2, self._tick, loop)
 
 
+#: One window per event loop (the loop is only the key: a closed loop's window goes with it).
 _windows: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Window] = (
     weakref.WeakKeyDictionary())
 
@@ -72,7 +73,7 @@ _windows: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Window] = (
 def window_of(loop: asyncio.AbstractEventLoop) -> Window:
     w = _windows.get(loop)
     if w is None:
-        w = _windows[loop] = Window(loop)
+        w = _windows[loop] = Window()
     return w
 
 
@@ -121,7 +122,7 @@ class Outbox:
             loop.call_soon(self.flush)
         elif self._window is None:
             self._window = window_of(loop)
-            self._window.hold(self)
+            self._window.hold(self, loop)
 
     def flush(self) -> None:
         """Send what waits now: one frame (a lone message as itself, several as a batch)."""
