@@ -6,7 +6,8 @@ subscribed in Redis, a PING answered less than ``NOTICE_FRESH`` ago); then reque
 check, and a revocation reaches the connection as a notice instead. These tests prove that the
 hold engages (no Redis check per request), that a notice refuses the very next request, and
 that the per-request check comes back — fail closed — when the subscription is lost (a killed
-pub/sub connection) or stalls (its PINGs unanswered), and before a short lifetime runs out.
+pub/sub connection) or stalls (its PINGs unanswered), and before a short lifetime runs out; and,
+at the unit level, that a notice refuses requests already queued without asking Redis.
 """
 
 from __future__ import annotations
@@ -155,3 +156,78 @@ async def test_a_short_lifetime_is_never_held(redis_url: str) -> None:
             await asyncio.sleep(0.02)
         await drop_key(redis_url, kofi)  # as the expiry would
         await refused(kofi)
+
+
+class _Hub:
+    def __init__(self) -> None:
+        self.token: int | None = 7
+
+    def notices_live(self, pid: str) -> int | None:
+        return self.token
+
+
+class _Accounts:
+    ttl = 7 * 86400.0
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def alive(self, rec: Any, refresh: bool = True) -> bool:
+        self.asked += 1
+        return True
+
+
+class _Conn:
+    """What check_session and on_revoked_notice use of a connection."""
+
+    def __init__(self) -> None:
+        self.ctx = type("Ctx", (), {"hub": _Hub(), "accounts": _Accounts()})()
+        self.session: Any = None
+        self.sent: list[dict[str, Any]] = []
+        self.spawned: list[Any] = []
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.sent.append(msg)
+
+    def spawn(self, coro: Any) -> None:
+        coro.close()
+        self.spawned.append(coro)
+
+    async def close_after_reply(self, reason: str) -> None:
+        pass
+
+
+async def test_a_notice_refuses_even_requests_already_queued() -> None:
+    """The unit rule behind the e2e tests: once held, requests skip Redis; a revocation notice
+    naming the session makes the very next check refuse (a request queued behind the notice
+    included), without asking Redis; a notice for another session changes nothing; a token
+    change (a reconnect) makes the next check ask again."""
+    from solrace.server.handlers import accounts as handlers
+    from solrace.server.store.accounts import SessionRecord
+
+    conn = _Conn()
+    rec = SessionRecord.of("d" * 64, {"player": "p" * 16, "name": "nia", "kind": "account",
+                                      "sid": "s1", "account": "nia"})
+    handlers.hold_session(conn, rec)  # type: ignore[arg-type]
+    asked = conn.ctx.accounts
+    await handlers.check_session(conn)  # type: ignore[arg-type]
+    await handlers.check_session(conn)  # type: ignore[arg-type]
+    assert asked.asked == 1, "verified once, then held"
+    handlers.on_revoked_notice(conn, {"k": "revoked", "sid": "other"})  # type: ignore[arg-type]
+    await handlers.check_session(conn)  # type: ignore[arg-type]
+    assert asked.asked == 1 and not conn.sent
+    conn.ctx.hub.token = 8  # the hub reconnected: verified again, then held under 8
+    await handlers.check_session(conn)  # type: ignore[arg-type]
+    await handlers.check_session(conn)  # type: ignore[arg-type]
+    assert asked.asked == 2
+    handlers.on_revoked_notice(conn, {"k": "revoked", "sid": "s1"})  # type: ignore[arg-type]
+    assert conn.sent and conn.sent[0]["code"] == "bad_token"
+    with pytest.raises(handlers.SessionGone):
+        await handlers.check_session(conn)  # type: ignore[arg-type]
+    assert asked.asked == 2, "refused without asking Redis"
+    conn2 = _Conn()  # and no hold without a token, ever
+    conn2.ctx.hub.token = None
+    handlers.hold_session(conn2, rec)  # type: ignore[arg-type]
+    for _ in range(3):
+        await handlers.check_session(conn2)  # type: ignore[arg-type]
+    assert conn2.ctx.accounts.asked == 3
