@@ -23,6 +23,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from solrace.server import metrics
@@ -35,6 +36,7 @@ from solrace.server.races import Player
 from solrace.server.store.errors import unavailable_reason
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
+from websockets.protocol import OPEN
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
@@ -92,6 +94,8 @@ class Connection:
         self.player: Player | None = None
         self.session: SessionRecord | None = None  # None: anonymous
         self.session_refreshed = 0.0  # monotonic time of the last last_seen/TTL refresh
+        self.session_held: int | None = None  # hub notice token the session was verified under
+        self.session_revoked = False  # a revocation notice named this connection's session
         self._close_reason = ""
         self.feed = Feed(self)
         self.presence = Presence(self)
@@ -100,14 +104,20 @@ class Connection:
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
         self.out = Outbox(ctx.send_queue, self._too_slow, self.codec.encode)
+        if all(hasattr(ws, a) for a in ("protocol", "send_data", "paused", "send_in_progress",
+                                        "set_connection_exc", "transport")):
+            self.out.direct = self.write_now
         self.outbox = self.out.queue
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
-        self.inbox: asyncio.Queue[bytes | str | None] = asyncio.Queue()
+        self._queue: deque[bytes | str | None] = deque()  # frames for the in-order worker
+        self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it
         self.concurrent = 0  # CONCURRENT requests running
         self._working = False  # the worker is inside a request
-        self._handled = asyncio.Event()  # set after each request: the reader re-checks limits
+        self._timer: asyncio.TimerHandle | None = None  # hello deadline / idle timeout
+        self._closer: asyncio.Future[None] | None = None  # the idle (or no hello) close
+        self._hello_deadline = self._last_frame = self._due = 0.0
 
     @property
     def me(self) -> Player:
@@ -126,13 +136,16 @@ class Connection:
         finally:
             metrics.CONNECTIONS.dec()
             self.closing = True
-            while not self.inbox.empty():  # the peer is gone: what it queued is dropped
-                self.inbox.get_nowait()
-                self.inbox.task_done()
-            self.inbox.put_nowait(None)
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._queue.clear()  # the peer is gone: what it queued is dropped
+            self._push(None)
             # the request in progress finishes (a move is logged or not, never half), and
             # nothing attaches after the clean-up below
             await asyncio.gather(worker, return_exceptions=True)
+            if self._closer is not None:  # the idle close, which ended the reader
+                await asyncio.gather(self._closer, return_exceptions=True)
             for t in list(self._tasks):
                 t.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -141,27 +154,42 @@ class Connection:
             writer.cancel()
             await asyncio.gather(writer, return_exceptions=True)
 
+    def _push(self, data: bytes | str | None) -> None:
+        """Queue a frame for the worker (None: stop) and wake it if it waits."""
+        self._queue.append(data)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
+
     async def _worker(self) -> None:
-        """Handle queued frames one at a time, in the order they arrived."""
+        """Handle queued frames one at a time, in the order they arrived. One future per wait
+        when the queue ran empty, nothing per frame otherwise."""
+        queue = self._queue
+        loop = asyncio.get_running_loop()
         while True:
-            data = await self.inbox.get()
+            if not queue:
+                self._wake = loop.create_future()
+                await self._wake
+                continue
+            data = queue.popleft()
+            if data is None:
+                return
+            self._working = True
             try:
-                if data is None:
-                    return
-                self._working = True
                 await self.handle(data)
             finally:
                 self._working = False
-                self.inbox.task_done()
-                self._handled.set()
+                self._recheck()
 
     def _busy(self) -> bool:
         """Received frames not yet fully handled (the idle timer must not fire meanwhile)."""
-        return self._working or not self.inbox.empty() or self.concurrent > 0
+        return self._working or bool(self._queue) or self.concurrent > 0
 
     def _enqueue(self, data: bytes | str) -> None:
-        if self.inbox.qsize() < PIPELINE_DEPTH:
-            self.inbox.put_nowait(data)
+        if len(self._queue) < PIPELINE_DEPTH:
+            self._push(data)
             return
         req_id: Any = None
         self.bucket.take()  # every frame costs a token
@@ -174,60 +202,82 @@ class Connection:
         self.send(P.error(req_id, "rate_limited", f"more than {PIPELINE_DEPTH} requests are "
                           "waiting on this connection; wait for replies before sending more"))
 
-    def _timeout(self, hello_deadline: float, last_frame: float) -> float | None:
-        """Seconds the reader may wait for the next frame, from the state as handled so far:
+    def _timeout(self) -> float | None:
+        """Seconds until the connection is due to close, from the state as handled so far:
         the hello deadline before a hello succeeded; the idle timeout (counted from the last
         frame) when nothing is going on and nothing is being handled; otherwise no limit."""
         now = time.monotonic()
         if not self.greeted:
-            return max(0.0, hello_deadline - now)
+            return max(0.0, self._hello_deadline - now)
         if self._busy() or self.feed.races or self.quick_queue is not None:
             return None
-        return max(0.0, last_frame + self.ctx.config.idle_timeout - now)
+        return max(0.0, self._last_frame + self.ctx.config.idle_timeout - now)
+
+    def _recheck(self) -> None:
+        """After each request (and each CONCURRENT one): arm the close timer for the state as
+        it is now, unless it is armed for that time or earlier already (it looks again when it
+        fires)."""
+        if self._closer is not None or self.closing:
+            return
+        wait = self._timeout()
+        if wait is None:
+            return
+        due = time.monotonic() + wait
+        if self._timer is not None:
+            if self._due <= due:
+                return
+            self._timer.cancel()
+        self._set_timer(due)
+
+    def _set_timer(self, due: float) -> None:
+        self._due = due
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_at(loop.time() + max(0.0, due - time.monotonic()),
+                                   self._on_timer)
+
+    def _on_timer(self) -> None:
+        """The close timer: one per connection, never per frame. Not yet due (frames came
+        meanwhile): armed again; something going on: left unarmed until the next request is
+        handled; due with a request running (a hello that arrived in time): looked at again
+        after it; due: close (``_expire``), which ends the reader."""
+        self._timer = None
+        if self.closing or self._closer is not None:
+            return
+        wait = self._timeout()
+        if wait is None:
+            return
+        if wait > 0:
+            self._set_timer(time.monotonic() + wait)
+        elif not self._busy():
+            self._closer = asyncio.ensure_future(self._expire())
+
+    async def _expire(self) -> None:
+        ws = self.ws
+        if not self.greeted:
+            self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
+            await asyncio.sleep(0.05)
+            await ws.close(1008, "no hello")
+        else:
+            await ws.close(1001, "idle")
 
     async def _reader(self) -> None:
-        """Read frames until the peer goes. Hello is due within HELLO_TIMEOUT of connecting
-        (one deadline, not reset by other frames); a connection with nothing going on (no race,
-        no watch, no queue) is closed after ``idle_timeout`` without a frame. The worker wakes
-        the reader after each request, so the limit always follows the handled state."""
+        """Read frames until the peer goes, handing each to the worker at once (reading never
+        waits for processing). Hello is due within HELLO_TIMEOUT of connecting (one deadline,
+        not reset by other frames); a connection with nothing going on (no race, no watch, no
+        queue) is closed after ``idle_timeout`` without a frame. Both are one timer per
+        connection (``_on_timer``), which the worker re-arms after each request, so the limit
+        always follows the handled state."""
         ws = self.ws
-        hello_deadline = last_frame = time.monotonic()
-        hello_deadline += HELLO_TIMEOUT
-        recv: asyncio.Future[Any] | None = None
-        try:
-            while True:
-                if recv is None:
-                    recv = asyncio.ensure_future(ws.recv())
-                self._handled.clear()
-                woken = asyncio.ensure_future(self._handled.wait())
-                done, _ = await asyncio.wait(
-                    {recv, woken}, timeout=self._timeout(hello_deadline, last_frame),
-                    return_when=asyncio.FIRST_COMPLETED)
-                woken.cancel()
-                if recv in done:
-                    try:
-                        data = recv.result()
-                    except Exception:  # closed (normally or not)
-                        return
-                    recv, last_frame = None, time.monotonic()
-                    self._enqueue(data)
-                    continue
-                if woken in done or self._timeout(hello_deadline, last_frame) != 0.0:
-                    continue  # a request was handled (or is running): look again
-                if not self.greeted and self._busy():
-                    await self.inbox.join()  # a hello that arrived in time is running
-                    if self.greeted:
-                        continue
-                if not self.greeted:
-                    self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
-                    await asyncio.sleep(0.05)
-                    await ws.close(1008, "no hello")
-                else:
-                    await ws.close(1001, "idle")
+        self._hello_deadline = self._last_frame = time.monotonic()
+        self._hello_deadline += HELLO_TIMEOUT
+        self._recheck()
+        while True:
+            try:
+                data = await ws.recv()
+            except Exception:  # closed (normally or not)
                 return
-        finally:
-            if recv is not None:
-                recv.cancel()
+            self._last_frame = time.monotonic()
+            self._enqueue(data)
 
     async def _writer(self) -> None:
         while True:
@@ -241,6 +291,28 @@ class Connection:
                 await self.ws.send(frame)
             except Exception:
                 return
+
+    def write_now(self, frame: bytes | str) -> bool:
+        """Write ``frame`` to the socket now, as ``ws.send`` would without waiting, when that
+        cannot reorder or overrun anything: the outbox is empty (checked by the caller: the
+        writer holds no unsent frame), the websocket is open, not paused by flow control and
+        not in a fragmented send. False: queue it for the writer task."""
+        ws = self.ws
+        if ws.paused or ws.send_in_progress is not None or ws.protocol.state is not OPEN:
+            return False
+        try:
+            if isinstance(frame, str):
+                ws.protocol.send_text(frame.encode())
+            else:
+                ws.protocol.send_binary(frame)
+        except Exception:  # nothing was sent: the writer's send reports the state
+            return False
+        try:
+            ws.send_data()
+        except Exception as exc:  # the socket failed: as websockets' own send would
+            ws.set_connection_exc(exc)
+            ws.transport.abort()
+        return True
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.closing:
@@ -341,7 +413,7 @@ class Connection:
             self._report(req_id, req.TYPE, exc)
         finally:
             self.concurrent -= 1
-            self._handled.set()
+            self._recheck()
 
     async def _run(self, req: P.Request) -> None:
         handler = HANDLERS[type(req)]

@@ -131,7 +131,11 @@ class Feed:
             ranges.remove((lo, hi))
 
     def is_own(self, rid: str, moves: int) -> bool:
-        return any(lo < moves <= hi for lo, hi in self.own.get(rid, ()))
+        ranges = self.own.get(rid)
+        if not ranges:
+            return False
+        # the newest first: usually the one asked about
+        return any(lo < moves <= hi for lo, hi in reversed(ranges))
     # ------------------------------------------------------------------ spectator counts
 
     def on_spectators(self, rid: str, count: int) -> None:

@@ -8,12 +8,18 @@ reads the missing events from the durable stream (see ``Feed.advance`` in feed.p
 
 On a Redis Cluster the same interface is :class:`solrace.server.hub_sharded.ShardedHub`
 (``SSUBSCRIBE`` on each channel's shard); :func:`open_hub` picks one.
+
+The player channels also carry revocation notices, and a connection may hold its verified
+session without asking Redis on every request only while those notices provably reach this
+process: :meth:`HubBase.notices_live` (docs/protocol.md section 20.6).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -22,6 +28,13 @@ from redis.asyncio import Redis
 from solrace.server.store import Keys
 
 log = logging.getLogger("solrace.hub")
+
+#: The hub PINGs its pub/sub connection this often (seconds) ...
+PING_EVERY = 0.25
+#: ... and notices count as live while the newest answered PING was sent at most this long ago.
+#: A notice published before that PING was sent has then been read (one connection delivers in
+#: order), so a revocation stays unseen at most this long even if the connection stalls.
+NOTICE_FRESH = 1.0
 
 
 class Subscriber(Protocol):
@@ -49,6 +62,15 @@ class HubBase:
         # (race, False) after it unsubscribed: Store.follow, so that other processes' moves
         # publish to it (moves are published only when another process follows the race).
         self.follow: Callable[[str, bool], Awaitable[None]] | None = None
+        # Monotonic time each channel's SUBSCRIBE was sent (popped at UNSUBSCRIBE).
+        self._since: dict[str, float] = {}
+
+    def notices_live(self, pid: str) -> int | None:
+        """A token under which a session of ``pid`` verified in Redis from now on may be held
+        without asking again, for as long as this returns the same token; None: ask Redis on
+        every request. The token changes (or None is returned) whenever a notice on the
+        player's channel could have been missed. Base: never (fail closed)."""
+        return None
 
     async def start(self) -> None:
         raise NotImplementedError
@@ -70,7 +92,12 @@ class HubBase:
         async with self._lock:
             subs = table.setdefault(key, set())
             if not subs:
-                await self._subscribe(channel)
+                self._since[channel] = time.monotonic()
+                try:
+                    await self._subscribe(channel)
+                except BaseException:
+                    self._since.pop(channel, None)
+                    raise
             subs.add(sub)
 
     async def _unwatch(self, table: dict[str, set[Subscriber]], key: str, channel: str,
@@ -82,6 +109,7 @@ class HubBase:
             subs.discard(sub)
             if not subs:
                 del table[key]
+                self._since.pop(channel, None)
                 await self._unsubscribe(channel)
 
     async def watch_race(self, rid: str, sub: Subscriber) -> None:
@@ -163,10 +191,37 @@ class Hub(HubBase):
         super().__init__(process)
         self._pubsub = redis.pubsub()
         self._task: asyncio.Task[None] | None = None
+        self.epoch = 0  # bumped at every (re)connect or read failure of the pub/sub connection
+        self._pinged = -math.inf  # when the last PING was sent
+        self._answered = -math.inf  # when the newest answered PING was sent
 
     async def start(self) -> None:
         await self._pubsub.subscribe(self._process_channel)
+        conn = self._pubsub.connection
+        assert conn is not None
+        conn.register_connect_callback(self._on_connect)
         self._task = asyncio.create_task(self._run(), name="hub")
+
+    def _on_connect(self, _conn: Any) -> None:
+        """A (re)connect: notices published meanwhile are lost; held sessions are re-checked."""
+        self._lost()
+
+    def _lost(self) -> None:
+        self.epoch += 1
+        self._answered = -math.inf
+
+    def notices_live(self, pid: str) -> int | None:
+        """Live when the pub/sub connection is up, the player's channel was subscribed before
+        the newest answered PING was sent (so Redis had the subscription), and that PING was
+        sent less than :data:`NOTICE_FRESH` ago."""
+        since = self._since.get(Keys.player_channel(pid))
+        answered = self._answered
+        if since is None or answered <= since or time.monotonic() - answered > NOTICE_FRESH:
+            return None
+        conn = self._pubsub.connection
+        if conn is None or not conn.is_connected:
+            return None
+        return self.epoch
 
     async def close(self) -> None:
         if self._task:
@@ -184,20 +239,39 @@ class Hub(HubBase):
         lost = False
         while True:
             try:
-                msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                now = time.monotonic()
+                if now - self._pinged >= PING_EVERY:  # the liveness proof of notices_live
+                    self._pinged = now
+                    await self._pubsub.ping(repr(now))
+                msg = await self._pubsub.get_message(ignore_subscribe_messages=True,
+                                                     timeout=PING_EVERY)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # connection lost: redis-py resubscribes on reconnect
                 log.warning("pub/sub read failed: %s; retrying", exc)
                 lost = True
+                self._lost()
                 await asyncio.sleep(0.2)
                 continue
             if lost:  # resubscribed: what was published meantime is only in the streams
                 lost = False
                 await self._catch_up()
-            if msg is None or msg.get("type") != "message":
+            if msg is None:
+                continue
+            if msg.get("type") == "pong":
+                self._pong(msg.get("data"))
+                continue
+            if msg.get("type") != "message":
                 continue
             try:
                 self._dispatch(msg["channel"].decode(), msg["data"])
             except Exception:
                 log.exception("bad pub/sub message on %r", msg.get("channel"))
+
+    def _pong(self, data: Any) -> None:
+        try:
+            sent = float(data)
+        except (TypeError, ValueError):  # redis-py's own health check
+            return
+        if sent > self._answered:
+            self._answered = sent

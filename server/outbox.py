@@ -11,11 +11,18 @@ server does per move (docs/performance.md). A gathering connection's race events
 goes out in the event-loop tick that produced it, taking the waiting events with it, in the
 order they were produced, as one ``batch`` frame (:func:`solrace.shared.protocol.batch_frame`).
 Nothing is dropped or reordered; events keep their versions; a lone message keeps its own form.
+
+Writing at once (:attr:`Outbox.direct`). When the queue is empty the writer task holds nothing
+unsent, so a frame may be written to the socket right away instead of waking that task (a
+future, a task step and websockets' async send context per frame); the connection decides
+whether the socket can take it now (:meth:`solrace.server.connection.Connection.write_now`),
+else the frame queues as before and back-pressure works as before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -29,11 +36,52 @@ MAX_GATHER = 64
 MAX_GATHER_BYTES = 16 * 1024
 
 
+class Window:
+    """The event window of every gathering outbox of one event loop: one timer, ticking every
+    half window while some outbox holds events, instead of a timer per held event. An outbox
+    whose oldest held event has waited half a window at a tick is flushed, so an event waits
+    at most :data:`EVENT_WINDOW` (a reply usually takes it along much sooner)."""
+
+    __slots__ = ("_timer", "waiting")
+
+    def __init__(self) -> None:
+        self._timer: asyncio.TimerHandle | None = None
+        self.waiting: dict[Outbox, float] = {}  # outbox -> loop time its oldest event came
+
+    def hold(self, box: Outbox, loop: asyncio.AbstractEventLoop) -> None:
+        if box not in self.waiting:
+            self.waiting[box] = loop.time()
+            if self._timer is None:
+                self._timer = loop.call_later(EVENT_WINDOW / 2, self._tick, loop)
+
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._timer = None
+        edge = loop.time() - EVENT_WINDOW / 2
+        try:
+            for box in [b for b, since in self.waiting.items() if since <= edge]:
+                box.flush()  # leaves self.waiting
+        finally:  # whatever a flush raised, what still waits is looked at again
+            if self.waiting:
+                self._timer = loop.call_later(EVENT_WINDOW / 2, self._tick, loop)
+
+
+#: One window per event loop (the loop is only the key: a closed loop's window goes with it).
+_windows: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Window] = (
+    weakref.WeakKeyDictionary())
+
+
+def window_of(loop: asyncio.AbstractEventLoop) -> Window:
+    w = _windows.get(loop)
+    if w is None:
+        w = _windows[loop] = Window()
+    return w
+
+
 class Outbox:
     """The send side of one connection (see the module docstring)."""
 
-    __slots__ = ("_bytes", "_held", "_loop", "_now", "_timer", "encode", "gather", "on_full",
-                 "queue")
+    __slots__ = ("_bytes", "_held", "_loop", "_now", "_window", "direct",
+                 "encode", "gather", "on_full", "queue")
 
     def __init__(self, size: int, on_full: Callable[[], None],
                  encode: Callable[[dict[str, Any]], bytes | str] = P.encode) -> None:
@@ -43,9 +91,11 @@ class Outbox:
         #: from msgpack frames, so only a msgpack connection may gather (handlers/session.py).
         self.encode = encode
         self.gather = False
+        #: Writes a frame to the socket now when it can (True), see the module docstring.
+        self.direct: Callable[[bytes | str], bool] | None = None
         self._held: list[bytes | str] = []
         self._bytes = 0
-        self._timer: asyncio.TimerHandle | None = None
+        self._window: Window | None = None  # holds this outbox while it has held events
         self._now = False  # a flush is scheduled for the end of this tick
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -70,15 +120,16 @@ class Outbox:
         if message.get("t") != "event":  # a reply: this tick, with whatever waits
             self._now = True
             loop.call_soon(self.flush)
-        elif self._timer is None:
-            self._timer = loop.call_later(EVENT_WINDOW, self.flush)
+        elif self._window is None:
+            self._window = window_of(loop)
+            self._window.hold(self, loop)
 
     def flush(self) -> None:
         """Send what waits now: one frame (a lone message as itself, several as a batch)."""
         self._now = False
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        if self._window is not None:
+            self._window.waiting.pop(self, None)
+            self._window = None
         held = self._held
         if not held:
             return
@@ -87,13 +138,16 @@ class Outbox:
         self._enqueue(held[0] if len(held) == 1 else P.batch_frame(held))  # type: ignore[arg-type]
 
     def close(self) -> None:
-        """The connection is gone: held messages go with it, no timer outlives it."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """The connection is gone: held messages go with it, the window forgets it."""
+        if self._window is not None:
+            self._window.waiting.pop(self, None)
+            self._window = None
         self._held = []
 
     def _enqueue(self, frame: bytes | str) -> None:
+        direct = self.direct
+        if direct is not None and self.queue.empty() and direct(frame):
+            return
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:

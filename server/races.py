@@ -463,7 +463,7 @@ class RaceService:
         try:
             res = await self.store.append_move(
                 rid, player.pid, seq, done, home, home > before_home, result,
-                msgpack.packb(event),
+                msgpack.packb(event), event,
             )
         except BaseException:  # store unreachable: the cache must not keep an unlogged move
             game.pop()

@@ -218,6 +218,11 @@ class AccountService:
             await self.db.release_guest_name(rec.name, rec.player)
         await self.store.notify_player(rec.player, {"k": "revoked", "sid": rec.sid})
 
+    async def announce_end(self, rec: SessionRecord) -> None:
+        """Tell every process that session ``rec`` ended (its open connections are refused
+        and closed; docs/protocol.md 20.6)."""
+        await self.store.notify_player(rec.player, {"k": "revoked", "sid": rec.sid})
+
     async def revoke(self, rec: SessionRecord, sid: str) -> None:
         assert rec.account is not None
         digest = await self.db.session_digest(rec.account, sid)

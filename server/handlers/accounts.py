@@ -59,18 +59,40 @@ def require_account(conn: Connection, what: str) -> None:
 REFRESH_EVERY = 60.0  # seconds between a connection's last_seen/TTL refreshes
 
 
+def hold_session(conn: Connection, rec: SessionRecord) -> None:
+    """``rec`` is now the connection's session, just written or refreshed in Redis: it is
+    verified again at the next request (the hub's notices may not cover it yet)."""
+    conn.session = rec
+    conn.session_refreshed = time.monotonic()
+    conn.session_held = None
+    conn.session_revoked = False
+
+
 async def check_session(conn: Connection) -> None:
-    """Every request of a session asks Redis whether the session still lives (no cache in the
-    process, so a revocation on any process holds here at once). Once a minute per connection
-    the same call also dates ``last_seen`` and restarts the session's lifetime; the clock
-    below only decides *when* to refresh, never whether the session is valid."""
+    """Whether the connection's session still lives, before each request (docs/protocol.md
+    20.6). Redis is asked, unless the session was verified under the hub's current notice
+    token: then a revocation anywhere reaches this process as a notice (which marks the
+    connection revoked, see :func:`on_revoked_notice`) and Redis need not be asked again.
+    The token is taken *before* asking, so a revocation written after the check was answered
+    is one the notices cover. Without a token (pub/sub down, reconnecting, its PINGs late, or
+    the player's channel not yet subscribed in Redis) every request asks Redis: fail closed.
+    Once a minute per connection the call also dates ``last_seen`` and restarts the session's
+    lifetime; a held session is asked about again before that lifetime could have run out."""
     rec = conn.session
     if rec is None:
         return
+    if conn.session_revoked:
+        raise SessionGone()
     now = time.monotonic()
     refresh = now - conn.session_refreshed >= REFRESH_EVERY
+    token = conn.ctx.hub.notices_live(rec.player)
+    if (token is not None and token == conn.session_held and not refresh
+            and now < conn.session_refreshed + conn.ctx.accounts.ttl - REFRESH_EVERY):
+        return
     if not await conn.ctx.accounts.alive(rec, refresh):
         raise SessionGone()
+    if conn.session is rec and not conn.session_revoked:
+        conn.session_held = token
     if refresh:
         conn.session_refreshed = now
 
@@ -85,8 +107,7 @@ async def become(conn: Connection, issued: Issued) -> dict[str, Any]:
     fields of a welcome (player, name, token, session, account, races)."""
     rec = issued.session
     old = conn.player
-    conn.session = rec
-    conn.session_refreshed = time.monotonic()  # the session was just written
+    hold_session(conn, rec)  # the session was just written
     conn.player = Player(rec.player, rec.name)
     conn.greeted = True
     if old is None or old.pid != rec.player:
@@ -130,9 +151,14 @@ def daily_days(today: str) -> list[str]:
 
 @handles(P.Register)
 async def on_register(conn: Connection, req: P.Register) -> dict[str, Any]:
-    issued = await conn.ctx.accounts.register(conn.session, req.name, req.password,
-                                              req.client, address(conn))
-    return P.reply(req.id, "registered", **await become(conn, issued))
+    spent = conn.session
+    issued = await conn.ctx.accounts.register(spent, req.name, req.password, req.client,
+                                              address(conn))
+    out = await become(conn, issued)
+    if spent is not None:  # the guest token is spent: its other connections are told, after
+        # this one took the new session (the notice names the old one only)
+        await conn.ctx.accounts.announce_end(spent)
+    return P.reply(req.id, "registered", **out)
 
 
 @handles(P.Login)
@@ -191,5 +217,6 @@ def on_revoked_notice(conn: Connection, notice: dict[str, Any]) -> None:
     rec = conn.session
     if rec is None or notice.get("sid") not in (rec.sid, "*"):
         return
+    conn.session_revoked = True  # refused from now on, queued requests included
     conn.send(P.error(None, "bad_token", "this session was revoked; log in again"))
     conn.spawn(conn.close_after_reply("session revoked"))

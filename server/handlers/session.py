@@ -7,10 +7,9 @@ anonymous connection, which may watch, list races, ``register`` and ``login``.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
-from solrace.server.handlers.accounts import address, become, my_races
+from solrace.server.handlers.accounts import address, become, hold_session, my_races
 from solrace.server.handlers.base import handles
 from solrace.server.races import Player
 from solrace.shared import protocol as P
@@ -40,8 +39,8 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
         if rec is None:
             raise ProtocolError("bad_token", "unknown, expired or revoked session; hello with "
                                 "a name (a guest) or log in")
-        conn.session, conn.player, conn.greeted = rec, Player(rec.player, rec.name), True
-        conn.session_refreshed = time.monotonic()  # resume() refreshed it
+        hold_session(conn, rec)  # resume() refreshed it
+        conn.player, conn.greeted = Player(rec.player, rec.name), True
         await ctx.hub.watch_player(rec.player, conn)
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=rec.player,
                        name=rec.name, races=await my_races(conn), server_time=now,

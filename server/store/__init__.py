@@ -95,7 +95,6 @@ server process, so a race's clock does not depend on which process serves it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 import time
@@ -276,19 +275,19 @@ class Store:
 
     async def append_move(
         self, rid: str, pid: str, seq: int, move: str, home: int, progressed: bool, result: str,
-        event: bytes,
+        event: bytes, event_map: dict[str, Any] | None = None,
     ) -> ScriptResult:
         """The conditional append: only when the log holds exactly ``seq`` moves. ``event`` is
         the msgpack progress event (a map of at most 14 entries); the script adds ``elapsed``
-        and ``at``."""
+        and ``at``. ``event_map``: the same event unpacked (local delivery copies it instead of
+        unpacking ``event`` again)."""
         self._count()
-        fut = self.batcher.call(self._move,
+        res = ScriptResult.of(await self.batcher.call(self._move,
             keys=[Keys.race(rid), Keys.log(rid, pid), Keys.events(rid)],
             args=[pid, seq, move, home, "1" if progressed else "0", result,
                   Keys.race_channel(rid), event, self.process],
-        )
-        self._deliver_when_done(fut, rid, [event])
-        res = ScriptResult.of(await fut)
+            on_done=self._deliver_after(rid, [event], [event_map]),
+        ))
         await self.durable(rid, res)
         return res
 
@@ -312,41 +311,39 @@ class Store:
         args: list[Any] = [pid, seq, len(moves), result, Keys.race_channel(rid), self.process]
         for text, home, progressed, event in moves:
             args += [text, home, "1" if progressed else "0", event]
-        fut = self.batcher.call(self._batch,
+        res = ScriptResult.of(await self.batcher.call(self._batch,
             keys=[Keys.race(rid), Keys.log(rid, pid), Keys.events(rid)],
-            args=args,
-        )
-        self._deliver_when_done(fut, rid, [m[3] for m in moves])
-        res = ScriptResult.of(await fut)
+            args=args, on_done=self._deliver_after(rid, [m[3] for m in moves]),
+        ))
         await self.durable(rid, res)
         return res
 
-    def _deliver_when_done(self, fut: asyncio.Future[Any], rid: str, events: list[bytes]
-                           ) -> None:
-        """Once the move script has run — whether or not its caller is still waiting (a
-        closed connection) — hand its events to this process's own connections (``local``),
-        as pub/sub would have: each with ``v``, ``elapsed`` and ``at`` as in the stream."""
+    def _deliver_after(self, rid: str, events: list[bytes],
+                       maps: list[dict[str, Any] | None] | None = None
+                       ) -> Callable[[Any], None] | None:
+        """The callback that, once the move script has run — whether or not its caller is still
+        waiting (a closed connection) — hands its events to this process's own connections
+        (``local``), as pub/sub would have: each with ``v``, ``elapsed`` and ``at`` as in the
+        stream."""
         local = self.local
         if local is None:
-            return
+            return None
 
-        def done(f: asyncio.Future[Any]) -> None:
-            if f.cancelled() or f.exception() is not None:
-                return
-            raw = f.result()
+        def done(raw: Any) -> None:
             if _s(raw[0]) != "ok":
                 return
             last, elapsed, now = int(raw[1]), int(raw[2]), int(raw[4])
             first = last - len(events) + 1
             for i, body in enumerate(events):
-                ev = msgpack.unpackb(body, raw=False)
+                known = maps[i] if maps is not None else None
+                ev = dict(known) if known is not None else msgpack.unpackb(body, raw=False)
                 ev["elapsed"], ev["at"], ev["v"] = elapsed, now, first + i
                 try:
                     local(rid, first + i, ev)
                 except Exception:
                     log.exception("local delivery of race %s v%d failed", rid, first + i)
 
-        fut.add_done_callback(done)
+        return done
 
     async def follow(self, rid: str, on: bool) -> None:
         """This process's hub is (or is no longer) subscribed to the race's channel: list it in

@@ -3,57 +3,152 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import math
+from collections.abc import Callable
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
+from redis.asyncio import ConnectionPool, Redis
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+log = logging.getLogger("solrace.store")
+
+
+def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
+    """``EVALSHA sha len(keys) *keys *args`` in RESP: what redis-py's encoder and packer build
+    argument by argument, for the only argument types the store passes (bytes, str, int)."""
+    parts = [b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n" % (3 + len(keys) + len(args),
+                                                            len(sha), sha)]
+    n = str(len(keys)).encode()
+    parts.append(b"$%d\r\n%s\r\n" % (len(n), n))
+    for a in (*keys, *args):
+        if isinstance(a, str):
+            a = a.encode()
+        elif not isinstance(a, bytes):
+            if isinstance(a, bool) or not isinstance(a, int):
+                raise TypeError(f"a script argument must be bytes, str or int, not {a!r}")
+            a = b"%d" % a
+        parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(parts)
 
 
 class ScriptBatcher:
-    """Sends the script calls made during one event-loop tick as one pipeline.
+    """Sends the script calls made during one event-loop tick as one pipeline, one batch at a
+    time (calls made while a batch is out go together as the next one).
 
     Hundreds of connections each awaiting their own round trip cost hundreds of socket writes,
     reads and parser passes; one pipeline per tick costs one of each. Results are demultiplexed
     to each caller's future, so callers still see one call and one answer. Scripts are called by
     SHA (EVALSHA); a server that lost its script cache (a restart) answers NOSCRIPT, and those
     calls — which did not run — are retried once after loading the script.
+
+    On a single Redis (a :class:`redis.asyncio.Redis` over a connection pool) the batch is
+    packed here (:func:`pack`) and written and read on one pooled connection, with the pool's
+    retry policy, as redis-py's non-transactional pipeline does — without its per-argument
+    encoder, per-command bookkeeping and instrumentation (docs/performance.md). A cluster
+    client keeps redis-py's pipeline, which routes each call to its slot's node.
     """
 
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
-        self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]] = []
+        self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any],
+                                  Callable[[Any], None] | None]] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self.batches = 0
+        pool = getattr(redis, "connection_pool", None)
+        self._pool: ConnectionPool | None = (
+            pool if isinstance(redis, Redis) and isinstance(pool, ConnectionPool) else None)
+        self._loop: asyncio.AbstractEventLoop | None = None
 
-    def call(self, script: Any, keys: list[Any], args: list[Any]) -> asyncio.Future[Any]:
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    def call(self, script: Any, keys: list[Any], args: list[Any],
+             on_done: Callable[[Any], None] | None = None) -> asyncio.Future[Any]:
+        """The script's reply, as a future. ``on_done`` is called with a successful reply
+        before the future resolves, even when nobody awaits it any more (a closed
+        connection): the store's local delivery of a move's events."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = self._loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
         if not self._pending:
-            asyncio.get_running_loop().call_soon(self._flush)
-        self._pending.append((script, keys, args, fut))
+            loop.call_soon(self._flush)
+        self._pending.append((script, keys, args, fut, on_done))
         return fut
 
+    async def _exchange(self, batch: list[Any]) -> list[Any]:
+        """One write of the packed batch, then its replies in order (an error reply is
+        returned in its place, as ``raise_on_error=False`` does)."""
+        pool = self._pool
+        assert pool is not None
+        packed = b"".join([pack(_sha(c[0]), c[1], c[2]) for c in batch])
+        conn = await pool.get_connection()
+        try:
+            async def io() -> list[Any]:
+                await conn.send_packed_command(packed, check_health=False)
+                out: list[Any] = []
+                # one deadline (the connection's socket timeout) for all the batch's replies,
+                # not one timer per reply
+                try:
+                    async with asyncio.timeout(conn.socket_timeout):
+                        for _ in batch:
+                            try:
+                                out.append(await conn.read_response(timeout=math.inf))
+                            except ResponseError as exc:
+                                out.append(exc)
+                except TimeoutError:
+                    await conn.disconnect(nowait=True)
+                    raise RedisTimeoutError("Timeout reading script replies") from None
+                return out
+
+            async def failed(_error: Exception) -> None:
+                await conn.disconnect()
+
+            return await conn.retry.call_with_retry(io, failed)  # type: ignore[no-any-return]
+        except BaseException:
+            await conn.disconnect()
+            raise
+        finally:
+            await pool.release(conn)
+
     def _flush(self) -> None:
+        """Send what is pending — unless a batch is still out: then the calls wait for it to
+        come back and go as the next batch (one batch in flight, so replies are handled in
+        the order Redis ran them, and a busy tick's calls share one write and one read)."""
+        loop = asyncio.get_running_loop()
+        if any(not t.done() and t.get_loop() is loop for t in self._tasks):
+            return
         batch, self._pending = self._pending, []
         if batch:
             task = asyncio.ensure_future(self._send(batch))
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(self._sent)
 
-    async def _send(self, batch: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any]]]
-                    ) -> None:
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._flush()
+
+    async def _send(self, batch: list[Any]) -> None:
         self.batches += 1
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for script, keys, args, _ in batch:
-                    pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-                results = await pipe.execute(raise_on_error=False)
-            for (script, keys, args, fut), res in zip(batch, results):
+            if self._pool is not None:
+                results = await self._exchange(batch)
+            else:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for script, keys, args, *_ in batch:
+                        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                    results = await pipe.execute(raise_on_error=False)
+            for (script, keys, args, fut, on_done), res in zip(batch, results):
                 if isinstance(res, NoScriptError):
                     await self.redis.script_load(script.script)
                     try:
                         res = await self.redis.evalsha(script.sha, len(keys), *keys, *args)
                     except Exception as exc:
                         res = exc
+                if on_done is not None and not isinstance(res, Exception):
+                    try:
+                        on_done(res)
+                    except Exception:
+                        log.exception("after-reply callback of a script call failed")
                 if fut.done():
                     continue
                 if isinstance(res, Exception):
@@ -61,6 +156,11 @@ class ScriptBatcher:
                 else:
                     fut.set_result(res)
         except Exception as exc:
-            for *_, fut in batch:
+            for *_, fut, _ in batch:
                 if not fut.done():
                     fut.set_exception(exc)
+
+
+def _sha(script: Any) -> bytes:
+    sha = script.sha
+    return sha if isinstance(sha, bytes) else sha.encode()

@@ -1,6 +1,7 @@
 """Accounts end to end: real server processes, real Redis, real clients over websockets.
 
-Two devices of one account on two server processes; revocation refused on both at once;
+Two devices of one account on two server processes; revocation refused on both at once (by
+the notice: test_session_hold.py covers the hold and its fallbacks);
 password change, logout, deletion; names that cannot be taken over; the brute-force limits
 (with the figures printed); the guest -> account upgrade; ranked requests from guests.
 """
@@ -168,9 +169,11 @@ async def test_two_devices_on_two_processes_revoke_password_logout_delete(
 
 
 async def test_expired_session_is_refused_at_the_next_request(redis_url: str) -> None:
-    """No cache in the process: a session whose key is gone (expired) is refused on an open
-    connection at once, without any notice."""
-    async with harness.running_server(redis_url) as server, harness.accounts(
+    """A session whose key is gone (expired: no notice is sent for that) is refused on an open
+    connection at its next request. A held session (test_session_hold.py) is asked about again
+    before its lifetime could run out; with a lifetime below the refresh interval, as here,
+    every request asks."""
+    async with harness.running_server(redis_url, session_ttl=30.0) as server, harness.accounts(
             harness.ws_url(server), "carl") as (carl,):
         assert (await carl.request("ping"))["t"] == "pong"
         r = aredis.Redis.from_url(redis_url)

@@ -104,7 +104,8 @@ class FakeBatcher:
     def __init__(self, rec: Recorder) -> None:
         self.rec = rec
 
-    def call(self, script: FakeScript, keys: list[Any], args: list[Any]) -> Any:
+    def call(self, script: FakeScript, keys: list[Any], args: list[Any],
+             on_done: Any = None) -> Any:  # on_done: local delivery, not a Redis call
         fut = asyncio.get_running_loop().create_future()
         self.rec.record(f"script {script.name}", keys, args)
         self.rec.called.add(script.sha)

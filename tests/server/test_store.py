@@ -463,9 +463,9 @@ async def test_every_script_call_stays_in_one_race_slot(store: Store) -> None:
     calls: list[tuple[str, list[Any]]] = []
     original = store.batcher.call
 
-    def spy(script: Any, keys: list[Any], args: list[Any]) -> Any:
+    def spy(script: Any, keys: list[Any], args: list[Any], **kwargs: Any) -> Any:
         calls.append((script.script.split("\n")[-3][:40], list(keys)))
-        return original(script, keys, args)
+        return original(script, keys, args, **kwargs)
 
     store.batcher.call = spy  # type: ignore[method-assign]
     rid, code = await new_race(store, seats=3)
