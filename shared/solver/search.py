@@ -26,6 +26,7 @@ from solrace.shared.cards import RANK_OF
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.rules import AutoFill
+from solrace.shared.solver import fastcore
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.moves import MoveGen, Triple
 from solrace.shared.solver.result import Budget, Outcome, SolveResult
@@ -272,7 +273,8 @@ def default_phases(game: Game) -> tuple[str, ...]:
 
 
 def search_game(
-    game: Game, budget: Budget, *, strategy: str = "portfolio", pruning: bool = True
+    game: Game, budget: Budget, *, strategy: str = "portfolio", pruning: bool = True,
+    core: str = "auto",
 ) -> SolveResult:
     """Solve the current position of ``game`` (left untouched) within ``budget``.
 
@@ -282,6 +284,10 @@ def search_game(
     ``"plain"`` alone. ``pruning=False`` turns off safe moves, delayed
     moves, stock macro-moves and target deduplication in every phase (the transposition table
     stays): the baseline of ``bench/solver.py``.
+
+    ``core``: with ``"auto"`` the default strategy searches Klondike (Unlimited) positions
+    with the compiled core (:mod:`.fastcore`) when it is available, the Python portfolio
+    otherwise; ``"python"`` always runs the Python search, ``"c"`` requires the core.
     """
     named = phases_of(strategy)
     if named is None and strategy != "portfolio":
@@ -293,6 +299,14 @@ def search_game(
     phases = default_phases(game) if named is None else named
     nodes = 0
     outcome, triples = Outcome.UNKNOWN, []
+    fast = None
+    if strategy == "portfolio" and pruning and core != "python":
+        fast = fastcore.search(work, budget, budget.seconds)
+        if fast is None and core == "c":
+            raise RuntimeError("the compiled core cannot search this position")
+    if fast is not None:
+        outcome, triples, nodes = fast
+        phases = ()
     for i, name in enumerate(phases):
         kind, prune, streamline = MEMBERS[name]
         share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
