@@ -51,12 +51,12 @@ CONFIGS: tuple[tuple[str, str, dict[str, str]], ...] = (
 BLAKE_GENT = (81.945, 0.084)  # % of thoughtful Klondike draw-3 deals winnable, ± (95% CI)
 
 
-def solve_one(job: tuple[str, dict[str, str], int, str, str, bool]) -> dict[str, Any]:
-    variant, options, seed, budget_text, strategy, pruning = job
+def solve_one(job: tuple[str, dict[str, str], int, str, str, bool, str]) -> dict[str, Any]:
+    variant, options, seed, budget_text, strategy, pruning, core = job
     budget = Budget.parse(budget_text)
     t0 = time.process_time()
     result = search_game(Game(variant, options, seed), budget, strategy=strategy,
-                         pruning=pruning)
+                         pruning=pruning, core=core)
     cpu = time.process_time() - t0
     return {"seed": seed, "outcome": result.outcome.value, "nodes": result.nodes,
             "cpu": cpu, "par": result.par}
@@ -139,13 +139,13 @@ def comparison(s: dict[str, Any]) -> str:
 
 
 def run_configs(configs: list[tuple[str, str, dict[str, str]]], seeds: list[int],
-                budget: str, strategy: str, pruning: bool, jobs: int
+                budget: str, strategy: str, pruning: bool, jobs: int, core: str = "auto"
                 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     try:
         for label, variant, options in configs:
-            work = [(variant, options, seed, budget, strategy, pruning) for seed in seeds]
+            work = [(variant, options, seed, budget, strategy, pruning, core) for seed in seeds]
             t0 = time.perf_counter()
             rows = list(pool.map(solve_one, work, chunksize=4) if pool else map(solve_one, work))
             out[label] = summarize(rows)
@@ -169,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
                         "with a limited stock), portfolio2 (best-first, then depth-first), "
                         "portfolio3 (then plain depth-first too), best, dfs or plain alone, "
                         f"or members joined by '+' (sbest+best+dfs); known: {STRATEGIES}")
+    parser.add_argument("--core", default="auto", choices=("auto", "python", "c"),
+                        help="Klondike search: the compiled core when available (auto), "
+                        "the Python search (python), or the compiled core required (c)")
     parser.add_argument("--only", nargs="*", metavar="LABEL",
                         help="configurations to run (labels as printed)")
     parser.add_argument("--baseline", action="store_true",
@@ -187,13 +190,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"solver bench: seeds 1..{args.seeds}, budget {args.budget} per deal, "
           f"{args.jobs} job(s), Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} cores", flush=True)
-    results = run_configs(configs, seeds, args.budget, args.strategy, True, args.jobs)
-    print(table(results, f"\nsolver ({args.strategy}; safe, delayed and macro moves)"))
+    results = run_configs(configs, seeds, args.budget, args.strategy, True, args.jobs,
+                          args.core)
+    print(table(results, f"\nsolver ({args.strategy}, core {args.core}; safe, delayed and "
+                         f"macro moves)"))
     if "unlimited draw=3" in results:
         print()
         print(comparison(results["unlimited draw=3"]))
     doc: dict[str, Any] = {"seeds": args.seeds, "budget": args.budget,
-                           "strategy": args.strategy, "solver": results}
+                           "strategy": args.strategy, "core": args.core, "solver": results}
     if args.baseline:
         base = run_configs(configs, seeds, args.budget, "dfs", False, args.jobs)
         print(table(base, "\nbaseline (depth-first + transposition table, no pruning)"))

@@ -37,9 +37,10 @@ _tried = False
 build_error: str | None = None  # why the core is not available, for people and tests
 
 
-def _cache_dir() -> Path:
+def _cache_dirs() -> list[Path]:
+    """Where the built core is kept: the user's cache, else a per-user temporary folder."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "solrace"
+    return [Path(base) / "solrace", Path(tempfile.gettempdir()) / f"solrace-{os.getuid()}"]
 
 
 def _compilers() -> list[str]:
@@ -53,7 +54,8 @@ def _build() -> ctypes.CDLL:
     tag = hashlib.sha256(src + sys.platform.encode() + (sysconfig.get_platform()).encode())
     name = f"klondike-{tag.hexdigest()[:16]}.so"
     errors = []
-    for where in (_cache_dir(), Path(tempfile.gettempdir()) / f"solrace-{os.getuid()}"):
+    compilers = _compilers()
+    for where in _cache_dirs():
         target = where / name
         if target.exists():
             try:
@@ -65,7 +67,10 @@ def _build() -> ctypes.CDLL:
         except OSError as e:
             errors.append(f"{where}: {e}")
             continue
-        for cc in _compilers():
+        if not compilers:
+            errors.append("no C compiler found (cc, gcc, clang or $CC)")
+            break
+        for cc in compilers:
             fd, tmp = tempfile.mkstemp(suffix=".so", dir=where)
             os.close(fd)
             cmd = [cc, "-O2", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC",
@@ -81,9 +86,6 @@ def _build() -> ctypes.CDLL:
             finally:
                 if os.path.exists(tmp):
                     os.unlink(tmp)
-        if not _compilers():
-            errors.append("no C compiler found (cc, gcc, clang or $CC)")
-            break
     raise OSError("; ".join(errors) or "the solver core could not be built")
 
 
