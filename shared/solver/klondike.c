@@ -43,6 +43,8 @@ typedef struct {
     int8_t fp[4];               /* engine foundation holding each suit, -1 */
     uint8_t seq[64];            /* waste bottom-to-top, then stock top-to-bottom */
     uint8_t slen, k;            /* cards in seq, waste length */
+    uint32_t code[NT];          /* each pile's part of the key, valid unless dirty */
+    unsigned dirty;             /* piles whose code must be recomputed */
     /* undo log and the line */
     Undo *undo; size_t nundo, capundo;
     int32_t *mv; size_t nmv, capmv;  /* engine triples, 3 ints each */
@@ -53,9 +55,10 @@ typedef struct {
     int oom;
 } Ctx;
 
-static inline int RANK(int c) { return c % 13 + 1; }
-static inline int SUIT(int c) { return c / 13; }
-static inline int RED(int c) { return c >= 13 && c < 39; }
+static uint8_t RK[64], SU[64], RD[64];  /* rank 1..13, suit 0..3, red: by card */
+static inline int RANK(int c) { return RK[c]; }
+static inline int SUIT(int c) { return SU[c]; }
+static inline int RED(int c) { return RD[c]; }
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size, int *oom) {
     if (need <= *cap) return p;
@@ -119,6 +122,7 @@ static void do_step(Ctx *c, const Step *st) {
     jump(c, st->jk);
     int s = st->s, d = st->d, n = st->n;
     Undo u = {0, (uint8_t)s, (uint8_t)d, (uint8_t)n, 0, 0, c->k, 0};
+    c->dirty |= (s < NT ? 1u << s : 0) | (d < NT ? 1u << d : 0);
     if (s < NT && d < NT) {
         memcpy(&c->t[d][c->len[d]], &c->t[s][c->len[s] - n], n);
         c->len[d] += n; c->len[s] -= n;
@@ -152,6 +156,8 @@ static void do_step(Ctx *c, const Step *st) {
 static void undo_to(Ctx *c, size_t mark_undo, size_t mark_mv) {
     while (c->nundo > mark_undo) {
         Undo u = c->undo[--c->nundo];
+        if (u.type != U_JUMP)
+            c->dirty |= (u.a < NT ? 1u << u.a : 0) | (u.b < NT ? 1u << u.b : 0);
         switch (u.type) {
         case U_JUMP: c->k = u.oldk; break;
         case U_TT:
@@ -248,9 +254,13 @@ static uint32_t pile_code(const Ctx *c, int p, int *bad) {
     return code;
 }
 
-static Key make_key(const Ctx *c, int *bad) {
+static Key make_key(Ctx *c, int *bad) {
     uint32_t code[NT];
-    for (int i = 0; i < NT; i++) code[i] = pile_code(c, i, bad);
+    for (int i = 0; i < NT; i++) {
+        if (c->dirty >> i & 1) c->code[i] = pile_code(c, i, bad);
+        code[i] = c->code[i];
+    }
+    c->dirty = 0;
     for (int i = 1; i < NT; i++) {  /* insertion sort: the piles' order does not matter */
         uint32_t x = code[i]; int j = i - 1;
         while (j >= 0 && code[j] > x) { code[j + 1] = code[j]; j--; }
@@ -513,6 +523,11 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
              const int32_t *seq, int slen, int k, long long max_nodes, double seconds) {
     Solver *sv = p;
     Ctx *c = &sv->c;
+    for (int x = 0; x < 64; x++) {
+        RK[x] = (uint8_t)(x % 13 + 1); SU[x] = (uint8_t)(x / 13 % 4);
+        RD[x] = SU[x] == 1 || SU[x] == 2;
+    }
+    c->dirty = (1u << NT) - 1;
     c->draw = cfg[0]; c->takeback = cfg[1];
     for (int i = 0; i < 4; i++) c->fidx[i] = cfg[2 + i];
     for (int i = 0; i < NT; i++) c->tidx[i] = cfg[6 + i];
