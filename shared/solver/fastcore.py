@@ -22,6 +22,7 @@ import sys
 import sysconfig
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from solrace.shared.engine import Game
@@ -140,18 +141,48 @@ def _ints(values: list[int]) -> ctypes.Array:
     return (ctypes.c_int32 * max(1, len(values)))(*values)
 
 
+STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
+
+
 def search(game: Game, budget: Budget, seconds: float | None
            ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     """Search ``game``'s current position with the core: (outcome, engine triples of the line
     when won, nodes), or ``None`` when the core is unavailable or the position is not one it
-    handles (then the Python search runs). ``seconds``: what is left of a time budget."""
+    handles (then the Python search runs). ``seconds``: what is left of a time budget.
+
+    Two phases, like the Python portfolio: first the *streamlined* game, in which every card
+    that fits a foundation goes there at once (a smaller game: its wins are wins, its
+    exhaustion proves nothing), on ``STREAMLINE_SHARE`` of the budget; then, unless that won,
+    the full search on what is left, which alone can prove a deal lost."""
     lib = library()
     if lib is None or not handles(game) or game.resigned:
         return None
+    t0 = time.perf_counter()
+    first = _run(lib, game, _part(budget.nodes, STREAMLINE_SHARE),
+                 None if seconds is None else seconds * STREAMLINE_SHARE, greedy=True)
+    if first is None:
+        return None
+    if first[0] is Outcome.WON:
+        return first
+    used = first[2]
+    nodes = None if budget.nodes is None else max(1, budget.nodes - used)
+    left = None if seconds is None else max(1e-3, seconds - (time.perf_counter() - t0))
+    second = _run(lib, game, nodes, left, greedy=False)
+    if second is None:
+        return None
+    return second[0], second[1], used + second[2]
+
+
+def _part(nodes: int | None, share: float) -> int | None:
+    return None if nodes is None else max(1, int(nodes * share))
+
+
+def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None, *,
+         greedy: bool) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     pos = game.pos
     piles, down = pos.piles, pos.down
     cfg = [game.rules.draw, int(game.rules.foundation_to_tableau), *game._F, *game._T,
-           game._S, game._W]
+           game._S, game._W, int(greedy)]
     tabl: list[int] = []
     for t in game._T:
         tabl += [len(piles[t]), down[t], *piles[t]]
@@ -160,13 +191,13 @@ def search(game: Game, budget: Budget, seconds: float | None
         found += [len(piles[f]), *piles[f]]
     waste, stock = piles[game._W], piles[game._S]
     seq = waste + stock[::-1]
-    nodes = -1 if budget.nodes is None else budget.nodes
     handle = lib.kl_new()
     if not handle:
         return None
     try:
         rc = lib.kl_solve(handle, _ints(cfg), _ints(tabl), _ints(found), _ints(seq), len(seq),
-                          len(waste), nodes, seconds if seconds is not None else 0.0)
+                          len(waste), -1 if nodes is None else nodes,
+                          seconds if seconds is not None else 0.0)
         if rc < 0:
             return None  # not a position from play, or out of memory: the Python search
         count = lib.kl_nodes(handle)
@@ -177,6 +208,8 @@ def search(game: Game, budget: Budget, seconds: float | None
             flat = list(buf)[: 3 * n]
             line = [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, 3 * n, 3)]
             return Outcome.WON, line, count
+        if rc == 0 and greedy:
+            return Outcome.UNKNOWN, [], count  # the streamlined game is lost: proves nothing
         return (Outcome.LOST if rc == 0 else Outcome.UNKNOWN), [], count
     finally:
         lib.kl_free(handle)

@@ -35,6 +35,7 @@ enum { U_TT, U_TF, U_WT, U_WF, U_FT, U_JUMP };
 typedef struct {
     /* rules and layout */
     int draw, takeback;
+    int greedy;                 /* the streamliner: every foundation move is made at once */
     int fidx[4], tidx[NT], S, W;
     /* state */
     uint8_t t[NT][MAXP], len[NT], down[NT];
@@ -214,10 +215,10 @@ static int find_safe(const Ctx *c, Step *out) {
     for (int src = 0; src <= NT; src++) {
         int card;
         if (src < NT) { if (!c->len[src]) continue; card = top(c, src); }
-        else { if (c->draw != 1 || !c->k) continue; card = c->seq[c->k - 1]; }
+        else { if ((c->draw != 1 && !c->greedy) || !c->k) continue; card = c->seq[c->k - 1]; }
         int r = RANK(card), s = SUIT(card);
         if (h[s] != r - 1) continue;
-        if (r > 1) {
+        if (r > 1 && !c->greedy) {
             if (s == 1 || s == 2) { if (h[0] < r - 1 || h[3] < r - 1) continue; }
             else if (h[1] < r - 1 || h[2] < r - 1) continue;
             if (c->takeback && h[3 - s] < r - 2) continue;
@@ -531,7 +532,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     c->draw = cfg[0]; c->takeback = cfg[1];
     for (int i = 0; i < 4; i++) c->fidx[i] = cfg[2 + i];
     for (int i = 0; i < NT; i++) c->tidx[i] = cfg[6 + i];
-    c->S = cfg[13]; c->W = cfg[14];
+    c->S = cfg[13]; c->W = cfg[14]; c->greedy = cfg[15];
     int at = 0, bad = 0, count[52] = {0};
     for (int i = 0; i < NT; i++) {
         int len = tabl[at++], dn = tabl[at++];
