@@ -144,7 +144,7 @@ def _ints(values: list[int]) -> ctypes.Array:
 STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
 
 
-def search(game: Game, budget: Budget, seconds: float | None
+def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True
            ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     """Search ``game``'s current position with the core: (outcome, engine triples of the line
     when won, nodes), or ``None`` when the core is unavailable or the position is not one it
@@ -153,10 +153,13 @@ def search(game: Game, budget: Budget, seconds: float | None
     Two phases, like the Python portfolio: first the *streamlined* game, in which every card
     that fits a foundation goes there at once (a smaller game: its wins are wins, its
     exhaustion proves nothing), on ``STREAMLINE_SHARE`` of the budget; then, unless that won,
-    the full search on what is left, which alone can prove a deal lost."""
+    the full search on what is left, which alone can prove a deal lost (``streamline=False``:
+    the full search alone)."""
     lib = library()
     if lib is None or not handles(game) or game.resigned:
         return None
+    if not streamline:
+        return _run(lib, game, budget.nodes, seconds, greedy=False)
     t0 = time.perf_counter()
     first = _run(lib, game, _part(budget.nodes, STREAMLINE_SHARE),
                  None if seconds is None else seconds * STREAMLINE_SHARE, greedy=True)
