@@ -62,6 +62,55 @@ def solve_one(job: tuple[str, dict[str, str], int, str, str, bool, str]) -> dict
             "cpu": cpu, "par": result.par}
 
 
+HINT_DEPTHS = (10, 40, 80)  # medium-bot moves played before the hint is asked
+
+
+def hint_one(job: tuple[str, dict[str, str], int, int, str]) -> list[float]:
+    """Seconds of CPU per hint, as the server asks it (``--hint-budget`` nodes, 20k by
+    default), from positions a medium bot reaches after ``HINT_DEPTHS`` moves."""
+    from solrace.shared.solver import Bot, solve
+
+    variant, options, seed, nodes, core = job
+    os.environ["SOLRACE_SOLVER_CORE"] = "python" if core == "python" else ""
+    game = Game(variant, options, seed)
+    bot = Bot("medium")
+    out = []
+    played = 0
+    for depth in HINT_DEPTHS:
+        while played < depth and not game.is_over():
+            move = bot.choose(game)
+            if move is None:
+                break
+            game.push(move)
+            played += 1
+        if game.is_over():
+            break
+        t0 = time.process_time()
+        solve(game, Budget(nodes=nodes))
+        out.append(time.process_time() - t0)
+    return out
+
+
+def run_hints(configs: list[tuple[str, str, dict[str, str]]], seeds: list[int], nodes: int,
+              jobs: int, core: str) -> str:
+    head = f"{'configuration':<30}  hints  median s  p95 s  p99 s  max s"
+    lines = [f"\nhints ({nodes} nodes each, from positions after {HINT_DEPTHS} medium-bot "
+             f"moves; CPU s)", head, "-" * len(head)]
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    try:
+        for label, variant, options in configs:
+            work = [(variant, options, seed, nodes, core) for seed in seeds]
+            rows = list(pool.map(hint_one, work) if pool else map(hint_one, work))
+            times = [t for r in rows for t in r]
+            lines.append(f"{label:<30}  {len(times):5d}  {statistics.median(times):8.2f}  "
+                         f"{percentile(times, 95):5.2f}  {percentile(times, 99):5.2f}  "
+                         f"{max(times):5.2f}")
+    finally:
+        if pool:
+            pool.shutdown()
+    return "\n".join(lines)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[max(0, math.ceil(len(ordered) * q / 100) - 1)]
@@ -179,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true",
                         help="a few seconds: 3 seeds, 2k nodes")
     parser.add_argument("--json", metavar="FILE", help="also write every result to FILE")
+    parser.add_argument("--hints", type=int, metavar="NODES",
+                        help="instead: time hints of NODES nodes (the server's default is "
+                        "20000) from mid-game positions of every deal")
     args = parser.parse_args(argv)
     if args.smoke:
         args.seeds, args.budget = 3, "2k"
@@ -187,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     if not configs:
         parser.error(f"no configuration among {[c[0] for c in CONFIGS]}")
     seeds = list(range(1, args.seeds + 1))
+    if args.hints:
+        print(run_hints(configs, seeds, args.hints, args.jobs, args.core))
+        return 0
     print(f"solver bench: seeds 1..{args.seeds}, budget {args.budget} per deal, "
           f"{args.jobs} job(s), Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} cores", flush=True)

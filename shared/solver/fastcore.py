@@ -74,7 +74,7 @@ def _build() -> ctypes.CDLL:
         for cc in compilers:
             fd, tmp = tempfile.mkstemp(suffix=".so", dir=where)
             os.close(fd)
-            cmd = [cc, "-O2", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC",
+            cmd = [cc, "-O3", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC",
                    "-o", tmp, str(SOURCE)]
             try:
                 run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
