@@ -50,9 +50,13 @@ def _compilers() -> list[str]:
     return [p for p in dict.fromkeys(shutil.which(n) or "" for n in names) if p]
 
 
+FLAGS = ("-O3", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC")
+
+
 def _build() -> ctypes.CDLL:
     src = SOURCE.read_bytes()
-    tag = hashlib.sha256(src + sys.platform.encode() + (sysconfig.get_platform()).encode())
+    tag = hashlib.sha256(src + " ".join((sys.platform, sysconfig.get_platform(), *FLAGS))
+                         .encode())
     name = f"klondike-{tag.hexdigest()[:16]}.so"
     errors = []
     compilers = _compilers()
@@ -74,8 +78,7 @@ def _build() -> ctypes.CDLL:
         for cc in compilers:
             fd, tmp = tempfile.mkstemp(suffix=".so", dir=where)
             os.close(fd)
-            cmd = [cc, "-O3", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC",
-                   "-o", tmp, str(SOURCE)]
+            cmd = [cc, *FLAGS, "-o", tmp, str(SOURCE)]
             try:
                 run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
                 if run.returncode == 0:
