@@ -291,7 +291,8 @@ static inline uint64_t key_hash(const Key *k) {
 static int tab_insert_raw(Key *tab, size_t size, const Key *k) {
     size_t i = key_hash(k) & (size - 1);
     while (tab[i].w[3]) {
-        if (!memcmp(&tab[i], k, sizeof(Key))) return 0;
+        if (tab[i].w[3] == k->w[3] && tab[i].w[2] == k->w[2] && tab[i].w[1] == k->w[1]
+            && tab[i].w[0] == k->w[0]) return 0;
         i = (i + 1) & (size - 1);
     }
     tab[i] = *k;
@@ -300,7 +301,7 @@ static int tab_insert_raw(Key *tab, size_t size, const Key *k) {
 
 /* 1: new, 0: already there */
 static int tab_insert(Ctx *c, const Key *k) {
-    if ((c->tabused + 1) * 4 > c->tabsize * 3) {
+    if ((c->tabused + 1) * 2 > c->tabsize) {  /* at most half full: short probes */
         size_t ns = c->tabsize ? c->tabsize * 2 : (1u << 16);
         Key *nt = calloc(ns, sizeof(Key));
         if (!nt) { c->oom = 1; return 0; }
