@@ -14,6 +14,10 @@ Forty and Eight, where the estimate misleads. :func:`search_game` therefore spen
 budget on best-first and, if that ends undecided, the rest on depth-first — a portfolio, with
 node budgets still fully deterministic. With a limited stock (Forty and Eight) a third member,
 plain depth-first without the pruning (one draw per node), wins deals both miss.
+
+On Klondike (Unlimited) the default strategy hands the search to the compiled core
+(:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
+portfolio of :func:`core_portfolio`; every line is replayed through ``Game.push`` either way.
 """
 
 from __future__ import annotations
