@@ -51,15 +51,64 @@ CONFIGS: tuple[tuple[str, str, dict[str, str]], ...] = (
 BLAKE_GENT = (81.945, 0.084)  # % of thoughtful Klondike draw-3 deals winnable, ± (95% CI)
 
 
-def solve_one(job: tuple[str, dict[str, str], int, str, str, bool]) -> dict[str, Any]:
-    variant, options, seed, budget_text, strategy, pruning = job
+def solve_one(job: tuple[str, dict[str, str], int, str, str, bool, str]) -> dict[str, Any]:
+    variant, options, seed, budget_text, strategy, pruning, core = job
     budget = Budget.parse(budget_text)
     t0 = time.process_time()
     result = search_game(Game(variant, options, seed), budget, strategy=strategy,
-                         pruning=pruning)
+                         pruning=pruning, core=core)
     cpu = time.process_time() - t0
     return {"seed": seed, "outcome": result.outcome.value, "nodes": result.nodes,
             "cpu": cpu, "par": result.par}
+
+
+HINT_DEPTHS = (10, 40, 80)  # medium-bot moves played before the hint is asked
+
+
+def hint_one(job: tuple[str, dict[str, str], int, int, str]) -> list[float]:
+    """Seconds of CPU per hint, as the server asks it (``--hint-budget`` nodes, 20k by
+    default), from positions a medium bot reaches after ``HINT_DEPTHS`` moves."""
+    from solrace.shared.solver import Bot, solve
+
+    variant, options, seed, nodes, core = job
+    os.environ["SOLRACE_SOLVER_CORE"] = "python" if core == "python" else ""
+    game = Game(variant, options, seed)
+    bot = Bot("medium")
+    out = []
+    played = 0
+    for depth in HINT_DEPTHS:
+        while played < depth and not game.is_over():
+            move = bot.choose(game)
+            if move is None:
+                break
+            game.push(move)
+            played += 1
+        if game.is_over():
+            break
+        t0 = time.process_time()
+        solve(game, Budget(nodes=nodes))
+        out.append(time.process_time() - t0)
+    return out
+
+
+def run_hints(configs: list[tuple[str, str, dict[str, str]]], seeds: list[int], nodes: int,
+              jobs: int, core: str) -> str:
+    head = f"{'configuration':<30}  hints  median s  p95 s  p99 s  max s"
+    lines = [f"\nhints ({nodes} nodes each, from positions after {HINT_DEPTHS} medium-bot "
+             f"moves; CPU s)", head, "-" * len(head)]
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    try:
+        for label, variant, options in configs:
+            work = [(variant, options, seed, nodes, core) for seed in seeds]
+            rows = list(pool.map(hint_one, work) if pool else map(hint_one, work))
+            times = [t for r in rows for t in r]
+            lines.append(f"{label:<30}  {len(times):5d}  {statistics.median(times):8.2f}  "
+                         f"{percentile(times, 95):5.2f}  {percentile(times, 99):5.2f}  "
+                         f"{max(times):5.2f}")
+    finally:
+        if pool:
+            pool.shutdown()
+    return "\n".join(lines)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -139,13 +188,13 @@ def comparison(s: dict[str, Any]) -> str:
 
 
 def run_configs(configs: list[tuple[str, str, dict[str, str]]], seeds: list[int],
-                budget: str, strategy: str, pruning: bool, jobs: int
+                budget: str, strategy: str, pruning: bool, jobs: int, core: str = "auto"
                 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     try:
         for label, variant, options in configs:
-            work = [(variant, options, seed, budget, strategy, pruning) for seed in seeds]
+            work = [(variant, options, seed, budget, strategy, pruning, core) for seed in seeds]
             t0 = time.perf_counter()
             rows = list(pool.map(solve_one, work, chunksize=4) if pool else map(solve_one, work))
             out[label] = summarize(rows)
@@ -169,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
                         "with a limited stock), portfolio2 (best-first, then depth-first), "
                         "portfolio3 (then plain depth-first too), best, dfs or plain alone, "
                         f"or members joined by '+' (sbest+best+dfs); known: {STRATEGIES}")
+    parser.add_argument("--core", default="auto", choices=("auto", "python", "c"),
+                        help="Klondike search: the compiled core when available (auto), "
+                        "the Python search (python), or the compiled core required (c)")
     parser.add_argument("--only", nargs="*", metavar="LABEL",
                         help="configurations to run (labels as printed)")
     parser.add_argument("--baseline", action="store_true",
@@ -176,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true",
                         help="a few seconds: 3 seeds, 2k nodes")
     parser.add_argument("--json", metavar="FILE", help="also write every result to FILE")
+    parser.add_argument("--hints", type=int, metavar="NODES",
+                        help="instead: time hints of NODES nodes (the server's default is "
+                        "20000) from mid-game positions of every deal")
     args = parser.parse_args(argv)
     if args.smoke:
         args.seeds, args.budget = 3, "2k"
@@ -184,16 +239,21 @@ def main(argv: list[str] | None = None) -> int:
     if not configs:
         parser.error(f"no configuration among {[c[0] for c in CONFIGS]}")
     seeds = list(range(1, args.seeds + 1))
+    if args.hints:
+        print(run_hints(configs, seeds, args.hints, args.jobs, args.core))
+        return 0
     print(f"solver bench: seeds 1..{args.seeds}, budget {args.budget} per deal, "
           f"{args.jobs} job(s), Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} cores", flush=True)
-    results = run_configs(configs, seeds, args.budget, args.strategy, True, args.jobs)
-    print(table(results, f"\nsolver ({args.strategy}; safe, delayed and macro moves)"))
+    results = run_configs(configs, seeds, args.budget, args.strategy, True, args.jobs,
+                          args.core)
+    print(table(results, f"\nsolver ({args.strategy}, core {args.core}; safe, delayed and "
+                         f"macro moves)"))
     if "unlimited draw=3" in results:
         print()
         print(comparison(results["unlimited draw=3"]))
     doc: dict[str, Any] = {"seeds": args.seeds, "budget": args.budget,
-                           "strategy": args.strategy, "solver": results}
+                           "strategy": args.strategy, "core": args.core, "solver": results}
     if args.baseline:
         base = run_configs(configs, seeds, args.budget, "dfs", False, args.jobs)
         print(table(base, "\nbaseline (depth-first + transposition table, no pruning)"))

@@ -25,3 +25,10 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     assert "python3 dev.py test" in readme
     assert "python3 dev.py serve" in readme
     assert "exec python3 dev.py test" in ci
+
+
+def test_the_solver_core_source_ships_as_package_data() -> None:
+    """``fastcore.py`` compiles ``klondike.c`` from the installed package on first use."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "klondike.c" in config["package-data"]["solrace.shared.solver"]
+    assert (ROOT / "shared" / "solver" / "klondike.c").is_file()

@@ -11,6 +11,7 @@ import pytest
 from solrace.client import cli
 from solrace.client.commands import daily as daily_cmd
 from solrace.client.commands import solve as solve_cmd
+from solrace.shared.engine import Game
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 import asyncio
@@ -91,7 +92,12 @@ async def test_a_ranked_daily_waits_for_enter_on_a_terminal(
 def test_solve_answers_in_seconds_and_says_what_to_do_when_unknown(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = cli.build_parser().parse_args(["solve", "unlimited"])
-    assert args.budget.nodes == 200_000 and args.budget.seconds == 9.0  # seconds at most
+    assert args.budget is None  # chosen per variant: more nodes on the compiled core
+    budget = solve_cmd.default_budget(Game("unlimited", {}, 0))
+    assert budget in (solve_cmd.DEFAULT_BUDGET, solve_cmd.CORE_BUDGET)
+    assert budget.seconds == 9.0  # seconds at most, whichever the core
+    assert solve_cmd.default_budget(Game("forty-and-eight", {}, 0)) == solve_cmd.DEFAULT_BUDGET
+    args.budget = solve_cmd.DEFAULT_BUDGET
     assert cli.main(["solve", "unlimited", "--seed", "1", "--budget", "1k", "-o", "draw=3"]) == 0
     out = capsys.readouterr().out
     first = out.splitlines()[0]

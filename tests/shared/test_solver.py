@@ -16,12 +16,25 @@ from pathlib import Path
 import pytest
 from positions import make, top_first
 from solrace.shared import Game, Status
-from solrace.shared.solver import Bot, Budget, Outcome, hint, par, solve
+from solrace.shared.solver import Bot, Budget, Outcome, fastcore, hint, par, solve
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.safe_moves import SafeMoves
 from solrace.shared.solver.search import search_game
 
 SMALL = Budget(nodes=4_000)
+
+
+@pytest.fixture(autouse=True, params=["python", "c"])
+def core(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs on both searches of Klondike: the pure-Python one and, where a C
+    compiler is available, the compiled core (``fastcore``); the other variants always
+    search in Python, so their tests simply run twice."""
+    if request.param == "c":
+        monkeypatch.delenv(fastcore.ENV, raising=False)
+        if fastcore.library() is None:
+            pytest.skip(f"no compiled solver core here: {fastcore.build_error}")
+    monkeypatch.setenv(fastcore.ENV, request.param)
+    return request.param
 
 # (variant, options, seeds the solver wins within SMALL)
 WINNABLE = [

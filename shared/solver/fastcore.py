@@ -1,0 +1,221 @@
+"""The compiled search core for Klondike (``klondike.c``), built on first use, loaded by ctypes.
+
+Why this way: a solver spends its life in move generation and the transposition table, and
+Python pays about a hundred times a compiled program's cost per node there. The project must
+still install and run on a machine with nothing but Python 3.11, so the core is a plain C file
+(no Python headers) compiled with the system's C compiler (``$CC``, else ``cc``/``gcc``/
+``clang``) the first time it is needed, into a cache directory keyed by the source's hash;
+without a compiler, or with ``SOLRACE_SOLVER_CORE=python``, the pure-Python search runs
+instead and nothing else changes. The core covers Klondike (the Unlimited variant) only; its
+line is replayed through ``Game.push`` by :func:`~solrace.shared.solver.search.search_game`
+before it is reported won, like every line.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from solrace.shared.engine import Game
+from solrace.shared.rules import AutoFill, Build, EmptyTableau
+from solrace.shared.solver.result import Budget, Outcome
+
+SOURCE = Path(__file__).with_name("klondike.c")
+ENV = "SOLRACE_SOLVER_CORE"  # "python": never use the compiled core; "c": fail without it
+
+_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+_tried = False
+build_error: str | None = None  # why the core is not available, for people and tests
+
+
+def _cache_dirs() -> list[Path]:
+    """Where the built core is kept: the user's cache, else a per-user temporary folder."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [Path(base) / "solrace", Path(tempfile.gettempdir()) / f"solrace-{os.getuid()}"]
+
+
+def _compilers() -> list[str]:
+    names = [os.environ["CC"]] if os.environ.get("CC") else []
+    names += ["cc", "gcc", "clang"]
+    return [p for p in dict.fromkeys(shutil.which(n) or "" for n in names) if p]
+
+
+FLAGS = ("-O3", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC")
+
+
+def _build() -> ctypes.CDLL:
+    src = SOURCE.read_bytes()
+    tag = hashlib.sha256(src + " ".join((sys.platform, sysconfig.get_platform(), *FLAGS))
+                         .encode())
+    name = f"klondike-{tag.hexdigest()[:16]}.so"
+    errors = []
+    compilers = _compilers()
+    for where in _cache_dirs():
+        target = where / name
+        if target.exists():
+            try:
+                return ctypes.CDLL(str(target))
+            except OSError as e:  # a broken cache entry: build it again
+                errors.append(f"{target}: {e}")
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            errors.append(f"{where}: {e}")
+            continue
+        if not compilers:
+            errors.append("no C compiler found (cc, gcc, clang or $CC)")
+            break
+        for cc in compilers:
+            fd, tmp = tempfile.mkstemp(suffix=".so", dir=where)
+            os.close(fd)
+            cmd = [cc, *FLAGS, "-o", tmp, str(SOURCE)]
+            try:
+                run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+                if run.returncode == 0:
+                    os.replace(tmp, target)  # atomic: concurrent builders agree
+                    return ctypes.CDLL(str(target))
+                errors.append(f"{cc}: {run.stderr.strip()[:500]}")
+            except (OSError, subprocess.SubprocessError) as e:
+                errors.append(f"{cc}: {e}")
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+    raise OSError("; ".join(errors) or "the solver core could not be built")
+
+
+def library() -> ctypes.CDLL | None:
+    """The loaded core, building it on first use; ``None`` when it is unavailable or turned
+    off (``SOLRACE_SOLVER_CORE=python``)."""
+    global _lib, _tried, build_error
+    if os.environ.get(ENV, "").lower() == "python":
+        return None
+    with _lock:
+        if not _tried:
+            _tried = True
+            try:
+                lib = _build()
+                lib.kl_new.restype = ctypes.c_void_p
+                lib.kl_free.argtypes = [ctypes.c_void_p]
+                lib.kl_nodes.restype = ctypes.c_longlong
+                lib.kl_nodes.argtypes = [ctypes.c_void_p]
+                lib.kl_moves_len.restype = ctypes.c_longlong
+                lib.kl_moves_len.argtypes = [ctypes.c_void_p]
+                lib.kl_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+                ip = ctypes.POINTER(ctypes.c_int32)
+                lib.kl_solve.argtypes = [ctypes.c_void_p, ip, ip, ip, ip, ctypes.c_int,
+                                         ctypes.c_int, ctypes.c_longlong, ctypes.c_double]
+                lib.kl_solve.restype = ctypes.c_int
+                _lib = lib
+            except OSError as e:
+                build_error = str(e)
+    if _lib is None and os.environ.get(ENV, "").lower() == "c":
+        raise RuntimeError(f"{ENV}=c but the compiled solver core is unavailable: "
+                           f"{build_error}")
+    return _lib
+
+
+def handles(game: Game) -> bool:
+    """Are ``game``'s rules the ones the core implements (Klondike: the Unlimited variant)?"""
+    r = game.rules
+    t = r.tableau
+    return (
+        r.decks == 1 and len(r.foundations) == 1
+        and r.foundations[0].count == 4 and r.foundations[0].start_rank == 1
+        and r.foundations[0].step == 1 and r.foundations[0].same_suit
+        and t.piles == 7 and t.build is Build.DOWN_ALTERNATE_COLOUR and t.move_groups
+        and t.empty is EmptyTableau.KING and t.auto_fill is AutoFill.NONE
+        and r.draw in (1, 3) and r.redeals is None and not r.foundation_to_foundation
+        and not game._R and not game._C and not r.reserve_to_space
+        and game._S >= 0 and game._W >= 0
+    )
+
+
+def _ints(values: list[int]) -> ctypes.Array:
+    return (ctypes.c_int32 * max(1, len(values)))(*values)
+
+
+STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
+
+
+def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True
+           ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+    """Search ``game``'s current position with the core: (outcome, engine triples of the line
+    when won, nodes), or ``None`` when the core is unavailable or the position is not one it
+    handles (then the Python search runs). ``seconds``: what is left of a time budget.
+
+    Two phases, like the Python portfolio: first the *streamlined* game, in which every card
+    that fits a foundation goes there at once (a smaller game: its wins are wins, its
+    exhaustion proves nothing), on ``STREAMLINE_SHARE`` of the budget; then, unless that won,
+    the full search on what is left, which alone can prove a deal lost (``streamline=False``:
+    the full search alone)."""
+    lib = library()
+    if lib is None or not handles(game) or game.resigned:
+        return None
+    if not streamline:
+        return _run(lib, game, budget.nodes, seconds, greedy=False)
+    t0 = time.perf_counter()
+    first = _run(lib, game, _part(budget.nodes, STREAMLINE_SHARE),
+                 None if seconds is None else seconds * STREAMLINE_SHARE, greedy=True)
+    if first is None:
+        return None
+    if first[0] is Outcome.WON:
+        return first
+    used = first[2]
+    nodes = None if budget.nodes is None else max(1, budget.nodes - used)
+    left = None if seconds is None else max(1e-3, seconds - (time.perf_counter() - t0))
+    second = _run(lib, game, nodes, left, greedy=False)
+    if second is None:
+        return None
+    return second[0], second[1], used + second[2]
+
+
+def _part(nodes: int | None, share: float) -> int | None:
+    return None if nodes is None else max(1, int(nodes * share))
+
+
+def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None, *,
+         greedy: bool) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+    pos = game.pos
+    piles, down = pos.piles, pos.down
+    cfg = [game.rules.draw, int(game.rules.foundation_to_tableau), *game._F, *game._T,
+           game._S, game._W, int(greedy)]
+    tabl: list[int] = []
+    for t in game._T:
+        tabl += [len(piles[t]), down[t], *piles[t]]
+    found: list[int] = []
+    for f in game._F:
+        found += [len(piles[f]), *piles[f]]
+    waste, stock = piles[game._W], piles[game._S]
+    seq = waste + stock[::-1]
+    handle = lib.kl_new()
+    if not handle:
+        return None
+    try:
+        rc = lib.kl_solve(handle, _ints(cfg), _ints(tabl), _ints(found), _ints(seq), len(seq),
+                          len(waste), -1 if nodes is None else nodes,
+                          seconds if seconds is not None else 0.0)
+        if rc < 0:
+            return None  # not a position from play, or out of memory: the Python search
+        count = lib.kl_nodes(handle)
+        if rc == 1:
+            n = lib.kl_moves_len(handle)
+            buf = (ctypes.c_int32 * max(1, 3 * n))()
+            lib.kl_moves(handle, buf)
+            flat = list(buf)[: 3 * n]
+            line = [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, 3 * n, 3)]
+            return Outcome.WON, line, count
+        if rc == 0 and greedy:
+            return Outcome.UNKNOWN, [], count  # the streamlined game is lost: proves nothing
+        return (Outcome.LOST if rc == 0 else Outcome.UNKNOWN), [], count
+    finally:
+        lib.kl_free(handle)

@@ -1,0 +1,620 @@
+/* The compiled search core for Klondike (the Unlimited variant: one deck, draw 1 or 3,
+ * unlimited redeals, foundation take-back on or off).
+ *
+ * It is the Python search of shared/solver (moves.py, stock.py, safe_moves.py, canonical.py)
+ * redone on a compact state, with the same pruning, each piece proved not to lose a win in
+ * docs/solver.md: safe foundation moves, stock macro-moves (draw to a card, play it),
+ * delayed moves (a move uncovering a built-on card, a take-back: only paired with a use), held
+ * waste cards (draw 1), symmetric targets, and the canonical key (pile order, the free cycle of
+ * the stock). The transposition table stores the exact canonical key (32 bytes), never just a
+ * hash, so an exhausted search is a proof. Depth-first, in a fixed move order: a node budget
+ * gives the same answer, node count and line everywhere.
+ *
+ * Python (shared/solver/fastcore.py) compiles this file with the system C compiler on first use
+ * and calls it through ctypes; the line it returns is replayed through Game.push before it is
+ * reported won. No Python headers: plain C99.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NT 7
+#define MAXP 32
+#define PW 7      /* internal code of the waste */
+#define PF 8      /* internal code of suit s's foundation: PF + s */
+#define NOJUMP 255
+
+typedef struct { uint8_t jk, s, d, n; } Step;          /* jk: waste length to jump to first */
+typedef struct { Step st[2]; uint8_t ns; int16_t score; } Edge;
+typedef struct { uint8_t type, a, b, n, turned, card, oldk, fp; } Undo;
+typedef struct { uint64_t w[4]; } Key;
+
+enum { U_TT, U_TF, U_WT, U_WF, U_FT, U_JUMP };
+
+typedef struct {
+    /* rules and layout */
+    int draw, takeback;
+    int greedy;                 /* the streamliner: every foundation move is made at once */
+    int fidx[4], tidx[NT], S, W;
+    /* state */
+    uint8_t t[NT][MAXP], len[NT], down[NT];
+    uint8_t orig[NT];           /* a pile's own index: its face-down cards never move */
+    uint8_t h[4];               /* foundation height per suit */
+    int8_t fp[4];               /* engine foundation holding each suit, -1 */
+    uint8_t seq[64];            /* waste bottom-to-top, then stock top-to-bottom */
+    uint8_t slen, k;            /* cards in seq, waste length */
+    uint32_t code[NT];          /* each pile's part of the key, valid unless dirty */
+    unsigned dirty;             /* piles whose code must be recomputed */
+    /* undo log and the line */
+    Undo *undo; size_t nundo, capundo;
+    int32_t *mv; size_t nmv, capmv;  /* engine triples, 3 ints each */
+    /* transposition table */
+    Key *tab; size_t tabsize, tabused;
+    /* edge pool and frames */
+    Edge *pool; size_t npool, cappool;
+    int oom;
+} Ctx;
+
+static uint8_t RK[64], SU[64], RD[64];  /* rank 1..13, suit 0..3, red: by card */
+static inline int RANK(int c) { return RK[c]; }
+static inline int SUIT(int c) { return SU[c]; }
+static inline int RED(int c) { return RD[c]; }
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size, int *oom) {
+    if (need <= *cap) return p;
+    size_t n = *cap ? *cap : 256;
+    while (n < need) n *= 2;
+    void *q = realloc(p, n * size);
+    if (!q) { *oom = 1; return p; }
+    *cap = n;
+    return q;
+}
+
+static void push_undo(Ctx *c, Undo u) {
+    c->undo = grow(c->undo, &c->capundo, c->nundo + 1, sizeof(Undo), &c->oom);
+    if (c->oom) return;
+    c->undo[c->nundo++] = u;
+}
+
+static void push_mv(Ctx *c, int s, int d, int n) {
+    c->mv = grow(c->mv, &c->capmv, c->nmv + 3, sizeof(int32_t), &c->oom);
+    if (c->oom) return;
+    c->mv[c->nmv++] = s; c->mv[c->nmv++] = d; c->mv[c->nmv++] = n;
+}
+
+/* ------------------------------------------------------------------ applying */
+
+static int first_empty_found(Ctx *c) {
+    int best = -1;
+    for (int i = 0; i < 4; i++) {
+        int f = c->fidx[i], used = 0;
+        for (int s = 0; s < 4; s++) if (c->fp[s] == f) used = 1;
+        if (!used && (best < 0 || f < best)) best = f;
+    }
+    return best;
+}
+
+static void turn_up(Ctx *c, int s, Undo *u) {
+    if (c->down[s] && c->len[s] == c->down[s]) { c->down[s]--; u->turned = 1; }
+}
+
+/* Draws and redeals until the waste holds jk cards (the walk guarantees it is reachable). */
+static void jump(Ctx *c, int jk) {
+    if (jk == NOJUMP || jk == c->k) return;
+    Undo u = {U_JUMP, 0, 0, 0, 0, 0, c->k, 0};
+    int k = c->k, guard = 0;
+    while (k != jk && guard++ < 200) {
+        if (k == c->slen) { push_mv(c, c->W, c->S, 1); k = 0; }
+        else { push_mv(c, c->S, c->W, 1); k = k + c->draw > c->slen ? c->slen : k + c->draw; }
+    }
+    c->k = (uint8_t)k;
+    push_undo(c, u);
+}
+
+static void to_found(Ctx *c, int card, Undo *u) {
+    int s = SUIT(card);
+    u->fp = (uint8_t)(c->fp[s] + 1);
+    if (c->h[s] == 0) c->fp[s] = (int8_t)first_empty_found(c);
+    c->h[s]++;
+}
+
+static void do_step(Ctx *c, const Step *st) {
+    jump(c, st->jk);
+    int s = st->s, d = st->d, n = st->n;
+    Undo u = {0, (uint8_t)s, (uint8_t)d, (uint8_t)n, 0, 0, c->k, 0};
+    c->dirty |= (s < NT ? 1u << s : 0) | (d < NT ? 1u << d : 0);
+    if (s < NT && d < NT) {
+        memcpy(&c->t[d][c->len[d]], &c->t[s][c->len[s] - n], n);
+        c->len[d] += n; c->len[s] -= n;
+        u.type = U_TT; turn_up(c, s, &u);
+        push_mv(c, c->tidx[s], c->tidx[d], n);
+    } else if (s < NT) {                   /* tableau to foundation */
+        int card = c->t[s][--c->len[s]];
+        u.type = U_TF; u.card = (uint8_t)card;
+        to_found(c, card, &u);
+        turn_up(c, s, &u);
+        push_mv(c, c->tidx[s], c->fp[SUIT(card)], 1);
+    } else if (s == PW) {
+        int card = c->seq[c->k - 1];
+        memmove(&c->seq[c->k - 1], &c->seq[c->k], c->slen - c->k);
+        c->slen--; c->k--;
+        u.card = (uint8_t)card;
+        if (d < NT) { c->t[d][c->len[d]++] = (uint8_t)card; u.type = U_WT;
+                      push_mv(c, c->W, c->tidx[d], 1); }
+        else { u.type = U_WF; to_found(c, card, &u); push_mv(c, c->W, c->fp[SUIT(card)], 1); }
+    } else {                                /* take-back: foundation to tableau */
+        int su = s - PF, card = su * 13 + c->h[su] - 1, f = c->fp[su];
+        u.type = U_FT; u.card = (uint8_t)card; u.fp = (uint8_t)(f + 1);
+        c->h[su]--;
+        if (c->h[su] == 0) c->fp[su] = -1;
+        c->t[d][c->len[d]++] = (uint8_t)card;
+        push_mv(c, f, c->tidx[d], 1);
+    }
+    push_undo(c, u);
+}
+
+static void undo_to(Ctx *c, size_t mark_undo, size_t mark_mv) {
+    while (c->nundo > mark_undo) {
+        Undo u = c->undo[--c->nundo];
+        if (u.type != U_JUMP)
+            c->dirty |= (u.a < NT ? 1u << u.a : 0) | (u.b < NT ? 1u << u.b : 0);
+        switch (u.type) {
+        case U_JUMP: c->k = u.oldk; break;
+        case U_TT:
+            if (u.turned) c->down[u.a]++;
+            c->len[u.b] -= u.n;
+            memcpy(&c->t[u.a][c->len[u.a]], &c->t[u.b][c->len[u.b]], u.n);
+            c->len[u.a] += u.n;
+            break;
+        case U_TF:
+            if (u.turned) c->down[u.a]++;
+            c->h[SUIT(u.card)]--; c->fp[SUIT(u.card)] = (int8_t)(u.fp - 1);
+            c->t[u.a][c->len[u.a]++] = u.card;
+            break;
+        case U_WT: case U_WF:
+            if (u.type == U_WT) c->len[u.b]--;
+            else { c->h[SUIT(u.card)]--; c->fp[SUIT(u.card)] = (int8_t)(u.fp - 1); }
+            memmove(&c->seq[u.oldk], &c->seq[u.oldk - 1], c->slen - (u.oldk - 1));
+            c->seq[u.oldk - 1] = u.card; c->slen++; c->k = u.oldk;
+            break;
+        case U_FT:
+            c->len[u.b]--;
+            c->h[SUIT(u.card)]++; c->fp[SUIT(u.card)] = (int8_t)(u.fp - 1);
+            break;
+        }
+    }
+    c->nmv = mark_mv;
+}
+
+/* ------------------------------------------------------------------ rules */
+
+static inline int fits_found(const Ctx *c, int card) { return c->h[SUIT(card)] == RANK(card) - 1; }
+
+static inline int fits_on(int card, int top) {
+    return RANK(top) == RANK(card) + 1 && RED(top) != RED(card);
+}
+
+static inline int top(const Ctx *c, int p) { return c->t[p][c->len[p] - 1]; }
+
+static int run_len(const Ctx *c, int p) {
+    int up = c->len[p] - c->down[p], n = 1;
+    while (n < up && fits_on(c->t[p][c->len[p] - n], c->t[p][c->len[p] - n - 1])) n++;
+    return c->len[p] ? n : 0;
+}
+
+static int first_empty(const Ctx *c) {
+    for (int i = 0; i < NT; i++) if (!c->len[i]) return i;
+    return -1;
+}
+
+/* Safe moves (safe_moves.py, one deck): rule A with alternate colours, rule D with
+ * take-back; tableau tops, and the waste top with draw 1. */
+static int find_safe(const Ctx *c, Step *out) {
+    const int *h = (const int[4]){c->h[0], c->h[1], c->h[2], c->h[3]};
+    for (int src = 0; src <= NT; src++) {
+        int card;
+        if (src < NT) { if (!c->len[src]) continue; card = top(c, src); }
+        else { if ((c->draw != 1 && !c->greedy) || !c->k) continue; card = c->seq[c->k - 1]; }
+        int r = RANK(card), s = SUIT(card);
+        if (h[s] != r - 1) continue;
+        if (r > 1 && !c->greedy) {
+            if (s == 1 || s == 2) { if (h[0] < r - 1 || h[3] < r - 1) continue; }
+            else if (h[1] < r - 1 || h[2] < r - 1) continue;
+            if (c->takeback && h[3 - s] < r - 2) continue;
+        }
+        out->jk = NOJUMP; out->s = (uint8_t)(src < NT ? src : PW);
+        out->d = (uint8_t)(PF + s); out->n = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void close_safe(Ctx *c) {
+    Step st;
+    while (find_safe(c, &st) && !c->oom) do_step(c, &st);
+}
+
+static int won(const Ctx *c) { return c->h[0] + c->h[1] + c->h[2] + c->h[3] == 52; }
+
+/* ------------------------------------------------------------------ the key */
+
+static uint32_t pile_code(const Ctx *c, int p, int *bad) {
+    int len = c->len[p];
+    if (!len) return 0;
+    int dn = c->down[p], up = len - dn;
+    const uint8_t *q = &c->t[p][dn];
+    uint32_t code = (uint32_t)dn << 25 | (uint32_t)(dn ? c->orig[p] : 0) << 22
+                  | (uint32_t)up << 18 | (uint32_t)q[0] << 12;
+    for (int i = 1; i < up; i++) {
+        if (!fits_on(q[i], q[i - 1])) { *bad = 1; return 0; }
+        /* the next card is one of two suits of the other colour: a bit says which */
+        int s = SUIT(q[i]);
+        code |= (uint32_t)(s == 2 || s == 3) << (i - 1);
+    }
+    return code;
+}
+
+static Key make_key(Ctx *c, int *bad) {
+    uint32_t code[NT];
+    for (int i = 0; i < NT; i++) {
+        if (c->dirty >> i & 1) c->code[i] = pile_code(c, i, bad);
+        code[i] = c->code[i];
+    }
+    c->dirty = 0;
+    for (int i = 1; i < NT; i++) {  /* insertion sort: the piles' order does not matter */
+        uint32_t x = code[i]; int j = i - 1;
+        while (j >= 0 && code[j] > x) { code[j + 1] = code[j]; j--; }
+        code[j + 1] = x;
+    }
+    int wc = 0;
+    if (c->draw > 1) wc = (c->k % c->draw == 0 || c->k == c->slen) ? 63 : c->k;
+    uint64_t tail = (uint64_t)c->h[0] | (uint64_t)c->h[1] << 4 | (uint64_t)c->h[2] << 8
+                  | (uint64_t)c->h[3] << 12 | (uint64_t)wc << 16 | 1ull << 31;
+    Key k;
+    k.w[0] = code[0] | (uint64_t)code[1] << 32;
+    k.w[1] = code[2] | (uint64_t)code[3] << 32;
+    k.w[2] = code[4] | (uint64_t)code[5] << 32;
+    k.w[3] = code[6] | tail << 32;
+    return k;
+}
+
+static inline uint64_t mix(uint64_t x) {
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+static inline uint64_t key_hash(const Key *k) {
+    return mix(k->w[0] ^ mix(k->w[1] ^ mix(k->w[2] ^ mix(k->w[3]))));
+}
+
+static int tab_insert_raw(Key *tab, size_t size, const Key *k) {
+    size_t i = key_hash(k) & (size - 1);
+    while (tab[i].w[3]) {
+        if (tab[i].w[3] == k->w[3] && tab[i].w[2] == k->w[2] && tab[i].w[1] == k->w[1]
+            && tab[i].w[0] == k->w[0]) return 0;
+        i = (i + 1) & (size - 1);
+    }
+    tab[i] = *k;
+    return 1;
+}
+
+/* 1: new, 0: already there */
+static int tab_insert(Ctx *c, const Key *k) {
+    if ((c->tabused + 1) * 2 > c->tabsize) {  /* at most half full: short probes */
+        size_t ns = c->tabsize ? c->tabsize * 2 : (1u << 16);
+        Key *nt = calloc(ns, sizeof(Key));
+        if (!nt) { c->oom = 1; return 0; }
+        for (size_t i = 0; i < c->tabsize; i++)
+            if (c->tab[i].w[3]) tab_insert_raw(nt, ns, &c->tab[i]);
+        free(c->tab); c->tab = nt; c->tabsize = ns;
+    }
+    int r = tab_insert_raw(c->tab, c->tabsize, k);
+    c->tabused += r;
+    return r;
+}
+
+/* ------------------------------------------------------------------ edges */
+
+typedef struct { Edge *e; int n, cap; } EList;
+
+static void add(Ctx *c, EList *L, const Step *a, const Step *b, int score) {
+    if (L->n == L->cap) {
+        int nc = L->cap ? L->cap * 2 : 64;
+        Edge *ne = realloc(L->e, nc * sizeof(Edge));
+        if (!ne) { c->oom = 1; return; }
+        L->e = ne; L->cap = nc;
+    }
+    Edge *e = &L->e[L->n++];
+    e->st[0] = *a; e->ns = 1; e->score = (int16_t)score;
+    if (b) { e->st[1] = *b; e->ns = 2; }
+}
+
+static inline Step S4(int jk, int s, int d, int n) {
+    Step st = {(uint8_t)jk, (uint8_t)s, (uint8_t)d, (uint8_t)n};
+    return st;
+}
+
+/* The waste lengths reachable by draws and redeals from the current one (stock.py's walk). */
+static int walk(const Ctx *c, uint8_t *ks) {
+    int n = 0, k = c->k, total = c->slen;
+    uint8_t reached[65] = {0};
+    while (total && !reached[k]) {
+        reached[k] = 1;
+        if (k) ks[n++] = (uint8_t)k;
+        if (k == total) k = 0;
+        else k = k + c->draw > total ? total : k + c->draw;
+    }
+    return n;
+}
+
+/* Plain edges that use a change (moves.py's _legal_uses with the edge filters): moves from
+ * src (a tableau pile or a foundation, or -1) or onto tableau pile dst (never empty here). */
+static void gen_uses(Ctx *c, EList *L, int src, int dst) {
+    int fe = first_empty(c);
+    Step a;
+    if (src >= 0 && src < NT && c->len[src]) {
+        int card = top(c, src);
+        if (fits_found(c, card)) { a = S4(NOJUMP, src, PF + SUIT(card), 1); add(c, L, &a, 0, 0); }
+        int rl = run_len(c, src);
+        for (int n = 1; n <= rl; n++) {
+            int head = c->t[src][c->len[src] - n];
+            for (int d = 0; d < NT; d++) {
+                if (d == src) continue;
+                if (!c->len[d]) {
+                    if (RANK(head) != 13 || d != fe || n == c->len[src]) continue;
+                } else if (!fits_on(head, top(c, d))) continue;
+                a = S4(NOJUMP, src, d, n); add(c, L, &a, 0, 0);
+            }
+        }
+    }
+    int dtop = top(c, dst);
+    int want = RANK(dtop) - 1;
+    for (int s = 0; s < NT; s++) {
+        if (s == src || s == dst || !c->len[s]) continue;
+        int n = want - RANK(top(c, s)) + 1;
+        if (n < 1 || n > run_len(c, s)) continue;
+        if (!fits_on(c->t[s][c->len[s] - n], dtop)) continue;
+        a = S4(NOJUMP, s, dst, n); add(c, L, &a, 0, 0);
+    }
+    if (c->takeback) {
+        for (int su = 0; su < 4; su++) {
+            if (!c->h[su]) continue;
+            int card = su * 13 + c->h[su] - 1;
+            if (src == PF + su) {
+                for (int d = 0; d < NT; d++) {
+                    if (!c->len[d]) { if (RANK(card) != 13 || d != fe) continue; }
+                    else if (!fits_on(card, top(c, d))) continue;
+                    a = S4(NOJUMP, PF + su, d, 1); add(c, L, &a, 0, 0);
+                }
+            } else if (fits_on(card, dtop)) {
+                a = S4(NOJUMP, PF + su, dst, 1); add(c, L, &a, 0, 0);
+            }
+        }
+    }
+    uint8_t ks[64];
+    int nk = walk(c, ks);
+    for (int i = 0; i < nk; i++) {
+        int card = c->seq[ks[i] - 1];
+        if (fits_on(card, dtop)) {
+            a = S4(ks[i] == c->k ? NOJUMP : ks[i], PW, dst, 1); add(c, L, &a, 0, 0);
+        }
+    }
+}
+
+/* Pairs: `first` and then each plain edge using what it changed. */
+static void pairs(Ctx *c, EList *L, EList *tmp, const Step *first, int src, int dst, int score) {
+    size_t mu = c->nundo, mm = c->nmv;
+    do_step(c, first);
+    tmp->n = 0;
+    gen_uses(c, tmp, src, dst);
+    undo_to(c, mu, mm);
+    for (int i = 0; i < tmp->n; i++) {
+        const Step *b = &tmp->e[i].st[0];
+        int sc = score;
+        if (b->d >= PF) sc += 30;
+        else if (b->s < NT && c->len[b->s] - b->n == c->down[b->s] && c->down[b->s]) sc += 40;
+        add(c, L, first, b, sc);
+    }
+}
+
+/* Every edge out of the current position (moves.py's edges, stock.py's macro-moves), with a
+ * move-order score (higher first). */
+static void gen_all(Ctx *c, EList *L, EList *tmp) {
+    int fe = first_empty(c);
+    Step a;
+    for (int s = 0; s < NT; s++) {
+        if (!c->len[s]) continue;
+        int card = top(c, s);
+        if (fits_found(c, card)) {
+            int sc = 60 + (c->len[s] - 1 == c->down[s] && c->down[s] ? 40 : 0);
+            a = S4(NOJUMP, s, PF + SUIT(card), 1); add(c, L, &a, 0, sc);
+        }
+    }
+    for (int s = 0; s < NT; s++) {
+        if (!c->len[s]) continue;
+        int rl = run_len(c, s);
+        for (int n = 1; n <= rl; n++) {
+            int head = c->t[s][c->len[s] - n];
+            for (int d = 0; d < NT; d++) {
+                if (d == s) continue;
+                if (!c->len[d]) {
+                    if (RANK(head) != 13 || d != fe || n == c->len[s]) continue;
+                } else if (!fits_on(head, top(c, d))) continue;
+                a = S4(NOJUMP, s, d, n);
+                if (c->len[s] - n > c->down[s]) {  /* uncovers a card it was built on */
+                    pairs(c, L, tmp, &a, s, s, 10);
+                } else {
+                    int sc = c->down[s] ? 80 + c->down[s] : 50;
+                    add(c, L, &a, 0, sc);
+                }
+            }
+        }
+    }
+    if (c->takeback) {
+        for (int su = 0; su < 4; su++) {
+            if (!c->h[su]) continue;
+            int card = su * 13 + c->h[su] - 1;
+            for (int d = 0; d < NT; d++) {
+                if (!c->len[d]) { if (RANK(card) != 13 || d != fe) continue; }
+                else if (!fits_on(card, top(c, d))) continue;
+                a = S4(NOJUMP, PF + su, d, 1);
+                pairs(c, L, tmp, &a, PF + su, d, 0);
+            }
+        }
+    }
+    uint8_t ks[64];
+    int nk = walk(c, ks);
+    for (int i = 0; i < nk; i++) {
+        int k = ks[i], card = c->seq[k - 1], jk = k == c->k ? NOJUMP : k;
+        if (fits_found(c, card)) { a = S4(jk, PW, PF + SUIT(card), 1); add(c, L, &a, 0, 55); }
+        for (int d = 0; d < NT; d++) {
+            if (!c->len[d]) { if (RANK(card) != 13 || d != fe) continue; }
+            else if (!fits_on(card, top(c, d))) continue;
+            a = S4(jk, PW, d, 1);
+            if (c->draw == 1) pairs(c, L, tmp, &a, -1, d, 20);  /* a held waste card */
+            else add(c, L, &a, 0, 40);
+        }
+    }
+}
+
+static void order(EList *L) {  /* stable: by score, highest first */
+    for (int i = 1; i < L->n; i++) {
+        Edge x = L->e[i]; int j = i - 1;
+        while (j >= 0 && L->e[j].score < x.score) { L->e[j + 1] = L->e[j]; j--; }
+        L->e[j + 1] = x;
+    }
+}
+
+/* ------------------------------------------------------------------ the search */
+
+typedef struct { size_t first, n, i, mu, mm; } Frame;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* cfg: draw, takeback, f1..f4, t1..t7, S, W (engine pile indexes).
+ * tab: 7 x (len, down, cards[len]) ; found: 4 x (len, cards) in engine order ; seq/k.
+ * Returns 1 won, 0 lost, 2 unknown, -1 a position this core does not handle, -2 no memory.
+ */
+typedef struct {
+    Ctx c;
+    long long nodes;
+} Solver;
+
+void *kl_new(void) { return calloc(1, sizeof(Solver)); }
+
+void kl_free(void *p) {
+    Solver *sv = p;
+    if (!sv) return;
+    free(sv->c.undo); free(sv->c.mv); free(sv->c.tab); free(sv->c.pool);
+    free(sv);
+}
+
+long long kl_nodes(void *p) { return ((Solver *)p)->nodes; }
+long long kl_moves_len(void *p) { return (long long)(((Solver *)p)->c.nmv / 3); }
+void kl_moves(void *p, int32_t *out) {
+    Solver *sv = p;
+    memcpy(out, sv->c.mv, sv->c.nmv * sizeof(int32_t));
+}
+
+int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *found,
+             const int32_t *seq, int slen, int k, long long max_nodes, double seconds) {
+    Solver *sv = p;
+    Ctx *c = &sv->c;
+    for (int x = 0; x < 64; x++) {
+        RK[x] = (uint8_t)(x % 13 + 1); SU[x] = (uint8_t)(x / 13 % 4);
+        RD[x] = SU[x] == 1 || SU[x] == 2;
+    }
+    c->dirty = (1u << NT) - 1;
+    c->draw = cfg[0]; c->takeback = cfg[1];
+    for (int i = 0; i < 4; i++) c->fidx[i] = cfg[2 + i];
+    for (int i = 0; i < NT; i++) c->tidx[i] = cfg[6 + i];
+    c->S = cfg[13]; c->W = cfg[14]; c->greedy = cfg[15];
+    int at = 0, bad = 0, count[52] = {0};
+    for (int i = 0; i < NT; i++) {
+        int len = tabl[at++], dn = tabl[at++];
+        if (len > MAXP || dn > len || (len && dn == len) || dn > 7) return -1;
+        c->len[i] = (uint8_t)len; c->down[i] = (uint8_t)dn; c->orig[i] = (uint8_t)i;
+        for (int j = 0; j < len; j++) { int x = tabl[at++]; if (x < 0 || x > 51) return -1;
+                                        c->t[i][j] = (uint8_t)x; count[x]++; }
+    }
+    for (int s = 0; s < 4; s++) { c->fp[s] = -1; c->h[s] = 0; }
+    at = 0;
+    for (int i = 0; i < 4; i++) {
+        int len = found[at++];
+        for (int j = 0; j < len; j++) {
+            int x = found[at++];
+            if (x < 0 || x > 51 || RANK(x) != j + 1 || SUIT(x) != SUIT(found[at - 1 - j]))
+                return -1;
+            count[x]++;
+        }
+        if (len) {
+            int s = SUIT(found[at - len]);
+            if (c->fp[s] >= 0) return -1;
+            c->fp[s] = (int8_t)c->fidx[i]; c->h[s] = (uint8_t)len;
+        }
+    }
+    if (slen < 0 || slen > 52 || k < 0 || k > slen) return -1;
+    for (int i = 0; i < slen; i++) { if (seq[i] < 0 || seq[i] > 51) return -1;
+                                     c->seq[i] = (uint8_t)seq[i]; count[seq[i]]++; }
+    for (int i = 0; i < 52; i++) if (count[i] != 1) return -1;
+    c->slen = (uint8_t)slen; c->k = (uint8_t)k;
+    make_key(c, &bad);
+    if (bad) return -1;  /* a face-up pile that is not a built run: not from play */
+
+    double deadline = seconds > 0 ? now() + seconds : 0;
+    close_safe(c);
+    if (won(c)) { sv->nodes = 1; return 1; }
+    Key key = make_key(c, &bad);
+    tab_insert(c, &key);
+    long long nodes = 1;
+    size_t nframes = 0, capframes = 0;
+    Frame *fr = NULL;
+    EList L = {0}, tmp = {0};
+    int result = 0;
+#define NEWFRAME(MU, MM) do { \
+        L.n = 0; gen_all(c, &L, &tmp); order(&L); \
+        c->pool = grow(c->pool, &c->cappool, c->npool + L.n, sizeof(Edge), &c->oom); \
+        fr = grow(fr, &capframes, nframes + 1, sizeof(Frame), &c->oom); \
+        if (c->oom) { result = -2; goto out; } \
+        memcpy(&c->pool[c->npool], L.e, L.n * sizeof(Edge)); \
+        fr[nframes++] = (Frame){c->npool, (size_t)L.n, 0, (MU), (MM)}; \
+        c->npool += L.n; } while (0)
+    NEWFRAME(c->nundo, c->nmv);
+    while (nframes) {
+        Frame *f = &fr[nframes - 1];
+        if (f->i == f->n) {
+            c->npool = f->first;
+            undo_to(c, f->mu, f->mm);
+            nframes--;
+            continue;
+        }
+        Edge e = c->pool[f->first + f->i++];
+        size_t mu = c->nundo, mm = c->nmv;
+        for (int i = 0; i < e.ns; i++) do_step(c, &e.st[i]);
+        close_safe(c);
+        if (c->oom) { result = -2; goto out; }
+        if (won(c)) { result = 1; goto out; }
+        key = make_key(c, &bad);
+        if (!tab_insert(c, &key)) {
+            if (c->oom) { result = -2; goto out; }
+            undo_to(c, mu, mm);
+            continue;
+        }
+        if ((max_nodes >= 0 && nodes >= max_nodes) ||
+            (deadline > 0 && (nodes & 255) == 0 && now() > deadline)) {
+            result = 2; goto out;
+        }
+        nodes++;
+        NEWFRAME(mu, mm);
+    }
+    result = 0;
+out:
+    free(fr); free(L.e); free(tmp.e);
+    sv->nodes = nodes;
+    return result;
+}
