@@ -39,6 +39,7 @@ from solrace.server.store.connect import open_client
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.solver import Bot
+from solrace.shared.status import Status, compute_status
 from websockets.asyncio.client import ClientConnection, connect
 
 VARIANT = "unlimited"
@@ -79,10 +80,11 @@ BATCH = True
 
 
 class MoveSource:
-    """One player's moves, as notation text: uniformly random legal moves (``player`` =
-    ``"random"``), or a practice bot's (``"weak"``, ``"medium"``, ``"strong"``:
-    :class:`solrace.shared.solver.Bot`, playing like a person would — towards a win, so its
-    games end, after which that connection stops sending).
+    """One player's moves, as notation text: uniformly random legal moves among those that keep
+    the game going (``player`` = ``"random"``; :meth:`_lasting`), or a practice bot's
+    (``"weak"``, ``"medium"``, ``"strong"``: :class:`solrace.shared.solver.Bot`, playing like a
+    person would — towards a win, so its games end, after which that connection stops
+    sending).
 
     Random moves use the engine's index-triple fast path (``_legal``/``_do``): the same move
     generator and the same state change as ``Game.push``, without the notation round trip.
@@ -99,7 +101,7 @@ class MoveSource:
     def extend(self, count: int) -> int:
         """Draw up to ``count`` more moves; fewer when the game has none left (or the bot
         gives up)."""
-        game, ids, choice, out = self.game, self.ids, self.rng.choice, self.moves
+        game, ids, out = self.game, self.ids, self.moves
         if self.bot is not None:
             for i in range(count):
                 move = self.bot.choose(game)
@@ -112,10 +114,24 @@ class MoveSource:
             triples = game._legal()
             if not triples:
                 return i
-            s, d, n = choice(triples)
-            game._do(s, d, n)
+            s, d, n = self._lasting(triples)
             out.append(Move(ids[s], ids[d], n).text())
         return count
+
+    def _lasting(self, triples: list[tuple[int, int, int]]) -> tuple[int, int, int]:
+        """Apply and return a uniformly random legal move among those after which the game is
+        still being played. Random play in Unlimited is proved lost by the server's status
+        check after some hundreds of moves, and an ended game stops its connection: on a fast
+        server a short window (the CI smoke run at N=1) could then measure nothing. A move
+        that ends the game is taken only when every legal move would."""
+        game, rng = self.game, self.rng
+        left = list(triples)
+        while True:
+            move = left.pop(rng.randrange(len(left)))
+            ops = game._do(*move)
+            if not left or compute_status(game) is Status.PLAYING:
+                return move
+            game._revert(ops)
 
 
 class Peer:

@@ -849,7 +849,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--players", choices=("random", "weak", "medium", "strong"),
                    default="random",
                    help="how the load generators choose moves: uniformly random legal moves "
-                   "(the default: games practically never end) or a practice bot of that "
+                   "among those that keep the game going (the default: games practically "
+                   "never end) or a practice bot of that "
                    "strength (games end in a win or when the bot gives up; that connection "
                    "then stops)")
     p.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
