@@ -51,8 +51,10 @@ export function optionsText(options) {
 }
 
 /** A short-lived message at the bottom of the screen. */
+/** A message that goes by itself after 4 s; returns a function that removes it sooner. */
 export function toast(text, kind = "info") {
   const node = h("div", { class: `toast ${kind}`, role: "alert", text });
   document.body.append(node);
   setTimeout(() => node.remove(), 4000);
+  return () => node.remove();
 }

@@ -101,6 +101,8 @@ async def test_a_winnable_race_shows_its_certified_par_in_the_standings(
     for p in (alice, bob):
         await p.page.locator(".race-end .verdict").filter(has_text=text).wait_for()
     assert stored_verdict(redis_proc.url, rid)["verdict_par"] == str(result.par)
+    # the create's "finding a deal" notice went with its answer, not over the board
+    assert await alice.page.locator(".toast", has_text="Finding a deal").count() == 0
     await alice.shot(shots, "race-end-verdict")
     for p in (alice, bob):
         assert not p.errors, p.errors

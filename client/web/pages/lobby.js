@@ -69,11 +69,12 @@ function variantCard(v, conn, settings, waiting) {
   const need = () => { if (!conn.name) { toast("Pick a name first"); return false; } return true; };
   const create = button("Create race", async () => {
     if (!need()) return;
+    // the pool may make a winnable create wait: say so until the answer comes, not over the board
+    const finding = settings.read().winnable ? toast("Finding a deal the solver has won…") : null;
     try {
-      if (settings.read().winnable) toast("Finding a deal the solver has won…");
       const r = await conn.request("race.create", { variant: v.name, options: options(), ...settings.read() });
       location.hash = `#/race/${r.race.race}`;
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) { toast(err.message, "error"); } finally { if (finding) finding(); }
   }, { class: "primary", "aria-label": `Create a ${v.title} race` });
   const quick = button("Quick pair", async () => {
     if (!need()) return;
