@@ -72,10 +72,9 @@ async def browser(browser_exe: str) -> AsyncIterator[Any]:
             await b.close()
 
 
-@pytest.fixture(scope="module")
-def web_server(redis_proc: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One server process for the module, on the session's Redis (emptied first); yields the
-    page's URL."""
+def serve_page(redis_proc: Any, where: Path, name: str, *flags: str) -> Iterator[str]:
+    """A server process on the session's Redis (emptied first), with the page tests' settings
+    and ``flags``; yields the page's URL and stops the process after."""
     if not redis_proc.running:
         redis_proc.restart()
     client = redis.Redis.from_url(redis_proc.url)
@@ -83,14 +82,19 @@ def web_server(redis_proc: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
         client.flushall()
     finally:
         client.close()
-    proc = ServerProcess(redis_proc.url, tmp_path_factory.mktemp("web"), "--countdown", "1.5",
-                         "--daily-prepare", "-1", "--spectator-delay", "0",
-                         "--log-level", "WARNING", name="web")
+    proc = ServerProcess(redis_proc.url, where, "--countdown", "1.5", "--daily-prepare", "-1",
+                         "--spectator-delay", "0", *flags, "--log-level", "WARNING", name=name)
     proc.start()
     try:
         yield f"http://{proc.host}:{proc.port}/"
     finally:
         proc.terminate()
+
+
+@pytest.fixture(scope="module")
+def web_server(redis_proc: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server process for the module; yields the page's URL."""
+    yield from serve_page(redis_proc, tmp_path_factory.mktemp("web"), "web")
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import redis
-from conftest import ServerProcess
+from conftest import serve_page
 from harness import race_info
 from pw import Player, claim_name, new_player
 from solrace.server.store import Keys
@@ -26,23 +26,9 @@ BUDGET = 2_000
 def verdict_server(redis_proc: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server process that deals winnable races from a small pool and solves every race's
     deal after its end (small budgets: a test, not a benchmark)."""
-    if not redis_proc.running:
-        redis_proc.restart()
-    client = redis.Redis.from_url(redis_proc.url)
-    try:
-        client.flushall()
-    finally:
-        client.close()
-    proc = ServerProcess(redis_proc.url, tmp_path_factory.mktemp("verdict"), "--countdown",
-                         "1.5", "--daily-prepare", "-1", "--spectator-delay", "0",
-                         "--pool-size", "1", "--pool-budget", str(BUDGET), "--pool-wait", "60",
-                         "--verdict-budget", str(BUDGET), "--log-level", "WARNING",
-                         name="verdict")
-    proc.start()
-    try:
-        yield f"http://{proc.host}:{proc.port}/"
-    finally:
-        proc.terminate()
+    yield from serve_page(redis_proc, tmp_path_factory.mktemp("verdict"), "verdict",
+                          "--pool-size", "1", "--pool-budget", str(BUDGET), "--pool-wait", "60",
+                          "--verdict-budget", str(BUDGET))
 
 
 def rid_of(p: Player) -> str:
