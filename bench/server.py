@@ -406,7 +406,15 @@ class Bench:
         self._names += 1
         # The "-" ends the prefix: names are unique up to their fold (case and look-alikes:
         # "i" and "1" are one letter), so "<p>1" + "i11" must not meet "<p>11" + "i1".
-        return f"b{self.run_id}{self._names:x}-"
+        # The counter is written in digits no fold touches (8 folds to b, 1 to l, ...).
+        safe = "34679acd"
+        n, tag = self._names, ""
+        while True:
+            n, r = divmod(n, len(safe))
+            tag = safe[r] + tag
+            if not n:
+                break
+        return f"b{self.run_id}{tag}-"
 
     # -- sampling
 
