@@ -34,6 +34,7 @@ from solrace.server.outbox import Outbox
 from solrace.server.presence import Presence
 from solrace.server.races import Player
 from solrace.server.store.errors import unavailable_reason
+from solrace.server.wsconn import FrameConnection
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 from websockets.protocol import OPEN
@@ -118,6 +119,7 @@ class Connection:
         self._timer: asyncio.TimerHandle | None = None  # hello deadline / idle timeout
         self._closer: asyncio.Future[None] | None = None  # the idle (or no hello) close
         self._hello_deadline = self._last_frame = self._due = 0.0
+        self._read_done = False  # the reader returned: later messages are dropped
 
     @property
     def me(self) -> Player:
@@ -271,6 +273,13 @@ class Connection:
         self._hello_deadline = self._last_frame = time.monotonic()
         self._hello_deadline += HELLO_TIMEOUT
         self._recheck()
+        if isinstance(ws, FrameConnection):  # messages come as protocol callbacks, no task
+            ws.set_sink(self._on_frame)
+            try:
+                await ws.wait_lost()
+            finally:
+                self._read_done = True
+            return
         while True:
             try:
                 data = await ws.recv()
@@ -278,6 +287,17 @@ class Connection:
                 return
             self._last_frame = time.monotonic()
             self._enqueue(data)
+
+    def _on_frame(self, data: bytes | str) -> None:
+        """One message, from the websocket's ``data_received`` (:mod:`.wsconn`): what the
+        reader loop does with what ``recv()`` returns."""
+        if self._read_done:
+            return
+        self._last_frame = time.monotonic()
+        try:
+            self._enqueue(data)
+        except Exception:  # never into the protocol's callback
+            log.exception("queueing a frame failed")
 
     async def _writer(self) -> None:
         while True:
