@@ -56,6 +56,8 @@ PIPELINE_DEPTH = 64
 #: Requests that may wait on a solver run beside the in-order queue, at most this many at once.
 CONCURRENT = (P.DailyInfo, P.DailyStart)
 MAX_CONCURRENT = 4
+#: The messages counter's series per request type, looked up once.
+_MESSAGES: dict[str, Any] = {}
 
 
 def echo_id(value: Any) -> Any:
@@ -407,12 +409,15 @@ class Connection:
                 raise ProtocolError("rate_limited", "too many messages; slow down")
             req = P.parse_request(msg)
             kind = req.TYPE
-            metrics.MESSAGES.labels(kind).inc()
+            counted = _MESSAGES.get(kind)
+            if counted is None:
+                counted = _MESSAGES[kind] = metrics.MESSAGES.labels(kind)
+            counted.inc()
             if not self.greeted and not isinstance(req, P.Hello):
                 raise ProtocolError("not_authenticated", "say hello first")
             if self.player is None and not isinstance(req, ANONYMOUS_OK):
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
-            if not isinstance(req, P.Hello):
+            if not isinstance(req, P.Hello) and not accounts.session_held(self):
                 await accounts.check_session(self)  # revoked anywhere: refused here at once
             if isinstance(req, CONCURRENT):
                 if self.concurrent >= MAX_CONCURRENT:
