@@ -17,20 +17,36 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 log = logging.getLogger("solrace.store")
 
 
+#: ``*count EVALSHA sha numkeys`` in RESP, per (sha, keys, args) shape: the same for every
+#: call of a script with the same number of arguments, so built once.
+_HEADS: dict[tuple[bytes, int, int], bytes] = {}
+
+
 def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
     """``EVALSHA sha len(keys) *keys *args`` in RESP: what redis-py's encoder and packer build
     argument by argument, for the only argument types the store passes (bytes, str, int)."""
-    parts = [b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n" % (3 + len(keys) + len(args),
-                                                            len(sha), sha)]
-    n = str(len(keys)).encode()
-    parts.append(b"$%d\r\n%s\r\n" % (len(n), n))
+    shape = (sha, len(keys), len(args))
+    head = _HEADS.get(shape)
+    if head is None:
+        if len(_HEADS) > 1024:  # shapes are few (one or two per script); never unbounded
+            _HEADS.clear()
+        n = str(len(keys)).encode()
+        head = _HEADS[shape] = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
+            3 + len(keys) + len(args), len(sha), sha, len(n), n)
+    parts = [head]
     for a in (*keys, *args):
-        if isinstance(a, str):
+        kind = type(a)
+        if kind is str:
             a = a.encode()
-        elif not isinstance(a, bytes):
-            if isinstance(a, bool) or not isinstance(a, int):
-                raise TypeError(f"a script argument must be bytes, str or int, not {a!r}")
+        elif kind is int:
             a = b"%d" % a
+        elif kind is not bytes:
+            if isinstance(a, bytes):
+                a = bytes(a)
+            elif isinstance(a, int) and not isinstance(a, bool):
+                a = b"%d" % a
+            else:
+                raise TypeError(f"a script argument must be bytes, str or int, not {a!r}")
         parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
     return b"".join(parts)
 

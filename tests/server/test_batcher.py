@@ -119,3 +119,24 @@ async def test_a_stopped_redis_is_an_outage_for_every_caller(private_redis: Redi
         assert await batcher.call(echo, ["a"], [9]) == [b"a", b"9"]
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize("keys,args", [
+    ([], []),
+    (["k"], [0]),
+    (["sr:race:{ab}", b"sr:log:{ab}:p"], ["p1", 12, -3, "é", b"\x00\xff", "", 10**20]),
+    ([f"k{i}" for i in range(12)], list(range(30))),
+])
+def test_pack_is_what_redis_py_sends(keys: list[object], args: list[object]) -> None:
+    from solrace.server.store.batch import pack
+    sha = b"0123456789abcdef0123456789abcdef01234567"
+    expected = b"".join(rconn.Connection().pack_command("EVALSHA", sha, len(keys), *keys, *args))
+    assert pack(sha, keys, args) == expected
+    assert pack(sha, keys, args) == expected  # the cached head
+
+
+@pytest.mark.parametrize("bad", [True, 1.5, None])
+def test_pack_refuses_other_types(bad: object) -> None:
+    from solrace.server.store.batch import pack
+    with pytest.raises(TypeError):
+        pack(b"0" * 40, ["k"], [bad])
