@@ -493,7 +493,7 @@ class RaceService:
                     await self.start(rid)
                     return await self._move_locked(info, e, player, rid, seq, text, True)
             self._raise(res, rid)
-        version, elapsed, unfinished, _ = (int(x) for x in res.values)
+        version, elapsed, unfinished, _ = map(int, res.values)
         e.view = after
         moves = _MOVES.get(info.variant)
         if moves is None:
