@@ -8,12 +8,13 @@ without limit: when its queue is full it is disconnected (it can resume and ``sy
 
 Race events are delivered in order by the connection's :class:`~solrace.server.feed.Feed`.
 
-Reading never waits for processing: the reader hands each frame to an in-order worker through
-a queue of at most :data:`PIPELINE_DEPTH` frames, so the websocket keeps reading (and the
-client's keepalive pongs keep arriving) while a request runs. Requests run one at a time in
-arrival order — moves and their acks, ``sync`` then attach, keep their order — except the ones
-that may wait minutes for a solver (:data:`CONCURRENT`: ``daily`` and ``daily.start`` while a
-deal is certified, and ``hint``), which run beside the queue.
+Reading never waits for processing: each frame goes to an in-order worker through a queue of
+at most :data:`PIPELINE_DEPTH` frames — handed over by the websocket protocol's own callback
+(:class:`~solrace.server.wsconn.FrameConnection`), no reader task — so the websocket keeps
+reading (and the client's keepalive pongs keep arriving) while a request runs. Requests run
+one at a time in arrival order — moves and their acks, ``sync`` then attach, keep their
+order — except the ones that may wait minutes for a solver (:data:`CONCURRENT`: ``daily``
+and ``daily.start`` while a deal is certified, and ``hint``), which run beside the queue.
 """
 
 from __future__ import annotations
@@ -270,7 +271,8 @@ class Connection:
         not reset by other frames); a connection with nothing going on (no race, no watch, no
         queue) is closed after ``idle_timeout`` without a frame. Both are one timer per
         connection (``_on_timer``), which the worker re-arms after each request, so the limit
-        always follows the handled state."""
+        always follows the handled state. On a :class:`FrameConnection` frames arrive through
+        :meth:`_on_frame` and this only waits for the connection to go."""
         ws = self.ws
         self._hello_deadline = self._last_frame = time.monotonic()
         self._hello_deadline += HELLO_TIMEOUT
