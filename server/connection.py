@@ -61,6 +61,10 @@ MAX_CONCURRENT = 4
 _MESSAGES: dict[str, Any] = {}
 
 
+def _dropped(_data: bytes | str) -> None:
+    """The sink of a connection whose reader returned (its handler is ending)."""
+
+
 def echo_id(value: Any) -> Any:
     """The request id to echo as ``re``: an integer or a string of at most 64 characters."""
     if isinstance(value, bool):
@@ -122,7 +126,6 @@ class Connection:
         self._timer: asyncio.TimerHandle | None = None  # hello deadline / idle timeout
         self._closer: asyncio.Future[None] | None = None  # the idle (or no hello) close
         self._hello_deadline = self._last_frame = self._due = 0.0
-        self._read_done = False  # the reader returned: later messages are dropped
 
     @property
     def me(self) -> Player:
@@ -282,7 +285,7 @@ class Connection:
             try:
                 await ws.wait_lost()
             finally:
-                self._read_done = True
+                ws.set_sink(_dropped)  # the reader returned: later messages are dropped
             return
         while True:
             try:
@@ -295,8 +298,6 @@ class Connection:
     def _on_frame(self, data: bytes | str) -> None:
         """One message, from the websocket's ``data_received`` (:mod:`.wsconn`): what the
         reader loop does with what ``recv()`` returns."""
-        if self._read_done:
-            return
         self._last_frame = time.monotonic()
         try:
             self._enqueue(data)
