@@ -4,7 +4,7 @@
 frame in an assembler, and a reader task takes it out with ``await ws.recv()``: per message a
 queue put, a future, a task wake-up and the assembler's bookkeeping, before the frame even
 reaches our in-order queue (:class:`solrace.server.connection.Connection`), which wakes another
-task. This subclass hands each complete message to a callback (:attr:`FrameConnection.sink`)
+task. This subclass hands each complete message to a callback (:meth:`FrameConnection.set_sink`)
 from the protocol's own ``data_received``, in arrival order, so the reader task and its hop go
 (docs/performance.md, "third pass").
 
