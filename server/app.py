@@ -39,6 +39,7 @@ from solrace.server.spectate import Masks
 from solrace.server.store import Store
 from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
 from solrace.server.verdicts import VerdictService
+from solrace.server.wsconn import FrameConnection
 from solrace.shared import protocol as P
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -148,6 +149,7 @@ class Server:
             process_request=self._http,
             select_subprotocol=lambda _conn, offered: P.select_subprotocol(offered),
             compression=None,
+            create_connection=FrameConnection,
         )
         await self._heartbeat()
         self._refresher = asyncio.create_task(self._refresh_spectators())

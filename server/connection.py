@@ -8,12 +8,13 @@ without limit: when its queue is full it is disconnected (it can resume and ``sy
 
 Race events are delivered in order by the connection's :class:`~solrace.server.feed.Feed`.
 
-Reading never waits for processing: the reader hands each frame to an in-order worker through
-a queue of at most :data:`PIPELINE_DEPTH` frames, so the websocket keeps reading (and the
-client's keepalive pongs keep arriving) while a request runs. Requests run one at a time in
-arrival order — moves and their acks, ``sync`` then attach, keep their order — except the ones
-that may wait minutes for a solver (:data:`CONCURRENT`: ``daily`` and ``daily.start`` while a
-deal is certified, and ``hint``), which run beside the queue.
+Reading never waits for processing: each frame goes to an in-order worker through a queue of
+at most :data:`PIPELINE_DEPTH` frames — handed over by the websocket protocol's own callback
+(:class:`~solrace.server.wsconn.FrameConnection`), no reader task — so the websocket keeps
+reading (and the client's keepalive pongs keep arriving) while a request runs. Requests run
+one at a time in arrival order — moves and their acks, ``sync`` then attach, keep their
+order — except the ones that may wait minutes for a solver (:data:`CONCURRENT`: ``daily``
+and ``daily.start`` while a deal is certified, and ``hint``), which run beside the queue.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from solrace.server.outbox import Outbox
 from solrace.server.presence import Presence
 from solrace.server.races import Player
 from solrace.server.store.errors import unavailable_reason
+from solrace.server.wsconn import FrameConnection
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 from websockets.protocol import OPEN
@@ -55,6 +57,12 @@ PIPELINE_DEPTH = 64
 #: Requests that may wait on a solver run beside the in-order queue, at most this many at once.
 CONCURRENT = (P.DailyInfo, P.DailyStart)
 MAX_CONCURRENT = 4
+#: The messages counter's series per request type, looked up once.
+_MESSAGES: dict[str, Any] = {}
+
+
+def _dropped(_data: bytes | str) -> None:
+    """The sink of a connection whose reader returned (its handler is ending)."""
 
 
 def echo_id(value: Any) -> Any:
@@ -266,11 +274,19 @@ class Connection:
         not reset by other frames); a connection with nothing going on (no race, no watch, no
         queue) is closed after ``idle_timeout`` without a frame. Both are one timer per
         connection (``_on_timer``), which the worker re-arms after each request, so the limit
-        always follows the handled state."""
+        always follows the handled state. On a :class:`FrameConnection` frames arrive through
+        :meth:`_on_frame` and this only waits for the connection to go."""
         ws = self.ws
         self._hello_deadline = self._last_frame = time.monotonic()
         self._hello_deadline += HELLO_TIMEOUT
         self._recheck()
+        if isinstance(ws, FrameConnection):  # messages come as protocol callbacks, no task
+            ws.set_sink(self._on_frame)
+            try:
+                await ws.wait_lost()
+            finally:
+                ws.set_sink(_dropped)  # the reader returned: later messages are dropped
+            return
         while True:
             try:
                 data = await ws.recv()
@@ -278,6 +294,15 @@ class Connection:
                 return
             self._last_frame = time.monotonic()
             self._enqueue(data)
+
+    def _on_frame(self, data: bytes | str) -> None:
+        """One message, from the websocket's ``data_received`` (:mod:`.wsconn`): what the
+        reader loop does with what ``recv()`` returns."""
+        self._last_frame = time.monotonic()
+        try:
+            self._enqueue(data)
+        except Exception:  # never into the protocol's callback
+            log.exception("queueing a frame failed")
 
     async def _writer(self) -> None:
         while True:
@@ -387,12 +412,15 @@ class Connection:
                 raise ProtocolError("rate_limited", "too many messages; slow down")
             req = P.parse_request(msg)
             kind = req.TYPE
-            metrics.MESSAGES.labels(kind).inc()
+            counted = _MESSAGES.get(kind)
+            if counted is None:
+                counted = _MESSAGES[kind] = metrics.MESSAGES.labels(kind)
+            counted.inc()
             if not self.greeted and not isinstance(req, P.Hello):
                 raise ProtocolError("not_authenticated", "say hello first")
             if self.player is None and not isinstance(req, ANONYMOUS_OK):
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
-            if not isinstance(req, P.Hello):
+            if not isinstance(req, P.Hello) and not accounts.session_held(self):
                 await accounts.check_session(self)  # revoked anywhere: refused here at once
             if isinstance(req, CONCURRENT):
                 if self.concurrent >= MAX_CONCURRENT:

@@ -120,9 +120,12 @@ class Feed:
         """Moves ``lo+1 .. hi`` are being appended by this connection: their progress events
         are not sent back to it (its ack carries the same facts). Several ranges are kept, as
         the events of one request may arrive after the next request was sent."""
-        ranges = self.own.setdefault(rid, [])
+        ranges = self.own.get(rid)
+        if ranges is None:
+            ranges = self.own[rid] = []
         ranges.append((lo, hi))
-        del ranges[:-OWN_RANGES]
+        if len(ranges) > OWN_RANGES:
+            del ranges[0]
 
     def unclaim(self, rid: str, lo: int, hi: int) -> None:
         """The append of ``lo+1 .. hi`` was refused: those moves are someone else's."""

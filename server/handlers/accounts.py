@@ -68,6 +68,23 @@ def hold_session(conn: Connection, rec: SessionRecord) -> None:
     conn.session_revoked = False
 
 
+def session_held(conn: Connection) -> bool:
+    """The part of :func:`check_session` that needs no Redis, without a coroutine: True when
+    the request may go on at once (no session, or one held under the hub's current notice
+    token and not due for its refresh); raises :class:`SessionGone` for a session a notice
+    revoked; False: :func:`check_session` must ask Redis."""
+    rec = conn.session
+    if rec is None:
+        return True
+    if conn.session_revoked:
+        raise SessionGone()
+    now = time.monotonic()
+    token = conn.ctx.hub.notices_live(rec.player)
+    return (token is not None and token == conn.session_held
+            and now - conn.session_refreshed < REFRESH_EVERY
+            and now < conn.session_refreshed + conn.ctx.accounts.ttl - REFRESH_EVERY)
+
+
 async def check_session(conn: Connection) -> None:
     """Whether the connection's session still lives, before each request (docs/protocol.md
     20.6). Redis is asked, unless the session was verified under the hub's current notice
@@ -78,17 +95,13 @@ async def check_session(conn: Connection) -> None:
     the player's channel not yet subscribed in Redis) every request asks Redis: fail closed.
     Once a minute per connection the call also dates ``last_seen`` and restarts the session's
     lifetime; a held session is asked about again before that lifetime could have run out."""
-    rec = conn.session
-    if rec is None:
+    if session_held(conn):
         return
-    if conn.session_revoked:
-        raise SessionGone()
+    rec = conn.session
+    assert rec is not None
     now = time.monotonic()
     refresh = now - conn.session_refreshed >= REFRESH_EVERY
     token = conn.ctx.hub.notices_live(rec.player)
-    if (token is not None and token == conn.session_held and not refresh
-            and now < conn.session_refreshed + conn.ctx.accounts.ttl - REFRESH_EVERY):
-        return
     if not await conn.ctx.accounts.alive(rec, refresh):
         raise SessionGone()
     if conn.session is rec and not conn.session_revoked:

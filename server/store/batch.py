@@ -8,27 +8,45 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from redis._parsers.base import SERVER_CLOSED_CONNECTION_ERROR
+from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
 from redis.asyncio import ConnectionPool, Redis
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger("solrace.store")
 
 
+#: ``*count EVALSHA sha numkeys`` in RESP, per (sha, keys, args) shape: the same for every
+#: call of a script with the same number of arguments, so built once.
+_HEADS: dict[tuple[bytes, int, int], bytes] = {}
+
+
 def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
     """``EVALSHA sha len(keys) *keys *args`` in RESP: what redis-py's encoder and packer build
     argument by argument, for the only argument types the store passes (bytes, str, int)."""
-    parts = [b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n" % (3 + len(keys) + len(args),
-                                                            len(sha), sha)]
-    n = str(len(keys)).encode()
-    parts.append(b"$%d\r\n%s\r\n" % (len(n), n))
+    shape = (sha, len(keys), len(args))
+    head = _HEADS.get(shape)
+    if head is None:
+        if len(_HEADS) > 1024:  # shapes are few (one or two per script); never unbounded
+            _HEADS.clear()
+        n = str(len(keys)).encode()
+        head = _HEADS[shape] = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
+            3 + len(keys) + len(args), len(sha), sha, len(n), n)
+    parts = [head]
     for a in (*keys, *args):
-        if isinstance(a, str):
+        kind = type(a)
+        if kind is str:
             a = a.encode()
-        elif not isinstance(a, bytes):
-            if isinstance(a, bool) or not isinstance(a, int):
-                raise TypeError(f"a script argument must be bytes, str or int, not {a!r}")
+        elif kind is int:
             a = b"%d" % a
+        elif kind is not bytes:
+            if isinstance(a, bytes):
+                a = bytes(a)
+            elif isinstance(a, int) and not isinstance(a, bool):
+                a = b"%d" % a
+            else:
+                raise TypeError(f"a script argument must be bytes, str or int, not {a!r}")
         parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
     return b"".join(parts)
 
@@ -90,11 +108,14 @@ class ScriptBatcher:
                 # not one timer per reply
                 try:
                     async with asyncio.timeout(conn.socket_timeout):
-                        for _ in batch:
-                            try:
-                                out.append(await conn.read_response(timeout=math.inf))
-                            except ResponseError as exc:
-                                out.append(exc)
+                        if _direct(conn):
+                            await _read_replies(conn, len(batch), out)
+                        else:
+                            for _ in batch:
+                                try:
+                                    out.append(await conn.read_response(timeout=math.inf))
+                                except ResponseError as exc:
+                                    out.append(exc)
                 except TimeoutError:
                     await conn.disconnect(nowait=True)
                     raise RedisTimeoutError("Timeout reading script replies") from None
@@ -159,6 +180,51 @@ class ScriptBatcher:
             for *_, fut, _ in batch:
                 if not fut.done():
                     fut.set_exception(exc)
+
+
+def _direct(conn: Any) -> bool:
+    """Whether the batch's replies can be read from the connection's hiredis reader directly:
+    redis-py's hiredis parser (the default with ``redis[hiredis]``), connected."""
+    parser = getattr(conn, "_parser", None)
+    return (isinstance(parser, _AsyncHiredisParser) and parser._connected
+            and parser._reader is not None and getattr(conn, "_reader", None) is not None)
+
+
+async def _read_replies(conn: Any, count: int, out: list[Any]) -> None:
+    """``count`` replies into ``out``, parsed by the connection's own ``hiredis.Reader`` from
+    the socket in chunks — redis-py's ``read_response`` does the same for one reply at a time,
+    with a coroutine chain, a timeout context and a raise of every error reply per call. Error
+    replies are put in ``out`` (the reader builds them as redis-py's exceptions:
+    ``NoScriptError``, ``ResponseError``, …); a RESP3 push message goes to the parser's push
+    handler, as ``read_response`` does it; a socket failure disconnects and raises
+    ``ConnectionError`` as ``read_response`` would, so the pool's retry policy sees the same."""
+    parser = conn._parser
+    reader, stream, size = parser._reader, conn._reader, parser._read_size
+    gets, feed = reader.gets, reader.feed
+    push = parser._hiredis_PushNotificationType
+    try:
+        while len(out) < count:
+            reply = gets()
+            if reply is NOT_ENOUGH_DATA:
+                data = await stream.read(size)
+                if not data:
+                    raise ConnectionError(SERVER_CLOSED_CONNECTION_ERROR)
+                feed(data)
+                continue
+            if push is not None and isinstance(reply, push):  # RESP3: not a reply of ours
+                await parser.handle_push_response(reply)
+                continue
+            if isinstance(reply, ConnectionError) or (
+                    isinstance(reply, list) and reply and isinstance(reply[0], ConnectionError)):
+                raise reply if isinstance(reply, ConnectionError) else reply[0]
+            out.append(reply)
+    except OSError as exc:
+        await conn.disconnect(nowait=True)
+        raise ConnectionError(f"Error while reading from {conn._host_error()} : {exc.args}"
+                              ) from None
+    except ConnectionError:
+        await conn.disconnect(nowait=True)
+        raise
 
 
 def _sha(script: Any) -> bytes:

@@ -48,7 +48,8 @@ class MovesMixin(StoreCore):
                   Keys.race_channel(rid), event, self.process],
             on_done=self._deliver_after(rid, [event], [event_map]),
         ))
-        await self.durable(rid, res)
+        if self.replication is not None:
+            await self.durable(rid, res)
         return res
 
     async def durable(self, rid: str, res: ScriptResult) -> None:

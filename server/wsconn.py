@@ -1,0 +1,128 @@
+"""The websocket connection type the server runs on: data frames straight to their handler.
+
+``websockets``' own :class:`~websockets.asyncio.server.ServerConnection` queues every data
+frame in an assembler, and a reader task takes it out with ``await ws.recv()``: per message a
+queue put, a future, a task wake-up and the assembler's bookkeeping, before the frame even
+reaches our in-order queue (:class:`solrace.server.connection.Connection`), which wakes another
+task. This subclass hands each complete message to a callback (:meth:`FrameConnection.set_sink`)
+from the protocol's own ``data_received``, in arrival order, so the reader task and its hop go
+(docs/performance.md, "third pass").
+
+What does not change: websockets still parses and checks every frame (masking, ``max_size``
+across the fragments of one message — close 1009 — control frames, pings/pongs, the closing
+handshake); fragmented messages are put together here as its assembler does (at most
+:data:`MAX_FRAGMENTS` fragments), and text messages are UTF-8 decoded as ``recv()`` does. The
+assembler's read pausing is not needed: the sink never blocks, and the connection bounds what
+waits for handling itself (``PIPELINE_DEPTH``: one more frame is refused, not buffered).
+
+Messages that arrive before a sink is set (between the handshake and the handler's start) wait
+in a list and are handed over, in order, when it is set. :meth:`FrameConnection.wait_lost`
+ends when the connection is lost or the stream of messages broke (bad UTF-8, too many
+fragments: the handler then ends and the connection closes, as when ``recv()`` raised).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import BINARY, CONT, TEXT, Frame
+from websockets.protocol import Event
+
+#: Fragments of one message at most (the figure ``websockets``' own assembler allows).
+MAX_FRAGMENTS = 4096
+
+
+class _Inbox:
+    """The message state of one :class:`FrameConnection`, in one attribute: a websockets
+    connection already has 27, and past 30 CPython stops sharing the instance dict's keys
+    between instances (about 3.5 KiB more per connection, measured)."""
+
+    __slots__ = ("broken", "parts", "sink", "waiting")
+
+    def __init__(self, broken: asyncio.Future[None]) -> None:
+        self.sink: Callable[[bytes | str], None] | None = None
+        self.waiting: list[bytes | str] = []  # messages that came before a sink was set
+        self.parts: list[Frame] = []  # fragments of the message being received
+        #: Done when the connection is lost or its message stream broke (``wait_lost``).
+        self.broken = broken
+
+
+class FrameConnection(ServerConnection):
+    """A server connection whose data messages go to a sink (:meth:`set_sink`; see the
+    module docstring). Without a sink set nothing is lost: messages wait for one."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._inbox = _Inbox(self.loop.create_future())
+        super().connection_made(transport)  # starts the handler task
+
+    def set_sink(self, sink: Callable[[bytes | str], None]) -> None:
+        """From now on, every complete data message goes to ``sink`` — first those received
+        already, in order. ``sink`` must not block and should not raise."""
+        inbox = self._inbox
+        inbox.sink = sink
+        waiting, inbox.waiting = inbox.waiting, []
+        for data in waiting:
+            sink(data)
+
+    async def wait_lost(self) -> None:
+        """Until the connection is lost, or its message stream broke."""
+        await asyncio.shield(self._inbox.broken)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if not self._inbox.broken.done():
+            self._inbox.broken.set_result(None)
+
+    def process_event(self, event: Event) -> None:
+        if self.request is None or not isinstance(event, Frame):
+            super().process_event(event)  # the handshake request
+            return
+        opcode = event.opcode
+        if opcode is not TEXT and opcode is not BINARY and opcode is not CONT:
+            super().process_event(event)  # control frames: pongs acknowledge pings
+            return
+        inbox = self._inbox
+        if inbox.broken.done():
+            return
+        parts = inbox.parts
+        if not event.fin or parts:
+            if (opcode is CONT) != bool(parts):  # the protocol layer never lets this through
+                self._break()
+                return
+            if len(parts) >= MAX_FRAGMENTS:
+                self._break()
+                return
+            parts.append(event)
+            if not event.fin:
+                return
+            inbox.parts = []
+            first = parts[0]
+            payload = b"".join(f.data for f in parts)
+            text = first.opcode is TEXT
+        else:
+            payload = event.data if type(event.data) is bytes else bytes(event.data)
+            text = opcode is TEXT
+        data: bytes | str = payload
+        if text:
+            try:
+                data = payload.decode()
+            except UnicodeDecodeError:
+                self._break()
+                return
+        sink = inbox.sink
+        if sink is None:
+            inbox.waiting.append(data)
+        else:
+            sink(data)
+
+    def _break(self) -> None:
+        """The message stream cannot go on: stop handing messages over; :meth:`wait_lost`
+        returns, so the handler ends and websockets closes the connection (as when ``recv()``
+        raised)."""
+        inbox = self._inbox
+        if not inbox.broken.done():
+            inbox.broken.set_result(None)
+        inbox.sink = None
+        inbox.waiting = []
