@@ -195,6 +195,16 @@ class Game:
         """Apply a move (object or text). Raises :class:`IllegalMove` or
         :class:`NotationError` and changes nothing when the move is not allowed."""
         s, d, n = self._resolve(move)
+        # A draw or redeal cannot change a Klondike-checked status when the stock and waste
+        # are on their cycle before it: with unlimited redeals each (waste length) state has
+        # one successor, and the states from the empty waste on (0, draw, 2·draw, ..., the
+        # full length, 0 again) form one cycle, so the cards that can reach the waste top are
+        # the same on every state of it. A waste length off the cycle (draw 3, a length that
+        # is not a multiple of 3 and not the full one) is left for good by a draw: the cards
+        # only it reaches are lost to the waste top, and a PLAYING can become LOST.
+        keep = (self._draws_keep_status and self._status is Status.PLAYING
+                and (d == self._S or (s == self._S
+                                      and len(self.pos.piles[d]) % self.rules.draw == 0)))
         legal = self._legal_cache
         # a move among the known legal moves passes _check (every move _legal lists does): only
         # the others need it, for the refusal's reason
@@ -208,12 +218,7 @@ class Game:
             t = (s, d, n)
             m = self._move_of.get(t) or self._new_move(self.layout.ids, t)
         self.moves.append(m)
-        # A draw or redeal cannot change a Klondike-checked status: with unlimited redeals the
-        # stock and waste run through one cycle of states (each has one successor and one
-        # predecessor), so the cards that can reach the waste top, the tableau and the
-        # foundations are the same before and after; a known PLAYING stays PLAYING.
-        if not (self._draws_keep_status and self._status is Status.PLAYING
-                and (s == self._S or d == self._S)):
+        if not keep:  # (see above: a known PLAYING stays PLAYING)
             self._status = None
         return m
 

@@ -50,3 +50,34 @@ def test_other_variants_always_recompute(variant: str) -> None:
             break
         game.push(rng.choice(legal))
         assert game._status is None
+
+
+#: Unlimited draw 3, seed 15080 (found by tests/shared/test_move_path.py): before the last draw
+#: the waste holds 50 of the 51 stock-and-waste cards, a length off the draw-3 cycle (0, 3, ...,
+#: 48, 51); the draw leaves it for good, and the one card only it brought to the waste top was
+#: the last card that could still play. The game is lost after that draw.
+OFF_CYCLE_LINE = " ".join((
+    "t6f4 sw sw sw sw t6t4 sw sw sw sw ws sw sw sw sw sw sw wf4 sw sw ws sw sw sw sw wt2 sw sw",
+    "sw sw ws sw sw sw sw sw wt7 sw sw wt4 sw",
+)).split(" ")
+
+
+def test_a_draw_off_the_cycle_recomputes_the_status() -> None:
+    game = Game("unlimited", {"draw": "3"}, 15080)
+    game.replay(OFF_CYCLE_LINE[:-1])
+    assert game.status is Status.PLAYING
+    assert len(game.pos.piles[game.layout.waste]) % 3 != 0  # off the cycle
+    game.push(OFF_CYCLE_LINE[-1])
+    assert game._status is None  # not kept
+    assert game.status is Status.LOST
+    assert compute_status(game) is Status.LOST
+
+
+def test_a_draw_on_the_cycle_keeps_the_status() -> None:
+    """From a waste length that is a multiple of the draw the cycle is not left: kept."""
+    game = Game("unlimited", {"draw": "3"}, 15080)
+    game.replay(["t6f4"])
+    assert game.status is Status.PLAYING and not game.pos.piles[game.layout.waste]
+    game.push("sw")
+    assert game._status is Status.PLAYING
+    assert compute_status(game) is Status.PLAYING
