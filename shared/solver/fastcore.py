@@ -157,9 +157,9 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     that fits a foundation goes there at once (a smaller game: its wins are wins, its
     exhaustion proves nothing), on ``STREAMLINE_SHARE`` of the budget; then, unless that won,
     the full search on what is left, which alone can prove a deal lost (``streamline=False``:
-    the full search alone). ``dead_ends=False`` turns the blocking test off (positions it
-    proves lost are searched like any other: the core then searches the Python search's graph,
-    node for node)."""
+    the full search alone). ``dead_ends``: the blocking test on the starting position (a
+    position it proves lost is answered at once); ``False`` turns it off, and the core then
+    searches the Python search's graph, node for node."""
     lib = library()
     if lib is None or not handles(game) or game.resigned:
         return None

@@ -36,7 +36,7 @@ typedef struct {
     /* rules and layout */
     int draw, takeback;
     int greedy;                 /* the streamliner: every foundation move is made at once */
-    int deadcheck;              /* prune positions the blocking test proves lost */
+    int deadcheck;              /* the blocking test: 0 off, 1 at the start, 2 at every node */
     int fidx[4], tidx[NT], S, W;
     /* state */
     uint8_t t[NT][MAXP], len[NT], down[NT];
@@ -258,7 +258,9 @@ static uint64_t home_for_good(const Ctx *c) {
     return m;
 }
 
-/* The blocking test (docs/solver.md, "Dead ends"): is there a set B of tableau cards, no King,
+/* The blocking test (docs/solver.md, "Dead ends"), run on the position a search starts from
+ * (deadcheck 1) or on every new node (2: on deals 1..200 it never stopped a node the first
+ * did not, for 9% of the node rate): is there a set B of tableau cards, no King,
  * such that every card of B has both ways out closed while no card of B has moved — home,
  * because a card of its suit below it is in B or under a card of B and so not home; onto a
  * parent (rank + 1, the other colour), because both are under a card of B or home for good?
@@ -682,7 +684,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
             result = 2; goto out;
         }
         nodes++;
-        if (c->deadcheck && dead_end(c)) { undo_to(c, mu, mm); continue; }
+        if (c->deadcheck > 1 && dead_end(c)) { undo_to(c, mu, mm); continue; }
         NEWFRAME(mu, mm);
     }
     result = 0;
