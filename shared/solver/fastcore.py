@@ -147,8 +147,8 @@ def _ints(values: list[int]) -> ctypes.Array:
 STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
 
 
-def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True
-           ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True,
+           dead_ends: bool = True) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     """Search ``game``'s current position with the core: (outcome, engine triples of the line
     when won, nodes), or ``None`` when the core is unavailable or the position is not one it
     handles (then the Python search runs). ``seconds``: what is left of a time budget.
@@ -157,15 +157,18 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     that fits a foundation goes there at once (a smaller game: its wins are wins, its
     exhaustion proves nothing), on ``STREAMLINE_SHARE`` of the budget; then, unless that won,
     the full search on what is left, which alone can prove a deal lost (``streamline=False``:
-    the full search alone)."""
+    the full search alone). ``dead_ends``: the blocking test on the starting position (a
+    position it proves lost is answered at once); ``False`` turns it off, and the core then
+    searches the Python search's graph, node for node."""
     lib = library()
     if lib is None or not handles(game) or game.resigned:
         return None
     if not streamline:
-        return _run(lib, game, budget.nodes, seconds, greedy=False)
+        return _run(lib, game, budget.nodes, seconds, greedy=False, dead=dead_ends)
     t0 = time.perf_counter()
     first = _run(lib, game, _part(budget.nodes, STREAMLINE_SHARE),
-                 None if seconds is None else seconds * STREAMLINE_SHARE, greedy=True)
+                 None if seconds is None else seconds * STREAMLINE_SHARE, greedy=True,
+                 dead=dead_ends)
     if first is None:
         return None
     if first[0] is Outcome.WON:
@@ -173,7 +176,7 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     used = first[2]
     nodes = None if budget.nodes is None else max(1, budget.nodes - used)
     left = None if seconds is None else max(1e-3, seconds - (time.perf_counter() - t0))
-    second = _run(lib, game, nodes, left, greedy=False)
+    second = _run(lib, game, nodes, left, greedy=False, dead=dead_ends)
     if second is None:
         return None
     return second[0], second[1], used + second[2]
@@ -184,11 +187,11 @@ def _part(nodes: int | None, share: float) -> int | None:
 
 
 def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None, *,
-         greedy: bool) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+         greedy: bool, dead: bool) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     pos = game.pos
     piles, down = pos.piles, pos.down
     cfg = [game.rules.draw, int(game.rules.foundation_to_tableau), *game._F, *game._T,
-           game._S, game._W, int(greedy)]
+           game._S, game._W, int(greedy), int(dead)]
     tabl: list[int] = []
     for t in game._T:
         tabl += [len(piles[t]), down[t], *piles[t]]

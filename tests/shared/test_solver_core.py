@@ -9,6 +9,7 @@ core has.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,8 @@ def test_lost_proofs_visit_the_same_positions_as_the_python_search(
     Python search's, not merely something that gives the same answers."""
     game = Game("unlimited", options, seed)
     budget = Budget(nodes=20_000)
-    full = fastcore.search(game, budget, None, streamline=False)  # without the streamliner
+    # without the streamliner and the blocking test, which the Python search does not have
+    full = fastcore.search(game, budget, None, streamline=False, dead_ends=False)
     python = search_game(game, budget, core="python", strategy="dfs")
     assert full is not None and python.outcome is Outcome.LOST
     assert full[0] is Outcome.LOST and full[2] == python.nodes
@@ -115,3 +117,82 @@ def test_without_a_compiler_the_python_search_answers(
     monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
     with pytest.raises(RuntimeError, match="unavailable"):
         fastcore.library()
+
+
+# ------------------------------------------------------------------ the blocking test
+
+# (tableau, what the position is): every card not named is home or in the stock. 10H covers
+# 9H (its suit's next card) and both its parents (JS, JC) are under it or under 10D, which
+# covers 9D the same way: neither ever moves.
+BLOCKED = [
+    ["9hjsjcTH"] + ["-"] * 6,
+    ["9hjs9dTH", "jcTD"] + ["-"] * 5,
+    ["9hjs9dTH", "jcTD", "KD"] + ["-"] * 4,
+]
+# the same cards with a way out: JC under 10H but face up, so 10H leaves with it (onto a red
+# Queen from the stock); JC home, which take-back can bring back
+FREE = [["9hjsJCTH"] + ["-"] * 6, ["9hjsTH"] + ["-"] * 6]
+
+
+def _plain(game: Game, limit: int) -> str | None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_solver import _plain as plain
+
+    return plain(game, limit)
+
+
+@needs_core
+@pytest.mark.parametrize("tableau", BLOCKED)
+@pytest.mark.parametrize("options", [{}, DRAW3, TB_NO, {**DRAW3, **TB_NO}])
+def test_blocked_positions_are_lost_at_once_and_by_exhaustion(
+        tableau: list[str], options: dict[str, str]) -> None:
+    """The blocking test proves these lost in one node; the search without it exhausts them
+    too, and so does a plain search over the engine's moves where it can (no take-back, the
+    smallest position: the plain search needs millions of nodes for the others)."""
+    game = make("unlimited", options, t=tableau)
+    quick = fastcore.search(game, Budget(nodes=1), None, streamline=False)
+    full = fastcore.search(game, Budget(nodes=10**6), None, streamline=False, dead_ends=False)
+    assert quick is not None and full is not None
+    assert quick[0] is Outcome.LOST and quick[2] == 1
+    assert full[0] is Outcome.LOST and full[2] > 1
+    if options.get("foundation_takeback") == "no" and tableau == BLOCKED[0]:
+        assert _plain(game, 100_000) == "lost"
+
+
+@needs_core
+@pytest.mark.parametrize("tableau", FREE)
+@pytest.mark.parametrize("options", [{}, DRAW3])
+def test_blocking_test_leaves_a_way_out_open(tableau: list[str], options: dict[str, str]
+                                             ) -> None:
+    """A face-up card leaves with the face-up card under it, and a home card that take-back
+    can bring back is a parent: these positions are won, and the blocking test must not
+    stop at them (without take-back the second one is lost, the plain search agrees)."""
+    game = make("unlimited", options, t=tableau)
+    quick = fastcore.search(game, Budget(nodes=1), None, streamline=False)
+    assert quick is not None and quick[0] is Outcome.UNKNOWN
+    assert solve(game, Budget(nodes=10_000)).won
+    if tableau == FREE[1]:
+        lost = make("unlimited", {**options, **TB_NO}, t=tableau)
+        assert fastcore.search(lost, Budget(nodes=1), None, streamline=False)[0] is Outcome.LOST
+        if options != DRAW3:
+            assert _plain(lost, 100_000) == "lost"
+
+
+@needs_core
+@pytest.mark.parametrize("options", [{}, DRAW3])
+def test_blocking_test_changes_no_verdict(options: dict[str, str]) -> None:
+    """Deals 1..40 at a small budget with the blocking test on and off: never won by one and
+    proved lost by the other; the deals it proves lost at the deal (draw 3: seeds 21, 25) are
+    proved lost in two nodes (both phases)."""
+    for seed in range(1, 41):
+        game = Game("unlimited", options, seed)
+        on = fastcore.search(game, Budget(nodes=30_000), None)
+        off = fastcore.search(game, Budget(nodes=30_000), None, dead_ends=False)
+        assert on is not None and off is not None
+        assert {on[0], off[0]} != {Outcome.WON, Outcome.LOST}, seed
+        if off[0] is Outcome.LOST:
+            assert on[0] is Outcome.LOST and on[2] <= off[2]
+    if options == DRAW3:
+        for seed in (21, 25):
+            on = fastcore.search(Game("unlimited", DRAW3, seed), Budget(nodes=10), None)
+            assert on is not None and on[0] is Outcome.LOST and on[2] == 2
