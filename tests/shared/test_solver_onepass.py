@@ -1,0 +1,125 @@
+"""The compiled Double Aces and Kings core (``shared/solver/onepass.c`` via ``onepass``): the
+Python search redone in C, node for node — the same edges in the same order, the same
+canonical classes, the same two portfolio members — so at every node budget it must give the
+Python search's answer, node count and line; the Python search answers wherever it cannot.
+
+``test_solver.py`` runs every solver test with the core on and off; this file checks the
+agreement itself.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from positions import make
+from solrace.shared import Game
+from solrace.shared.solver import Budget, Outcome, fastcore, onepass
+from solrace.shared.solver.moves import MoveGen
+from solrace.shared.solver.search import Searcher, search_game
+
+needs_core = pytest.mark.skipif(onepass.library() is None,
+                                reason=f"no compiled solver core here: {onepass.build_error}")
+
+DAK = "double-aces-and-kings"
+R2S = {"reserve_to_space": "yes"}
+NO = {"reserve_to_space": "no"}
+
+
+def _walk(options: dict[str, str], seed: int, stock_left: int) -> Game:
+    """A position of play: random legal moves (mostly home) until the stock holds
+    ``stock_left`` cards or no move is left."""
+    game = Game(DAK, options, seed)
+    rng = random.Random(seed)
+    while len(game.pos.piles[game._S]) > stock_left:
+        legal = game._legal()
+        if not legal:
+            break
+        home = [m for m in legal if m[1] in game._F and m[0] not in game._F]
+        m = rng.choice(home) if home and rng.random() < 0.7 else rng.choice(legal)
+        game._do(*m)
+    return game
+
+
+@needs_core
+@pytest.mark.parametrize("options", [NO, R2S], ids=["no", "r2s"])
+def test_edges_are_the_python_searchs_in_its_order(options: dict[str, str]) -> None:
+    """On positions all through the game (spaces and an empty stock included), the core's
+    edges are ``MoveGen.edges()``, one engine move each, in the same order."""
+    checked = 0
+    for seed in range(1, 9):
+        game = Game(DAK, options, seed)
+        rng = random.Random(seed)
+        for _ in range(300):
+            edges = MoveGen(game).edges()
+            assert all(len(e) == 1 for e in edges)
+            assert onepass.edges(game) == [e[0] for e in edges]
+            checked += 1
+            legal = game._legal()
+            if not legal:
+                break
+            home = [m for m in legal if m[1] in game._F and m[0] not in game._F]
+            game._do(*(rng.choice(home) if home and rng.random() < 0.8 else rng.choice(legal)))
+    assert checked > 1500
+
+
+@needs_core
+@pytest.mark.parametrize(("options", "seed"), [(NO, 6), (NO, 7), (NO, 10), (NO, 13)])
+def test_lost_proofs_visit_the_same_positions_as_the_python_search(
+        options: dict[str, str], seed: int) -> None:
+    """Late positions both searches prove lost, by exhaustion: same node counts."""
+    game = _walk(options, seed, 5)
+    for kind in ("dfs", "best"):
+        searcher = Searcher(game)
+        outcome, _ = (searcher.run_best if kind == "best" else searcher.run_dfs)(
+            Budget(nodes=30_000))
+        assert outcome is Outcome.LOST
+        assert onepass.search(game, Budget(nodes=30_000), kind) == (
+            Outcome.LOST, [], searcher.nodes)
+    assert search_game(game, Budget(nodes=30_000), core="c").outcome is Outcome.LOST
+
+
+@needs_core
+@pytest.mark.parametrize(("options", "seeds"), [(NO, (2, 3, 4)), (R2S, (1, 4))],
+                         ids=["no", "r2s"])
+def test_the_portfolio_gives_the_python_answer_node_for_node(
+        options: dict[str, str], seeds: tuple[int, ...]) -> None:
+    """At a node budget: the same outcome, node count and (shortened, replayed) line."""
+    for seed in seeds:
+        game = Game(DAK, options, seed)
+        py = search_game(game, Budget(nodes=6_000), core="python")
+        c = search_game(game, Budget(nodes=6_000), core="c")
+        assert (c.outcome, c.moves, c.nodes) == (py.outcome, py.moves, py.nodes)
+        if c.won:
+            game.replay(c.moves)
+            assert game.cards_home == 208
+
+
+@needs_core
+def test_members_from_mid_game_positions_and_cut_budgets() -> None:
+    game = _walk(R2S, 3, 60)
+    for kind in ("dfs", "best"):
+        for nodes in (1, 7, 500):
+            searcher = Searcher(game)
+            outcome, line = (searcher.run_best if kind == "best" else searcher.run_dfs)(
+                Budget(nodes=nodes))
+            assert onepass.search(game, Budget(nodes=nodes), kind) == (
+                outcome, line, searcher.nodes)
+    won = search_game(game, Budget(nodes=20_000), core="c")
+    assert won.won
+    game.replay(won.moves)
+    assert game.cards_home == 208
+
+
+def test_only_double_aces_and_kings_positions_from_play_go_to_the_core(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for variant in ("forty-and-eight", "sixes-and-sevens", "seven-by-five", "unlimited"):
+        assert not onepass.handles(Game(variant, {}, 1))
+        assert onepass.search(Game(variant, {}, 1), Budget(nodes=10), "dfs") is None
+    assert onepass.handles(Game(DAK, {}, 1)) and onepass.handles(Game(DAK, R2S, 1))
+    # two cards on a tableau pile: no position of play; the Python search answers
+    odd = make(DAK, {}, t=["KC", "QCJC", "-", "-", "-", "-", "-", "-"])
+    assert onepass.search(odd, Budget(nodes=10), "dfs") is None
+    monkeypatch.setenv(fastcore.ENV, "python")
+    assert onepass.library() is None
+    assert onepass.search(Game(DAK, {}, 1), Budget(nodes=10), "dfs") is None
