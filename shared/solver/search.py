@@ -17,8 +17,8 @@ plain depth-first without the pruning (one draw per node), wins deals both miss.
 
 On Klondike (Unlimited) the default strategy hands the search to the compiled core
 (:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
-portfolio of :func:`core_portfolio`; Double Aces and Kings runs the portfolio's members on its
-own compiled core (:mod:`.onepass`, the Python search's nodes in the same order); every line is
+portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic spaces) run
+the portfolio's members on their own compiled core (:mod:`.onepass`, the Python search's nodes in the same order); every line is
 replayed through ``Game.push`` either way.
 """
 
@@ -340,8 +340,8 @@ def search_game(
 
     ``core``: with ``"auto"`` the default strategy searches Klondike (Unlimited) positions
     with the compiled core (:mod:`.fastcore`) when it is available, the Python portfolio
-    otherwise; Double Aces and Kings runs the members ``best`` and ``dfs`` of any strategy on
-    its compiled core (:mod:`.onepass`: the same search, node for node); ``"python"`` always
+    otherwise; Double Aces and Kings and Sixes and Sevens (``empty_fill=auto``) run the
+    members ``best`` and ``dfs`` of any strategy on their compiled core (:mod:`.onepass`: the same search, node for node); ``"python"`` always
     runs the Python search, ``"c"`` requires the core.
     """
     named = phases_of(strategy)

@@ -1,5 +1,5 @@
-"""The compiled Double Aces and Kings core (``shared/solver/onepass.c`` via ``onepass``): the
-Python search redone in C, node for node — the same edges in the same order, the same
+"""The compiled core of Double Aces and Kings and Sixes and Sevens (``shared/solver/onepass.c``
+via ``onepass``): the Python search redone in C, node for node — the same edges in the same order, the same
 canonical classes, the same two portfolio members — so at every node budget it must give the
 Python search's answer, node count and line; the Python search answers wherever it cannot.
 
@@ -22,14 +22,18 @@ needs_core = pytest.mark.skipif(onepass.library() is None,
                                 reason=f"no compiled solver core here: {onepass.build_error}")
 
 DAK = "double-aces-and-kings"
+SIXES = "sixes-and-sevens"
 R2S = {"reserve_to_space": "yes"}
 NO = {"reserve_to_space": "no"}
+AUTO = {"empty_fill": "auto"}
+CONFIGS = [(DAK, NO), (DAK, R2S), (SIXES, AUTO)]
+IDS = ["dak", "dak-r2s", "sixes"]
 
 
-def _walk(options: dict[str, str], seed: int, stock_left: int) -> Game:
+def _walk(variant: str, options: dict[str, str], seed: int, stock_left: int) -> Game:
     """A position of play: random legal moves (mostly home) until the stock holds
     ``stock_left`` cards or no move is left."""
-    game = Game(DAK, options, seed)
+    game = Game(variant, options, seed)
     rng = random.Random(seed)
     while len(game.pos.piles[game._S]) > stock_left:
         legal = game._legal()
@@ -42,13 +46,14 @@ def _walk(options: dict[str, str], seed: int, stock_left: int) -> Game:
 
 
 @needs_core
-@pytest.mark.parametrize("options", [NO, R2S], ids=["no", "r2s"])
-def test_edges_are_the_python_searchs_in_its_order(options: dict[str, str]) -> None:
+@pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=IDS)
+def test_edges_are_the_python_searchs_in_its_order(variant: str, options: dict[str, str]
+                                                   ) -> None:
     """On positions all through the game (spaces and an empty stock included), the core's
     edges are ``MoveGen.edges()``, one engine move each, in the same order."""
     checked = 0
     for seed in range(1, 9):
-        game = Game(DAK, options, seed)
+        game = Game(variant, options, seed)
         rng = random.Random(seed)
         for _ in range(300):
             edges = MoveGen(game).edges()
@@ -60,15 +65,20 @@ def test_edges_are_the_python_searchs_in_its_order(options: dict[str, str]) -> N
                 break
             home = [m for m in legal if m[1] in game._F and m[0] not in game._F]
             game._do(*(rng.choice(home) if home and rng.random() < 0.8 else rng.choice(legal)))
-    assert checked > 1500
+    assert checked > 800
+
+
+LOST = [(DAK, NO, 6, 5), (DAK, NO, 7, 5), (DAK, NO, 10, 5), (SIXES, AUTO, 5, 3),
+        (SIXES, AUTO, 2, 15), (SIXES, AUTO, 11, 15), (SIXES, AUTO, 16, 15)]
 
 
 @needs_core
-@pytest.mark.parametrize(("options", "seed"), [(NO, 6), (NO, 7), (NO, 10), (NO, 13)])
+@pytest.mark.parametrize(("variant", "options", "seed", "stock"), LOST)
 def test_lost_proofs_visit_the_same_positions_as_the_python_search(
-        options: dict[str, str], seed: int) -> None:
-    """Late positions both searches prove lost, by exhaustion: same node counts."""
-    game = _walk(options, seed, 5)
+        variant: str, options: dict[str, str], seed: int, stock: int) -> None:
+    """Late positions both searches prove lost, by exhaustion (in Sixes and Sevens through
+    the safe moves of an empty stock and waste): same node counts."""
+    game = _walk(variant, options, seed, stock)
     for kind in ("dfs", "best"):
         searcher = Searcher(game)
         outcome, _ = (searcher.run_best if kind == "best" else searcher.run_dfs)(
@@ -80,24 +90,32 @@ def test_lost_proofs_visit_the_same_positions_as_the_python_search(
 
 
 @needs_core
-@pytest.mark.parametrize(("options", "seeds"), [(NO, (2, 3, 4)), (R2S, (1, 4))],
-                         ids=["no", "r2s"])
+@pytest.mark.parametrize(("variant", "options", "seeds", "nodes"),
+                         [(DAK, NO, (3, 4), 16_000), (DAK, R2S, (1, 4), 6_000),
+                          (SIXES, AUTO, (1, 2, 5), 6_000)], ids=IDS)
 def test_the_portfolio_gives_the_python_answer_node_for_node(
-        options: dict[str, str], seeds: tuple[int, ...]) -> None:
+        variant: str, options: dict[str, str], seeds: tuple[int, ...], nodes: int) -> None:
     """At a node budget: the same outcome, node count and (shortened, replayed) line."""
+    won = 0
     for seed in seeds:
-        game = Game(DAK, options, seed)
-        py = search_game(game, Budget(nodes=6_000), core="python")
-        c = search_game(game, Budget(nodes=6_000), core="c")
+        game = Game(variant, options, seed)
+        py = search_game(game, Budget(nodes=nodes), core="python")
+        c = search_game(game, Budget(nodes=nodes), core="c")
         assert (c.outcome, c.moves, c.nodes) == (py.outcome, py.moves, py.nodes)
         if c.won:
             game.replay(c.moves)
-            assert game.cards_home == 208
+            assert game.cards_home == game.total_cards
+            won += 1
+    assert won
 
 
 @needs_core
-def test_members_from_mid_game_positions_and_cut_budgets() -> None:
-    game = _walk(R2S, 3, 60)
+@pytest.mark.parametrize(("variant", "options", "seed", "stock"),
+                         [(DAK, R2S, 3, 60), (SIXES, AUTO, 13, 3), (SIXES, AUTO, 1, 40)])
+def test_members_from_mid_game_positions_and_cut_budgets(
+        variant: str, options: dict[str, str], seed: int, stock: int) -> None:
+    """Every budget cut, and wins whose lines end in (or consist of) safe moves."""
+    game = _walk(variant, options, seed, stock)
     for kind in ("dfs", "best"):
         for nodes in (1, 7, 500):
             searcher = Searcher(game)
@@ -108,15 +126,15 @@ def test_members_from_mid_game_positions_and_cut_budgets() -> None:
     won = search_game(game, Budget(nodes=20_000), core="c")
     assert won.won
     game.replay(won.moves)
-    assert game.cards_home == 208
+    assert game.cards_home == game.total_cards
 
 
-def test_only_double_aces_and_kings_positions_from_play_go_to_the_core(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    for variant in ("forty-and-eight", "sixes-and-sevens", "seven-by-five", "unlimited"):
-        assert not onepass.handles(Game(variant, {}, 1))
-        assert onepass.search(Game(variant, {}, 1), Budget(nodes=10), "dfs") is None
-    assert onepass.handles(Game(DAK, {}, 1)) and onepass.handles(Game(DAK, R2S, 1))
+def test_only_positions_of_its_games_go_to_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variant, options in [("forty-and-eight", {}), ("seven-by-five", {}), ("unlimited", {}),
+                             (SIXES, {"empty_fill": "manual"})]:
+        assert not onepass.handles(Game(variant, options, 1))
+        assert onepass.search(Game(variant, options, 1), Budget(nodes=10), "dfs") is None
+    assert all(onepass.handles(Game(v, o, 1)) for v, o in CONFIGS)
     # two cards on a tableau pile: no position of play; the Python search answers
     odd = make(DAK, {}, t=["KC", "QCJC", "-", "-", "-", "-", "-", "-"])
     assert onepass.search(odd, Budget(nodes=10), "dfs") is None
