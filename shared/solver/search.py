@@ -17,9 +17,9 @@ plain depth-first without the pruning (one draw per node), wins deals both miss.
 
 On Klondike (Unlimited) the default strategy hands the search to the compiled core
 (:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
-portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic spaces) run
-the portfolio's members on their own compiled core (:mod:`.onepass`, the Python search's nodes in the same order); every line is
-replayed through ``Game.push`` either way.
+portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic
+spaces) run the portfolio's members on their own compiled core (:mod:`.onepass`, the Python
+search's nodes in the same order); every line is replayed through ``Game.push`` either way.
 """
 
 from __future__ import annotations
@@ -338,11 +338,11 @@ def search_game(
     moves, stock macro-moves and target deduplication in every phase (the transposition table
     stays): the baseline of ``bench/solver.py``.
 
-    ``core``: with ``"auto"`` the default strategy searches Klondike (Unlimited) positions
-    with the compiled core (:mod:`.fastcore`) when it is available, the Python portfolio
-    otherwise; Double Aces and Kings and Sixes and Sevens (``empty_fill=auto``) run the
-    members ``best`` and ``dfs`` of any strategy on their compiled core (:mod:`.onepass`: the same search, node for node); ``"python"`` always
-    runs the Python search, ``"c"`` requires the core.
+    ``core``: with ``"auto"`` the default strategy searches Klondike (Unlimited) positions with
+    the compiled core (:mod:`.fastcore`) when it is available, the Python portfolio otherwise;
+    Double Aces and Kings and Sixes and Sevens (``empty_fill=auto``) run the members ``best``
+    and ``dfs`` of any strategy on their compiled core (:mod:`.onepass`: the same search, node
+    for node); ``"python"`` always runs the Python search, ``"c"`` requires the core.
     """
     named = phases_of(strategy)
     if named is None and strategy != "portfolio":

@@ -1,7 +1,8 @@
-"""The compiled core of Double Aces and Kings and Sixes and Sevens (``shared/solver/onepass.c``
-via ``onepass``): the Python search redone in C, node for node — the same edges in the same order, the same
-canonical classes, the same two portfolio members — so at every node budget it must give the
-Python search's answer, node count and line; the Python search answers wherever it cannot.
+"""The compiled core of Double Aces and Kings and Sixes and Sevens (``shared/solver/onepass.c`` via
+``onepass``): the Python search redone in C, node for node — the same edges in the same order,
+the same canonical classes, the same two portfolio members — so at every node budget it must
+give the Python search's answer, node count and line; the Python search answers wherever it
+cannot.
 
 ``test_solver.py`` runs every solver test with the core on and off; this file checks the
 agreement itself.
