@@ -11,6 +11,7 @@ agreement itself.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from positions import make
@@ -142,3 +143,22 @@ def test_only_positions_of_its_games_go_to_the_core(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(fastcore.ENV, "python")
     assert onepass.library() is None
     assert onepass.search(Game(DAK, {}, 1), Budget(nodes=10), "dfs") is None
+
+
+def test_without_a_compiler_the_python_search_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh machine with only Python: nothing to compile with, nothing cached."""
+    monkeypatch.delenv(fastcore.ENV, raising=False)
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(onepass, "_tried", False)
+    monkeypatch.setattr(onepass, "_lib", None)
+    monkeypatch.setattr(onepass, "build_error", None)
+    assert onepass.library() is None
+    assert "no C compiler" in (onepass.build_error or "")
+    result = search_game(Game(DAK, R2S, 1), Budget(nodes=4_000))
+    assert result.won
+    monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
+    with pytest.raises(RuntimeError, match="unavailable"):
+        onepass.library()
