@@ -219,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
                         "portfolio3 (then plain depth-first too), best, dfs or plain alone, "
                         f"or members joined by '+' (sbest+best+dfs); known: {STRATEGIES}")
     parser.add_argument("--core", default="auto", choices=("auto", "python", "c"),
-                        help="Klondike search: the compiled core when available (auto), "
-                        "the Python search (python), or the compiled core required (c)")
+                        help="Klondike and Double Aces and Kings search: the compiled core "
+                        "when available (auto), the Python search (python), or the compiled "
+                        "core required (c)")
     parser.add_argument("--only", nargs="*", metavar="LABEL",
                         help="configurations to run (labels as printed)")
     parser.add_argument("--baseline", action="store_true",

@@ -23,7 +23,7 @@ from solrace.client.commands import (
     print_json,
 )
 from solrace.shared.engine import Game
-from solrace.shared.solver import Budget, Outcome, SolveResult, fastcore, solve
+from solrace.shared.solver import Budget, Outcome, SolveResult, fastcore, onepass, solve
 
 NAME = "solve"
 HELP = "solve a deal (won with moves / lost / unknown within a budget)"
@@ -71,8 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="B",
         help="nodes (50000, 50k, 2m) or seconds (10s) per deal (default: "
-        f"{DEFAULT_BUDGET.text()}, whichever comes first; {CORE_BUDGET.text()} for Unlimited "
-        "with the compiled solver core; a node budget gives the same answer on every machine "
+        f"{DEFAULT_BUDGET.text()}, whichever comes first; {CORE_BUDGET.text()} for Unlimited, "
+        "Double Aces and Kings and Sixes and Sevens (auto) with a compiled solver core; a node "
+        "budget gives the same answer on every machine "
         "with the same core)",
     )
     parser.add_argument(
@@ -102,7 +103,9 @@ def _solve_one(args: argparse.Namespace, options: dict[str, str], seed: int
 
 def default_budget(game: Game) -> Budget:
     """The capped default: more nodes where the compiled core searches (same 9 s cap)."""
-    return CORE_BUDGET if fastcore.handles(game) and fastcore.library() else DEFAULT_BUDGET
+    compiled = (fastcore.handles(game) and fastcore.library()) or (
+        onepass.handles(game) and onepass.library())
+    return CORE_BUDGET if compiled else DEFAULT_BUDGET
 
 
 def run(args: argparse.Namespace) -> int:

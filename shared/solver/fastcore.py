@@ -53,11 +53,12 @@ def _compilers() -> list[str]:
 FLAGS = ("-O3", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC")
 
 
-def _build() -> ctypes.CDLL:
-    src = SOURCE.read_bytes()
+def _build(source: Path = SOURCE) -> ctypes.CDLL:
+    """Load ``source`` compiled, from the cache or built now (any core of this folder)."""
+    src = source.read_bytes()
     tag = hashlib.sha256(src + " ".join((sys.platform, sysconfig.get_platform(), *FLAGS))
                          .encode())
-    name = f"klondike-{tag.hexdigest()[:16]}.so"
+    name = f"{source.stem}-{tag.hexdigest()[:16]}.so"
     errors = []
     compilers = _compilers()
     for where in _cache_dirs():
@@ -78,7 +79,7 @@ def _build() -> ctypes.CDLL:
         for cc in compilers:
             fd, tmp = tempfile.mkstemp(suffix=".so", dir=where)
             os.close(fd)
-            cmd = [cc, *FLAGS, "-o", tmp, str(SOURCE)]
+            cmd = [cc, *FLAGS, "-o", tmp, str(source)]
             try:
                 run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
                 if run.returncode == 0:

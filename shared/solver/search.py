@@ -17,7 +17,9 @@ plain depth-first without the pruning (one draw per node), wins deals both miss.
 
 On Klondike (Unlimited) the default strategy hands the search to the compiled core
 (:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
-portfolio of :func:`core_portfolio`; every line is replayed through ``Game.push`` either way.
+portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic
+spaces) run the portfolio's members on their own compiled core (:mod:`.onepass`, the Python
+search's nodes in the same order); every line is replayed through ``Game.push`` either way.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from solrace.shared.cards import RANK_OF
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.rules import AutoFill
-from solrace.shared.solver import fastcore
+from solrace.shared.solver import fastcore, onepass
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.moves import MoveGen, Triple
 from solrace.shared.solver.result import Budget, Outcome, SolveResult
@@ -336,9 +338,11 @@ def search_game(
     moves, stock macro-moves and target deduplication in every phase (the transposition table
     stays): the baseline of ``bench/solver.py``.
 
-    ``core``: with ``"auto"`` the default strategy searches Klondike (Unlimited) positions
-    with the compiled core (:mod:`.fastcore`) when it is available, the Python portfolio
-    otherwise; ``"python"`` always runs the Python search, ``"c"`` requires the core.
+    ``core``: with ``"auto"`` the default strategy searches Klondike (Unlimited) positions with
+    the compiled core (:mod:`.fastcore`) when it is available, the Python portfolio otherwise;
+    Double Aces and Kings and Sixes and Sevens (``empty_fill=auto``) run the members ``best``
+    and ``dfs`` of any strategy on their compiled core (:mod:`.onepass`: the same search, node
+    for node); ``"python"`` always runs the Python search, ``"c"`` requires the core.
     """
     named = phases_of(strategy)
     if named is None and strategy != "portfolio":
@@ -353,7 +357,7 @@ def search_game(
     fast = None
     if strategy == "portfolio" and pruning and core != "python":
         fast = core_portfolio(work, budget)
-        if fast is None and core == "c":
+        if fast is None and core == "c" and not onepass.handles(work):
             raise RuntimeError("the compiled core cannot search this position")
     if fast is not None:
         outcome, triples, nodes = fast
@@ -361,6 +365,17 @@ def search_game(
     for i, name in enumerate(phases):
         kind, prune, streamline = MEMBERS[name]
         share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
+        compiled = None
+        if core != "python" and pruning and prune and not streamline:
+            compiled = onepass.search(work, share, kind)  # the same search, compiled
+            if compiled is None and core == "c" and onepass.handles(work):
+                raise RuntimeError("the compiled core cannot search this position")
+        if compiled is not None:
+            outcome, triples, count = compiled
+            nodes += count
+            if outcome is not Outcome.UNKNOWN:
+                break
+            continue
         searcher = Searcher(work, pruning=pruning and prune, streamline=streamline)
         run = searcher.run_best if kind == "best" else searcher.run_dfs
         outcome, triples = run(share)

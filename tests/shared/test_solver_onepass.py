@@ -1,0 +1,164 @@
+"""The compiled core of Double Aces and Kings and Sixes and Sevens (``shared/solver/onepass.c`` via
+``onepass``): the Python search redone in C, node for node — the same edges in the same order,
+the same canonical classes, the same two portfolio members — so at every node budget it must
+give the Python search's answer, node count and line; the Python search answers wherever it
+cannot.
+
+``test_solver.py`` runs every solver test with the core on and off; this file checks the
+agreement itself.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from positions import make
+from solrace.shared import Game
+from solrace.shared.solver import Budget, Outcome, fastcore, onepass
+from solrace.shared.solver.moves import MoveGen
+from solrace.shared.solver.search import Searcher, search_game
+
+needs_core = pytest.mark.skipif(onepass.library() is None,
+                                reason=f"no compiled solver core here: {onepass.build_error}")
+
+DAK = "double-aces-and-kings"
+SIXES = "sixes-and-sevens"
+R2S = {"reserve_to_space": "yes"}
+NO = {"reserve_to_space": "no"}
+AUTO = {"empty_fill": "auto"}
+CONFIGS = [(DAK, NO), (DAK, R2S), (SIXES, AUTO)]
+IDS = ["dak", "dak-r2s", "sixes"]
+
+
+def _walk(variant: str, options: dict[str, str], seed: int, stock_left: int) -> Game:
+    """A position of play: random legal moves (mostly home) until the stock holds
+    ``stock_left`` cards or no move is left."""
+    game = Game(variant, options, seed)
+    rng = random.Random(seed)
+    while len(game.pos.piles[game._S]) > stock_left:
+        legal = game._legal()
+        if not legal:
+            break
+        home = [m for m in legal if m[1] in game._F and m[0] not in game._F]
+        m = rng.choice(home) if home and rng.random() < 0.7 else rng.choice(legal)
+        game._do(*m)
+    return game
+
+
+@needs_core
+@pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=IDS)
+def test_edges_are_the_python_searchs_in_its_order(variant: str, options: dict[str, str]
+                                                   ) -> None:
+    """On positions all through the game (spaces and an empty stock included), the core's
+    edges are ``MoveGen.edges()``, one engine move each, in the same order."""
+    checked = 0
+    for seed in range(1, 9):
+        game = Game(variant, options, seed)
+        rng = random.Random(seed)
+        for _ in range(300):
+            edges = MoveGen(game).edges()
+            assert all(len(e) == 1 for e in edges)
+            assert onepass.edges(game) == [e[0] for e in edges]
+            checked += 1
+            legal = game._legal()
+            if not legal:
+                break
+            home = [m for m in legal if m[1] in game._F and m[0] not in game._F]
+            game._do(*(rng.choice(home) if home and rng.random() < 0.8 else rng.choice(legal)))
+    assert checked > 800
+
+
+LOST = [(DAK, NO, 6, 5), (DAK, NO, 7, 5), (DAK, NO, 10, 5), (SIXES, AUTO, 5, 3),
+        (SIXES, AUTO, 2, 15), (SIXES, AUTO, 11, 15), (SIXES, AUTO, 16, 15)]
+
+
+@needs_core
+@pytest.mark.parametrize(("variant", "options", "seed", "stock"), LOST)
+def test_lost_proofs_visit_the_same_positions_as_the_python_search(
+        variant: str, options: dict[str, str], seed: int, stock: int) -> None:
+    """Late positions both searches prove lost, by exhaustion (in Sixes and Sevens through
+    the safe moves of an empty stock and waste): same node counts."""
+    game = _walk(variant, options, seed, stock)
+    for kind in ("dfs", "best"):
+        searcher = Searcher(game)
+        outcome, _ = (searcher.run_best if kind == "best" else searcher.run_dfs)(
+            Budget(nodes=30_000))
+        assert outcome is Outcome.LOST
+        assert onepass.search(game, Budget(nodes=30_000), kind) == (
+            Outcome.LOST, [], searcher.nodes)
+    assert search_game(game, Budget(nodes=30_000), core="c").outcome is Outcome.LOST
+
+
+@needs_core
+@pytest.mark.parametrize(("variant", "options", "seeds", "nodes"),
+                         [(DAK, NO, (3, 4), 16_000), (DAK, R2S, (1, 4), 6_000),
+                          (SIXES, AUTO, (1, 2, 5), 6_000)], ids=IDS)
+def test_the_portfolio_gives_the_python_answer_node_for_node(
+        variant: str, options: dict[str, str], seeds: tuple[int, ...], nodes: int) -> None:
+    """At a node budget: the same outcome, node count and (shortened, replayed) line."""
+    won = 0
+    for seed in seeds:
+        game = Game(variant, options, seed)
+        py = search_game(game, Budget(nodes=nodes), core="python")
+        c = search_game(game, Budget(nodes=nodes), core="c")
+        assert (c.outcome, c.moves, c.nodes) == (py.outcome, py.moves, py.nodes)
+        if c.won:
+            game.replay(c.moves)
+            assert game.cards_home == game.total_cards
+            won += 1
+    assert won
+
+
+@needs_core
+@pytest.mark.parametrize(("variant", "options", "seed", "stock"),
+                         [(DAK, R2S, 3, 60), (SIXES, AUTO, 13, 3), (SIXES, AUTO, 1, 40)])
+def test_members_from_mid_game_positions_and_cut_budgets(
+        variant: str, options: dict[str, str], seed: int, stock: int) -> None:
+    """Every budget cut, and wins whose lines end in (or consist of) safe moves."""
+    game = _walk(variant, options, seed, stock)
+    for kind in ("dfs", "best"):
+        for nodes in (1, 7, 500):
+            searcher = Searcher(game)
+            outcome, line = (searcher.run_best if kind == "best" else searcher.run_dfs)(
+                Budget(nodes=nodes))
+            assert onepass.search(game, Budget(nodes=nodes), kind) == (
+                outcome, line, searcher.nodes)
+    won = search_game(game, Budget(nodes=20_000), core="c")
+    assert won.won
+    game.replay(won.moves)
+    assert game.cards_home == game.total_cards
+
+
+def test_only_positions_of_its_games_go_to_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variant, options in [("forty-and-eight", {}), ("seven-by-five", {}), ("unlimited", {}),
+                             (SIXES, {"empty_fill": "manual"})]:
+        assert not onepass.handles(Game(variant, options, 1))
+        assert onepass.search(Game(variant, options, 1), Budget(nodes=10), "dfs") is None
+    assert all(onepass.handles(Game(v, o, 1)) for v, o in CONFIGS)
+    # two cards on a tableau pile: no position of play; the Python search answers
+    odd = make(DAK, {}, t=["KC", "QCJC", "-", "-", "-", "-", "-", "-"])
+    assert onepass.search(odd, Budget(nodes=10), "dfs") is None
+    monkeypatch.setenv(fastcore.ENV, "python")
+    assert onepass.library() is None
+    assert onepass.search(Game(DAK, {}, 1), Budget(nodes=10), "dfs") is None
+
+
+def test_without_a_compiler_the_python_search_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh machine with only Python: nothing to compile with, nothing cached."""
+    monkeypatch.delenv(fastcore.ENV, raising=False)
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(onepass, "_tried", False)
+    monkeypatch.setattr(onepass, "_lib", None)
+    monkeypatch.setattr(onepass, "build_error", None)
+    assert onepass.library() is None
+    assert "no C compiler" in (onepass.build_error or "")
+    result = search_game(Game(DAK, R2S, 1), Budget(nodes=4_000))
+    assert result.won
+    monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
+    with pytest.raises(RuntimeError, match="unavailable"):
+        onepass.library()
