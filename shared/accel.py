@@ -35,6 +35,8 @@ import importlib.util
 import os
 import sys
 import sysconfig
+import types
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -121,10 +123,33 @@ class Finder(importlib.abc.MetaPathFinder):
                 raise ImportError(f"{ENV}=require but {fullname} has no current compiled "
                                   f"build in {self.where or cache_dir()}", name=fullname)
             return None
-        loader = importlib.machinery.ExtensionFileLoader(fullname, str(built))
+        loader = _Loader(fullname, str(built))
         spec = importlib.util.spec_from_file_location(fullname, built, loader=loader)
+        try:  # open it now: a build that does not load falls back to the source import
+            loader.module = loader.ext.create_module(spec)
+        except (ImportError, OSError) as e:
+            if mode() == "require":
+                raise
+            warnings.warn(f"{fullname}: the compiled build {built} does not load ({e}); "
+                          f"running from source", RuntimeWarning, stacklevel=2)
+            return source_spec
         loaded[fullname] = str(built)
         return spec
+
+
+class _Loader(importlib.abc.Loader):
+    """The extension loader, with the module already created by :meth:`Finder.find_spec`."""
+
+    def __init__(self, name: str, path: str) -> None:
+        self.ext = importlib.machinery.ExtensionFileLoader(name, path)
+        self.module: types.ModuleType | None = None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        module, self.module = self.module, None
+        return module if module is not None else self.ext.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.ext.exec_module(module)
 
 
 def summary() -> str:

@@ -153,3 +153,29 @@ def test_the_key_covers_source_and_settings(monkeypatch: pytest.MonkeyPatch) -> 
     assert base != accel.key("solrace.shared.views", b"x = 1\n")
     monkeypatch.setitem(accel.DIRECTIVES, "annotation_typing", "True")
     assert base != accel.key("solrace.shared.engine", b"x = 1\n")
+
+
+@needs_tools
+def test_a_build_that_does_not_load_falls_back_to_source(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache entry with the right name that is not a loadable module (a truncated file, a
+    disk error) warns and imports the ``.py``; under ``require`` it is an ImportError."""
+    src_dir, where = tmp_path / "src", tmp_path / "cache"
+    src_dir.mkdir()
+    where.mkdir()
+    source = src_dir / "accel_broken.py"
+    source.write_text("VALUE = 3\n")
+    (where / accel.key("accel_broken", source.read_bytes())).write_bytes(b"not an ELF file")
+    monkeypatch.syspath_prepend(str(src_dir))
+    monkeypatch.setattr(sys, "meta_path", [accel.Finder({"accel_broken"}, where), *sys.meta_path])
+    monkeypatch.delenv("SOLRACE_COMPILED", raising=False)
+    sys.modules.pop("accel_broken", None)
+    with pytest.warns(RuntimeWarning, match="does not load"):
+        module = importlib.import_module("accel_broken")
+    assert module.__file__ == str(source) and module.VALUE == 3
+    assert "accel_broken" not in accel.loaded
+    sys.modules.pop("accel_broken", None)
+    monkeypatch.setenv("SOLRACE_COMPILED", "require")
+    with pytest.raises(ImportError):
+        importlib.import_module("accel_broken")
+    sys.modules.pop("accel_broken", None)
