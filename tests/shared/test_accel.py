@@ -179,3 +179,15 @@ def test_a_build_that_does_not_load_falls_back_to_source(tmp_path: Path,
     with pytest.raises(ImportError):
         importlib.import_module("accel_broken")
     sys.modules.pop("accel_broken", None)
+
+
+def test_without_cython_nothing_is_built(tmp_path: Path) -> None:
+    """Cython absent (hidden here): the build says so and leaves the cache empty."""
+    where = tmp_path / "cache"
+    code = ("import sys; sys.modules['Cython'] = None\n"
+            "from solrace.shared import accelbuild\n"
+            f"sys.exit(accelbuild.main(['--strict', '--dir', {str(where)!r}]))\n")
+    run = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 1 and "Cython is not installed" in run.stderr, run.stderr
+    assert not where.exists() or not any(where.iterdir())
