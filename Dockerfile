@@ -9,6 +9,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # A C compiler: the solver's Klondike core (shared/solver/klondike.c) is built on first use;
 # without one the server falls back to the Python search (docs/solver.md, "The compiled core").
+# It also compiles the hot modules with Cython at image build (shared/accel.py).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
@@ -18,7 +19,9 @@ COPY pyproject.toml README.md ./
 COPY shared ./shared
 COPY server ./server
 COPY client ./client
+ENV SOLRACE_COMPILED_DIR=/app/compiled
 RUN pip install . \
+    && python -m solrace.shared.accelbuild \
     && useradd --system --home-dir /app --shell /usr/sbin/nologin solrace \
     && mkdir -p /app/data \
     && chown solrace /app/data

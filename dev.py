@@ -5,9 +5,11 @@
     python3 dev.py test [pytest args]     install into .venv, lint, run the whole test suite
     python3 dev.py solrace [args]         run the client, .venv/bin/solrace (not on PATH)
 
-The virtual environment lives in ``.venv``. Debian splits ``ensurepip`` out of Python into the
-``python3.X-venv`` package: when it is missing and we run as root, it is installed with apt-get;
-otherwise the command says exactly what to install.
+The virtual environment lives in ``.venv``. ``serve`` and ``test`` first compile the hot
+modules with Cython when a C compiler is here (``shared/accel.py``; once, about a minute;
+``SOLRACE_COMPILED=python`` skips it and runs everything from source). Debian splits
+``ensurepip`` out of Python into the ``python3.X-venv`` package: when it is missing and we run
+as root, it is installed with apt-get; otherwise the command says exactly what to install.
 """
 
 from __future__ import annotations
@@ -57,6 +59,21 @@ def ensure_env() -> None:
         STAMP.write_text(want)
 
 
+def build_compiled() -> None:
+    """Compile the hot modules (shared/accel.py) when Cython, a C compiler and Python.h are
+    here; a no-op when their builds are current. Without them the modules run from source.
+    After a good build ``SOLRACE_COMPILED=require`` is set for the child (unless the caller
+    chose a mode): a module that failed to load compiled then fails loudly instead of quietly
+    running slower, and the test suite proves it runs the compiled modules."""
+    if os.environ.get("SOLRACE_COMPILED", "").strip().lower() == "python":
+        return
+    print("dev.py: compiling the hot modules if needed (SOLRACE_COMPILED=python skips)",
+          flush=True)
+    ok = subprocess.run([str(PY), "-m", "solrace.shared.accelbuild", "--strict"]).returncode == 0
+    if ok and not os.environ.get("SOLRACE_COMPILED"):
+        os.environ["SOLRACE_COMPILED"] = "require"
+
+
 def client_hint() -> str:
     """How to reach the client: the venv's ``bin`` is not on PATH after ``dev.py``."""
     exe = BIN / "solrace"
@@ -77,6 +94,7 @@ def main(argv: list[str]) -> int:
     if cmd == "solrace":
         exe = BIN / "solrace"
         os.execv(str(exe), [str(exe), *rest])
+    build_compiled()
     if cmd == "serve":
         print(client_hint(), flush=True)
         os.execv(str(PY), [str(PY), "-m", "solrace.server", *rest])

@@ -310,7 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         if ns.smoke:
             games, moves, ns.repeat = 1, 40, 2
         rows[label] = measure(variant, options, games, moves, ns.repeat)
-    print(f"shared: {Path(P.__file__).parent}")
+    import solrace.shared as package
+
+    accel = getattr(package, "_accel", None)  # shared/accel.py: compiled modules, if any
+    built = f" ({accel.summary()})" if accel is not None else ""
+    print(f"shared: {Path(package.__path__[0])}{built}")
     print(table(rows, "us", 1000))
     return 0
 

@@ -137,7 +137,10 @@ class Listening:
     def __init__(self, name: str, argv: Sequence[str], log_dir: Path) -> None:
         self.name = name
         self.log_path = log_dir / f"{name}.stderr"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SOLRACE_")}
+        # the server's own settings come from its flags; SOLRACE_COMPILED* passes through
+        # (shared/accel.py: compiled modules or pure Python, for before/after runs)
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("SOLRACE_") or k.startswith("SOLRACE_COMPILED")}
         env["PYTHONUNBUFFERED"] = "1"
         with self.log_path.open("ab") as err:
             self.proc = _spawn(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -40,6 +40,7 @@ from solrace.server.store import Store
 from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
 from solrace.server.verdicts import VerdictService
 from solrace.server.wsconn import FrameConnection
+from solrace.shared import accel
 from solrace.shared import protocol as P
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -154,6 +155,7 @@ class Server:
         await self._heartbeat()
         self._refresher = asyncio.create_task(self._refresh_spectators())
         log.info("solrace server %s listening on ws://%s:%d", cfg.process_id, cfg.host, self.port)
+        log.info("compiled modules: %s", accel.summary())
 
     async def _handle(self, ws: ServerConnection) -> None:
         assert self.ctx is not None

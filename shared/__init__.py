@@ -8,6 +8,8 @@ Nothing here imports asyncio, sockets or Redis; everything is synchronous and de
     Move.from_text('sw')
 """
 
+# first (sorted first too): the import hook for the compiled hot modules (shared/accel.py)
+from solrace.shared import accel as _accel  # noqa: F401
 from solrace.shared.cards import card_symbol, card_text, parse_card
 from solrace.shared.deal import Position, deal
 from solrace.shared.engine import Game, Status

@@ -28,6 +28,16 @@ from solrace.server.rediscluster import RedisClusterProcess
 from solrace.server.redisproc import RedisProcess
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Whether this run exercises the compiled hot modules (shared/accel.py) or the source."""
+    from solrace.shared import accel, accelbuild
+
+    current = sum(accel.compiled_path(n, accelbuild.source_of(n)) is not None
+                  for n in accel.MODULES)
+    return (f"solrace compiled modules: SOLRACE_COMPILED={accel.mode() or '(unset)'}, "
+            f"{current} of {len(accel.MODULES)} with a current build in {accel.cache_dir()}")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     backends = getattr(metafunc.module, "BACKENDS", None)
     if backends and "redis_url" in metafunc.fixturenames:
