@@ -43,7 +43,8 @@ from pathlib import Path
 ENV = "SOLRACE_COMPILED"
 DIR_ENV = "SOLRACE_COMPILED_DIR"
 
-# The modules compiled: the sans-I/O move path, and the server's synchronous per-move helpers.
+# The modules compiled: the sans-I/O move path, the solver's Python search (the variants without
+# a C core: hints and verdicts), and the server's synchronous per-move helpers.
 # Every one passes the whole suite compiled (tests monkeypatch module globals, which compiled
 # code reads at call time as the interpreter does). The server's async modules (connection,
 # races, hub, feed, store/moves, store/batch, handlers/play) are left out on purpose: compiled,
@@ -53,6 +54,7 @@ DIR_ENV = "SOLRACE_COMPILED_DIR"
 SHARED = (
     "cards", "notation", "engine", "status", "views", "pointing", "masking",
     "protocol.wire", "protocol.requests", "protocol.accounts", "protocol.messages", "jsonwire",
+    "solver.search", "solver.moves", "solver.canonical", "solver.safe_moves", "solver.stock",
     "variants.unlimited", "variants.double_aces_and_kings", "variants.forty_and_eight",
     "variants.seven_by_five", "variants.sixes_and_sevens",
 )
