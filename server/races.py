@@ -1,4 +1,5 @@
-"""Races: create, join, ready, moves, resign, finish — the game logic of the server.
+"""Races: create, join, ready, start, finish — the game logic of the server (the move path is
+:mod:`solrace.server.racemoves`, the race model :mod:`solrace.server.racemodel`).
 
 Composes the sans-I/O engine with the store. A player's game lives in Redis as (variant,
 options, seed) + move log; the :class:`GameEntry` here is a cache rebuilt by replaying that log,
@@ -14,135 +15,41 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
 from solrace.server import metrics
+from solrace.server.racemodel import (
+    CODE_ALPHABET,
+    GameEntry,
+    Player,
+    RaceInfo,
+    dealt_home,
+    new_code,
+    new_race_id,
+    parse_options,
+    standings,
+)
+from solrace.server.racemoves import MovePath
 from solrace.server.store import RaceRecord, ScriptResult, Store
 from solrace.server.verdicts import stored_verdict
-from solrace.shared.engine import Game, Status
-from solrace.shared.errors import IllegalMove, NotationError, OptionError
-from solrace.shared.notation import Move
+from solrace.shared.engine import Game
+from solrace.shared.errors import OptionError
 from solrace.shared.pointing import legal_texts
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
 from solrace.shared.variants import resolve
-from solrace.shared.views import advance, view_of
+from solrace.shared.views import view_of
 
 log = logging.getLogger("solrace.races")
 
-
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
-#: The moves counter's series per variant, looked up once (a move counts without a lookup).
-_MOVES: dict[str, Any] = {}
-#: ``msgpack.packb`` without building a packer per progress event (same bytes).
-_pack = msgpack.Packer(use_bin_type=True).pack
+# Re-exported: callers import the race model from here.
+__all__ = ["CODE_ALPHABET", "GameEntry", "Player", "RaceInfo", "RaceService", "dealt_home",
+           "new_code", "new_race_id", "parse_options", "standings"]
 
 
-def parse_options(text: str) -> dict[str, str]:
-    """Inverse of :func:`~solrace.shared.rules.options_text`."""
-    return dict(kv.split("=", 1) for kv in text.split(",") if kv)
-
-
-def new_race_id() -> str:
-    return secrets.token_hex(8)
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-
-
-@dataclass(slots=True)
-class Player:
-    pid: str
-    name: str
-
-
-@dataclass(slots=True)
-class RaceInfo:
-    """The parts of a race that never change once it exists (cached per process)."""
-
-    rid: str
-    variant: str
-    options: dict[str, str]
-    seed: int
-    seats: int
-    time_limit: int
-    rated: bool
-    code: str
-    host: str
-    kind: str = "race"
-    bots: dict[str, str] = field(default_factory=dict)  # bot player id -> strength (practice)
-
-    @classmethod
-    def of(cls, rec: RaceRecord) -> RaceInfo:
-        m = rec.meta
-        return cls(
-            rid=rec.rid,
-            variant=m["variant"],
-            options=parse_options(m["options"]),
-            seed=int(m["seed"]),
-            seats=int(m["seats"]),
-            time_limit=int(m["time_limit"]),
-            rated=m["rated"] == "1",
-            code=m["code"],
-            host=m["host"],
-            kind=m.get("kind", "race"),
-            bots=parse_options(m.get("bots", "")),
-        )
-
-
-@dataclass(slots=True)
-class GameEntry:
-    game: Game
-    view: dict[str, Any]
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-def standings(rec: RaceRecord, dealt_home: int = 0) -> list[dict[str, Any]]:
-    """Winners by finish time; then by cards home (more first), earlier last progress (who
-    got their cards home first; none: last), more moves; then seat order. A racer who never
-    moved therefore never outranks one with as many cards home who played (issue 10):
-    ``docs/protocol.md`` section 11 states the same rule for players."""
-    ended = rec.num("ends_at") - rec.num("started_at")
-    rows = []
-    for seat, pid in enumerate(rec.order):
-        p = rec.players.get(pid, {})
-        result = p.get("result") or "timeout"
-        rows.append(
-            {
-                "player": pid,
-                "name": rec.names.get(pid, "?"),
-                "result": result,
-                "home": int(p.get("home") or dealt_home),  # no move yet: as dealt
-                "moves": int(p.get("moves", 0) or 0),
-                "elapsed": int(p["finished_at"]) if p.get("finished_at") else ended,
-                "progress_at": int(p["progress_at"]) if p.get("progress_at") else None,
-                "seat": seat,
-            }
-        )
-
-    def key(r: dict[str, Any]) -> tuple[Any, ...]:
-        if r["result"] == "won":
-            return (0, r["elapsed"], r["seat"])
-        progress = r["progress_at"] if r["progress_at"] is not None else 1 << 62
-        return (1, -r["home"], progress, -r["moves"], r["seat"])
-
-    rows.sort(key=key)
-    for rank, r in enumerate(rows, 1):
-        r["rank"] = rank
-    return rows
-
-
-def dealt_home(info: RaceInfo) -> int:
-    """Cards the deal itself puts home (Sixes and Sevens deals some): a racer who has not
-    moved has exactly these, not zero."""
-    return Game(info.variant, info.options, info.seed).cards_home
-
-
-class RaceService:
+class RaceService(MovePath):
     def __init__(self, store: Store, *, countdown_ms: int = 3000) -> None:
         self.store = store
         self.countdown_ms = countdown_ms
@@ -394,128 +301,6 @@ class RaceService:
         if t:
             t.cancel()
 
-    # ------------------------------------------------------------------ games
-
-    async def entry(self, rid: str, pid: str, *, reload: bool = False) -> GameEntry:
-        key = (rid, pid)
-        e = self.games.get(key)
-        if e is not None and not reload:
-            return e
-        info = await self.info(rid)
-        game = Game(info.variant, info.options, info.seed)
-        for text in await self.store.read_log(rid, pid):
-            game.push(text)
-        if e is None:
-            e = GameEntry(game, view_of(game).wire())
-            self.games[key] = e
-        else:
-            e.game, e.view = game, view_of(game).wire()
-        return e
-
-    async def board(self, rid: str, pid: str) -> dict[str, Any]:
-        e = await self.entry(rid, pid, reload=True)
-        return {"seq": len(e.game.moves), "view": e.view, "legal": legal_texts(e.game)}
-
-    async def move(self, player: Player, rid: str, seq: int, text: str) -> dict[str, Any]:
-        """Validate, append durably, then answer with the ack fields."""
-        info = self.infos.get(rid)  # cached: no coroutine round for it
-        if info is None:
-            info = await self.info(rid)
-        e = self.games.get((rid, player.pid))
-        if e is None:
-            # No cached game: check the race before the engine sees the move, so that nobody
-            # can probe the deal (legal vs illegal) before the start or after the end.
-            rec = await self.record(rid)
-            if player.pid not in rec.names:
-                raise ProtocolError("not_your_game", "this race has no game of yours")
-            if rec.state == "countdown":
-                await self.start(rid)
-                rec = await self.record(rid)
-            if rec.state != "running":
-                raise ProtocolError("not_running", f"the race is {rec.state}")
-            e = await self.entry(rid, player.pid)
-        async with e.lock:
-            return await self._move_locked(info, e, player, rid, seq, text, retried=False)
-
-    async def _move_locked(
-        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str,
-        retried: bool,
-    ) -> dict[str, Any]:
-        game = e.game
-        if seq > len(game.moves):  # another process moved this game: refresh from the log
-            e = await self.entry(rid, player.pid, reload=True)
-            game = e.game
-        if seq != len(game.moves):
-            if seq < len(game.moves) and game.moves[seq] == _parse(text):
-                return _duplicate(e, seq)
-            raise ProtocolError("stale_seq", f"your game has {len(game.moves)} moves, not {seq}",
-                                seq=len(game.moves))
-        before_home = game.cards_home
-        try:
-            move = game.push(text)
-        except IllegalMove as exc:
-            raise ProtocolError("illegal_move", exc.reason, detail=exc.detail) from None
-        except NotationError as exc:
-            raise ProtocolError("bad_notation", exc.reason) from None
-        status = game.status
-        result = status.value if status in (Status.WON, Status.LOST) else ""
-        after, change = advance(game, e.view)
-        home, done = game.cards_home, move.text()
-        event: dict[str, Any] = {
-            "k": "progress", "player": player.pid, "home": home,
-            "moves": len(game.moves), "move": done, "delta": change,
-        }
-        if result:
-            event["result"] = result
-        try:
-            res = await self.store.append_move(
-                rid, player.pid, seq, done, home, home > before_home, result,
-                _pack(event), event,
-            )
-        except BaseException:  # store unreachable: the cache must not keep an unlogged move
-            game.pop()
-            raise
-        if res.status != "ok":
-            game.pop()
-            if res.status in ("stale", "dup"):
-                e = await self.entry(rid, player.pid, reload=True)
-                if res.status == "dup":
-                    return _duplicate(e, seq)
-                raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
-                                    seq=int(res.values[0]))
-            code = res.values[0]
-            if code == "time_up":
-                self._spawn(self.try_finish(rid))
-                raise ProtocolError("not_running", "time is up")
-            if code == "not_running" and not retried:
-                rec = await self.record(rid)
-                if rec.state == "countdown":
-                    await self.start(rid)
-                    return await self._move_locked(info, e, player, rid, seq, text, True)
-            self._raise(res, rid)
-        version, elapsed, unfinished, _ = map(int, res.values)
-        e.view = after
-        moves = _MOVES.get(info.variant)
-        if moves is None:
-            moves = _MOVES[info.variant] = metrics.MOVES.labels(info.variant)
-        moves.inc()
-        if unfinished == 0:
-            self._spawn(self.try_finish(rid))
-        return {"seq": len(game.moves), "delta": change, "v": version, "elapsed": elapsed,
-                "status": status.value, "move": done, "moves": [done],
-                "legal": legal_texts(game)}
-
-    async def resign(self, player: Player, rid: str) -> dict[str, Any]:
-        res = await self.store.resign(rid, player.pid, dealt_home(await self.info(rid)))
-        if res.status == "err" and res.values[0] == "time_up":
-            self._spawn(self.try_finish(rid))
-            raise ProtocolError("not_running", "time is up")
-        self._raise(res, rid)
-        version, elapsed, unfinished = (int(x) for x in res.values)
-        if unfinished == 0:
-            self._spawn(self.try_finish(rid))
-        return {"v": version, "elapsed": elapsed}
-
     # ------------------------------------------------------------------ quick pairing
 
     @staticmethod
@@ -533,17 +318,3 @@ class RaceService:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
-def _duplicate(e: GameEntry, seq: int) -> dict[str, Any]:
-    """The ack of a move that was applied already (a retry after a lost ack)."""
-    done = e.game.moves[seq].text()
-    return {"seq": len(e.game.moves), "duplicate": True, "view": e.view, "move": done,
-            "moves": [done], "legal": legal_texts(e.game)}
-
-
-def _parse(text: str) -> Move | None:
-    try:
-        return Move.from_text(text)
-    except NotationError:
-        return None

@@ -1,4 +1,4 @@
-"""The server's per-move path in ``shared/`` (``server/races.py`` ``_move_locked``) against a
+"""The server's per-move path in ``shared/`` (``server/racemoves.py`` ``_move_locked``) against a
 straightforward reference, byte for byte: the legal moves, their texts, the status, the view
 and its delta, the ack and the progress event as encoded, and the refusal of every illegal
 move with its reason.

@@ -1,0 +1,163 @@
+"""The move path of :class:`~solrace.server.races.RaceService`: a player's cached game, a move
+validated by the engine, appended by one store script and acknowledged only after it returned;
+resign. A mixin, so the hottest code of the server reads as one piece: ``move`` →
+``_move_locked`` → ``Store.append_move``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+from solrace.server import metrics
+from solrace.server.racemodel import GameEntry, Player, RaceInfo, dealt_home
+from solrace.shared.engine import Game, Status
+from solrace.shared.errors import IllegalMove, NotationError
+from solrace.shared.notation import Move
+from solrace.shared.pointing import legal_texts
+from solrace.shared.protocol import ProtocolError
+from solrace.shared.views import advance, view_of
+
+#: The moves counter's series per variant, looked up once (a move counts without a lookup).
+_MOVES: dict[str, Any] = {}
+#: ``msgpack.packb`` without building a packer per progress event (same bytes).
+_pack = msgpack.Packer(use_bin_type=True).pack
+
+
+class MovePath:
+    """Games and moves of :class:`RaceService` (its state: ``infos``, ``games``, ``store``)."""
+
+    # ------------------------------------------------------------------ games
+
+    async def entry(self, rid: str, pid: str, *, reload: bool = False) -> GameEntry:
+        key = (rid, pid)
+        e = self.games.get(key)
+        if e is not None and not reload:
+            return e
+        info = await self.info(rid)
+        game = Game(info.variant, info.options, info.seed)
+        for text in await self.store.read_log(rid, pid):
+            game.push(text)
+        if e is None:
+            e = GameEntry(game, view_of(game).wire())
+            self.games[key] = e
+        else:
+            e.game, e.view = game, view_of(game).wire()
+        return e
+
+    async def board(self, rid: str, pid: str) -> dict[str, Any]:
+        e = await self.entry(rid, pid, reload=True)
+        return {"seq": len(e.game.moves), "view": e.view, "legal": legal_texts(e.game)}
+
+    async def move(self, player: Player, rid: str, seq: int, text: str) -> dict[str, Any]:
+        """Validate, append durably, then answer with the ack fields."""
+        info = self.infos.get(rid)  # cached: no coroutine round for it
+        if info is None:
+            info = await self.info(rid)
+        e = self.games.get((rid, player.pid))
+        if e is None:
+            # No cached game: check the race before the engine sees the move, so that nobody
+            # can probe the deal (legal vs illegal) before the start or after the end.
+            rec = await self.record(rid)
+            if player.pid not in rec.names:
+                raise ProtocolError("not_your_game", "this race has no game of yours")
+            if rec.state == "countdown":
+                await self.start(rid)
+                rec = await self.record(rid)
+            if rec.state != "running":
+                raise ProtocolError("not_running", f"the race is {rec.state}")
+            e = await self.entry(rid, player.pid)
+        async with e.lock:
+            return await self._move_locked(info, e, player, rid, seq, text, retried=False)
+
+    async def _move_locked(
+        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str,
+        retried: bool,
+    ) -> dict[str, Any]:
+        game = e.game
+        if seq > len(game.moves):  # another process moved this game: refresh from the log
+            e = await self.entry(rid, player.pid, reload=True)
+            game = e.game
+        if seq != len(game.moves):
+            if seq < len(game.moves) and game.moves[seq] == _parse(text):
+                return _duplicate(e, seq)
+            raise ProtocolError("stale_seq", f"your game has {len(game.moves)} moves, not {seq}",
+                                seq=len(game.moves))
+        before_home = game.cards_home
+        try:
+            move = game.push(text)
+        except IllegalMove as exc:
+            raise ProtocolError("illegal_move", exc.reason, detail=exc.detail) from None
+        except NotationError as exc:
+            raise ProtocolError("bad_notation", exc.reason) from None
+        status = game.status
+        result = status.value if status in (Status.WON, Status.LOST) else ""
+        after, change = advance(game, e.view)
+        home, done = game.cards_home, move.text()
+        event: dict[str, Any] = {
+            "k": "progress", "player": player.pid, "home": home,
+            "moves": len(game.moves), "move": done, "delta": change,
+        }
+        if result:
+            event["result"] = result
+        try:
+            res = await self.store.append_move(
+                rid, player.pid, seq, done, home, home > before_home, result,
+                _pack(event), event,
+            )
+        except BaseException:  # store unreachable: the cache must not keep an unlogged move
+            game.pop()
+            raise
+        if res.status != "ok":
+            game.pop()
+            if res.status in ("stale", "dup"):
+                e = await self.entry(rid, player.pid, reload=True)
+                if res.status == "dup":
+                    return _duplicate(e, seq)
+                raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
+                                    seq=int(res.values[0]))
+            code = res.values[0]
+            if code == "time_up":
+                self._spawn(self.try_finish(rid))
+                raise ProtocolError("not_running", "time is up")
+            if code == "not_running" and not retried:
+                rec = await self.record(rid)
+                if rec.state == "countdown":
+                    await self.start(rid)
+                    return await self._move_locked(info, e, player, rid, seq, text, True)
+            self._raise(res, rid)
+        version, elapsed, unfinished, _ = map(int, res.values)
+        e.view = after
+        moves = _MOVES.get(info.variant)
+        if moves is None:
+            moves = _MOVES[info.variant] = metrics.MOVES.labels(info.variant)
+        moves.inc()
+        if unfinished == 0:
+            self._spawn(self.try_finish(rid))
+        return {"seq": len(game.moves), "delta": change, "v": version, "elapsed": elapsed,
+                "status": status.value, "move": done, "moves": [done],
+                "legal": legal_texts(game)}
+
+    async def resign(self, player: Player, rid: str) -> dict[str, Any]:
+        res = await self.store.resign(rid, player.pid, dealt_home(await self.info(rid)))
+        if res.status == "err" and res.values[0] == "time_up":
+            self._spawn(self.try_finish(rid))
+            raise ProtocolError("not_running", "time is up")
+        self._raise(res, rid)
+        version, elapsed, unfinished = (int(x) for x in res.values)
+        if unfinished == 0:
+            self._spawn(self.try_finish(rid))
+        return {"v": version, "elapsed": elapsed}
+
+
+def _duplicate(e: GameEntry, seq: int) -> dict[str, Any]:
+    """The ack of a move that was applied already (a retry after a lost ack)."""
+    done = e.game.moves[seq].text()
+    return {"seq": len(e.game.moves), "duplicate": True, "view": e.view, "move": done,
+            "moves": [done], "legal": legal_texts(e.game)}
+
+
+def _parse(text: str) -> Move | None:
+    try:
+        return Move.from_text(text)
+    except NotationError:
+        return None
