@@ -57,6 +57,7 @@ class MoveGen(StockEdges):
         self.no_takeback = streamline and rules.foundation_to_tableau
         self.safe = SafeMoves(game, takeback=not self.no_takeback)
         self.F = game._F
+        self._f_prefix = len(self.F) if tuple(self.F) == tuple(range(len(self.F))) else 0
         self.T = game._T
         self.Fset = frozenset(game._F)
         self.Tset = frozenset(game._T)
@@ -84,6 +85,8 @@ class MoveGen(StockEdges):
 
     def home(self) -> int:
         piles = self.pos.piles
+        if self._f_prefix:  # the foundations are piles 0..len(F)-1 (every layout so far)
+            return sum(map(len, piles[:self._f_prefix]))
         return sum(len(piles[f]) for f in self.F)
 
     def close(self, ops: list, moves: list[Triple]) -> None:

@@ -62,13 +62,14 @@ class StockEdges:
         rules = self.rules
         to_f: dict[int, list[int]] = {}
         seen: set[tuple[int, int]] = set()
+        g = self.game
+        group_of, rank_only = self.group_of, self.rank_only
         for f in self.F if foundations else ():
-            tk = self._f_target_key(f)
+            p = piles[f]  # the target key of f, as _f_target_key (inlined: a hot loop)
+            tk = (group_of[f], (RANK_OF[p[-1]] if rank_only else p[-1]) if p else 255)
             if tk in seen:
                 continue
             seen.add(tk)
-            g = self.game
-            p = piles[f]
             if p:
                 top = p[-1]
                 end = 13 if g._step[f] == 1 else 1
