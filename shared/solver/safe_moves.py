@@ -238,15 +238,16 @@ class SafeMoves:
                 empty = f
         takeback = self.takeback
         alt = self.build is Build.DOWN_ALTERNATE_COLOUR
+        # the card each suit's foundation takes next (card = suit*13 + rank-1): a source top
+        # fits exactly when it is one of these, the test "h[s] == r - 1" as one lookup
+        want = {s * 13 + n for s, n in enumerate(h) if n < 13}
         for src in self.sources:
             p = piles[src]
-            if not p or len(p) <= down[src]:
+            if not p or p[-1] not in want or len(p) <= down[src]:
                 continue
             c = p[-1]
             r = RANK_OF[c]
             s = SUIT_OF[c]
-            if h[s] != r - 1:
-                continue
             if r == 1:
                 return (src, empty, 1)
             if alt:
