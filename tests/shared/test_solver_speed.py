@@ -78,3 +78,18 @@ def test_draw_one_stock_walk_in_closed_form_matches_the_loop(variant: str,
         redealt.add(game.pos.redeals)
     assert checked > 100
     assert variant == "unlimited" or redealt == {0, 1}  # both passes of the stock
+
+
+@pytest.mark.parametrize(("variant", "options"), CONFIGS)
+def test_special_keys_are_the_general_key(variant: str, options: dict[str, str]) -> None:
+    from solrace.shared.solver.canonical import (
+        _special_key,
+        general_key_function,
+        key_function,
+    )
+
+    game = Game(variant, options, 1)
+    special = _special_key(game) is not None
+    assert special == (variant == "forty-and-eight" or options.get("cells") == "5")
+    for game in _positions(variant, options, seeds=4, steps=200):
+        assert key_function(game)() == general_key_function(game)()
