@@ -102,6 +102,9 @@ def run_hints(configs: list[tuple[str, str, dict[str, str]]], seeds: list[int], 
             work = [(variant, options, seed, nodes, core) for seed in seeds]
             rows = list(pool.map(hint_one, work) if pool else map(hint_one, work))
             times = [t for r in rows for t in r]
+            if not times:  # the bot's game ended before the first hint on every deal
+                lines.append(f"{label:<30}  {0:5d}  (no mid-game position reached)")
+                continue
             lines.append(f"{label:<30}  {len(times):5d}  {statistics.median(times):8.2f}  "
                          f"{percentile(times, 95):5.2f}  {percentile(times, 99):5.2f}  "
                          f"{max(times):5.2f}")

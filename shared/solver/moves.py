@@ -57,6 +57,7 @@ class MoveGen(StockEdges):
         self.no_takeback = streamline and rules.foundation_to_tableau
         self.safe = SafeMoves(game, takeback=not self.no_takeback)
         self.F = game._F
+        self._f_prefix = len(self.F) if tuple(self.F) == tuple(range(len(self.F))) else 0
         self.T = game._T
         self.Fset = frozenset(game._F)
         self.Tset = frozenset(game._T)
@@ -84,6 +85,8 @@ class MoveGen(StockEdges):
 
     def home(self) -> int:
         piles = self.pos.piles
+        if self._f_prefix:  # the foundations are piles 0..len(F)-1 (every layout so far)
+            return sum(map(len, piles[:self._f_prefix]))
         return sum(len(piles[f]) for f in self.F)
 
     def close(self, ops: list, moves: list[Triple]) -> None:
@@ -203,17 +206,9 @@ class MoveGen(StockEdges):
         out: list[Triple] = []
         if g.resigned or self.home() == self.total:
             return out
-        # to the foundations: only from src
-        p = piles[src] if src >= 0 else []
-        if p and src in g._to_f_sources and len(p) > down[src]:
-            c = p[-1]
-            from_f = src in self.Fset
-            f_next, f_first = g._f_next, g._f_first
-            for f in self.F:
-                fp = piles[f]
-                if c in (f_next[f][fp[-1]] if fp else f_first[f]) and not (
-                        from_f and (f == src or not fp)):
-                    out.append((src, f, 1))
+        self._uses_to_f(src, out)
+        if not g._groups:
+            return self._uses_single(src, dst, out)
         # to the tableau: everything from src, and anything onto dst
         T = self.T
         accept = g._t_accept
@@ -270,6 +265,80 @@ class MoveGen(StockEdges):
                 if s == src:
                     assert wants is not None
                     ds = wants.get(c)
+                    if empties and (not king_only or RANK_OF[c] == 13):
+                        ds = sorted(ds + empties) if ds else empties
+                    if ds:
+                        out.extend([(s, d, 1) for d in ds])
+                elif (c in acc) if not d_empty else (not king_only or RANK_OF[c] == 13):
+                    out.append((s, dst, 1))
+        if d_empty and g.rules.reserve_to_space:
+            for s in g._R:
+                if piles[s]:
+                    out.append((s, dst, 1))
+        if g._C and src in g._to_c_sources and piles[src]:
+            out.extend([(src, c, 1) for c in g._C if not piles[c]])
+        return out
+
+    def _uses_to_f(self, src: int, out: list[Triple]) -> None:
+        """:meth:`_legal_uses`' moves to the foundations: only from ``src``."""
+        g = self.game
+        piles, down = self.pos.piles, self.pos.down
+        p = piles[src] if src >= 0 else []
+        if p and src in g._to_f_sources and len(p) > down[src]:
+            c = p[-1]
+            from_f = src in self.Fset
+            f_next, f_first = g._f_next, g._f_first
+            for f in self.F:
+                fp = piles[f]
+                if c in (f_next[f][fp[-1]] if fp else f_first[f]) and not (
+                        from_f and (f == src or not fp)):
+                    out.append((src, f, 1))
+
+    def _uses_single(self, src: int, dst: int, out: list[Triple]) -> list[Triple]:
+        """:meth:`_legal_uses` after the foundation moves, when cards move one at a time
+        (no groups: Seven by Five, Forty and Eight): one pass over the tableau finds both the
+        moves onto ``dst`` and the piles that take ``src``'s top, whose moves go in at
+        ``src``'s place — the same moves in the same order (tested against the engine)."""
+        g = self.game
+        piles, down = self.pos.piles, self.pos.down
+        accept = g._t_accept
+        king_only = g._king_only
+        dp = piles[dst]
+        d_empty = not dp
+        acc: tuple[int, ...] = ()
+        if dp and accept is not None and len(dp) > down[dst]:
+            acc = accept[dp[-1]]
+        need_src = src in self.Tset or src in g._to_t_single
+        head = piles[src][-1] if need_src and piles[src] else -1
+        takes = need_src and head >= 0 and accept is not None
+        ds_src: list[int] = []  # non-empty piles taking src's top, in pile order
+        empties: list[int] = []
+        src_at = -1
+        for s in self.T:
+            p = piles[s]
+            if not p:
+                if need_src:
+                    empties.append(s)
+                continue
+            if takes and len(p) > down[s] and head in accept[p[-1]]:  # type: ignore[index]
+                ds_src.append(s)
+            if s == src:
+                src_at = len(out)
+            elif s != dst:
+                c = p[-1]
+                if (not king_only or RANK_OF[c] == 13) if d_empty else c in acc:
+                    out.append((s, dst, 1))
+        if src_at >= 0:
+            ds = ds_src
+            if empties and (RANK_OF[head] == 13 if king_only else True):
+                ds = sorted(ds + empties) if ds else empties
+            out[src_at:src_at] = [(src, d, 1) for d in ds if d != src]
+        for s in g._to_t_single:
+            p = piles[s]
+            if p:
+                c = p[-1]
+                if s == src:
+                    ds = ds_src
                     if empties and (not king_only or RANK_OF[c] == 13):
                         ds = sorted(ds + empties) if ds else empties
                     if ds:

@@ -163,43 +163,64 @@ class SafeMoves:
             return self._find_one_deck()
         piles, down = self.pos.piles, self.pos.down
         decks = self.decks
-        heights: list[list[int]] = [[], [], [], []]
-        where: dict[tuple[int, int], int] = {}  # (suit, height) -> foundation
+        # a foundation of suit s and height h (Ace up, same suit) wants the card s*13 + h:
+        # ``want`` maps that card to the first such foundation; full heights (the twin rule)
+        # are only worked out for a card that fits, which most calls never meet
+        want: dict[int, int] = {}
         empty = -1
         for f in self.F:
             p = piles[f]
-            n = len(p)
-            if n:
-                s = SUIT_OF[p[0]]
-                heights[s].append(n)
-                where.setdefault((s, n), f)
+            if p:
+                want.setdefault(p[-1] + 1, f)
             elif empty < 0:
                 empty = f
-        red = min(_full_height(heights[1], decks), _full_height(heights[2], decks))
-        black = min(_full_height(heights[0], decks), _full_height(heights[3], decks))
-        sources = self.sources
         build_alt = self.build is Build.DOWN_ALTERNATE_COLOUR
-        for src in sources:
+        full: list[int] | None = None
+        for src in self.sources:
             p = piles[src]
             if not p or len(p) <= down[src]:
                 continue
             c = p[-1]
             r = RANK_OF[c]
-            s = SUIT_OF[c]
             if r == 1:
-                f = empty
-            else:
-                f = where.get((s, r - 1), -1)
+                if empty < 0:
+                    continue
+                return (src, empty, 1)
+            f = want.get(c, -1)
             if f < 0:
                 continue
-            if r > 1:
-                if decks > 1 and _full_height(heights[s], decks) < r - 1:
-                    continue  # the twin rule: every copy of the card below is home
-                # same suit building: the twin rule above already covers it
-                if build_alt and (black if s in (1, 2) else red) < r - 1:
-                    continue
+            if full is None:
+                full = self._full_heights()
+            s = SUIT_OF[c]
+            if decks > 1 and full[s] < r - 1:
+                continue  # the twin rule: every copy of the card below is home
+            # same suit building: the twin rule above already covers it
+            if build_alt and (min(full[0], full[3]) if s in (1, 2)
+                              else min(full[1], full[2])) < r - 1:
+                continue
             return (src, f, 1)
         return None
+
+    def _full_heights(self) -> list[int]:
+        """Per suit, the rank up to which every copy is home (same-suit foundations)."""
+        piles = self.pos.piles
+        if self.decks == 2:  # the lower of each suit's two highest foundations (0 if < 2)
+            top, second = [0, 0, 0, 0], [0, 0, 0, 0]
+            for f in self.F:
+                p = piles[f]
+                if p:
+                    s, n = SUIT_OF[p[0]], len(p)
+                    if n > top[s]:
+                        second[s], top[s] = top[s], n
+                    elif n > second[s]:
+                        second[s] = n
+            return second
+        heights: list[list[int]] = [[], [], [], []]
+        for f in self.F:
+            p = piles[f]
+            if p:
+                heights[SUIT_OF[p[0]]].append(len(p))
+        return [_full_height(h, self.decks) for h in heights]
 
     def _find_one_deck(self) -> Triple | None:
         """One deck: a suit's foundation is its height; no twins."""
@@ -217,15 +238,16 @@ class SafeMoves:
                 empty = f
         takeback = self.takeback
         alt = self.build is Build.DOWN_ALTERNATE_COLOUR
+        # the card each suit's foundation takes next (card = suit*13 + rank-1): a source top
+        # fits exactly when it is one of these, the test "h[s] == r - 1" as one lookup
+        want = {s * 13 + n for s, n in enumerate(h) if n < 13}
         for src in self.sources:
             p = piles[src]
-            if not p or len(p) <= down[src]:
+            if not p or p[-1] not in want or len(p) <= down[src]:
                 continue
             c = p[-1]
             r = RANK_OF[c]
             s = SUIT_OF[c]
-            if h[s] != r - 1:
-                continue
             if r == 1:
                 return (src, empty, 1)
             if alt:

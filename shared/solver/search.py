@@ -24,6 +24,7 @@ search's nodes in the same order); every line is replayed through ``Game.push`` 
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from heapq import heappop, heappush
@@ -326,6 +327,25 @@ def core_portfolio(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], i
 
 
 def search_game(
+    game: Game, budget: Budget, *, strategy: str = "portfolio", pruning: bool = True,
+    core: str = "auto",
+) -> SolveResult:
+    """Solve the current position of ``game`` (left untouched) within ``budget``: see
+    :func:`_search_game`. The cyclic garbage collector is paused meanwhile: the search makes
+    no reference cycles, only many small lists and tuples, whose allocations would trigger
+    collections that scan the growing transposition table for nothing (3-4% of a Python
+    search's time; the nodes searched do not change)."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _search_game(game, budget, strategy=strategy, pruning=pruning, core=core)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _search_game(
     game: Game, budget: Budget, *, strategy: str = "portfolio", pruning: bool = True,
     core: str = "auto",
 ) -> SolveResult:

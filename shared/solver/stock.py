@@ -62,13 +62,14 @@ class StockEdges:
         rules = self.rules
         to_f: dict[int, list[int]] = {}
         seen: set[tuple[int, int]] = set()
+        g = self.game
+        group_of, rank_only = self.group_of, self.rank_only
         for f in self.F if foundations else ():
-            tk = self._f_target_key(f)
+            p = piles[f]  # the target key of f, as _f_target_key (inlined: a hot loop)
+            tk = (group_of[f], (RANK_OF[p[-1]] if rank_only else p[-1]) if p else 255)
             if tk in seen:
                 continue
             seen.add(tk)
-            g = self.game
-            p = piles[f]
             if p:
                 top = p[-1]
                 end = 13 if g._step[f] == 1 else 1
@@ -149,6 +150,10 @@ class StockEdges:
         limit = self.rules.redeals
         redeals_left = None if limit is None else limit - self.pos.redeals
         k = len(waste)
+        if draw == 1 and total and self.walk_closed_form:
+            walk, path = self._walk_draw1(seq, k, redeals_left != 0)
+            self._walk_fresh, self._walk = True, (walk, path)
+            return walk, path
         path: list[Triple] = []
         redealt = 0
         reached: set[int] = set()
@@ -169,6 +174,23 @@ class StockEdges:
                 path.append((S, W, 1))
                 k = min(k + draw, total)
         self._walk_fresh, self._walk = True, (walk, path)
+        return walk, path
+
+    walk_closed_form = True  # False: the general loop (the tests compare the two)
+
+    def _walk_draw1(self, seq: list[int], k0: int, redeal: bool
+                    ) -> tuple[list[tuple[int, int, int, int]], list[Triple]]:
+        """:meth:`_stock_walk`'s loop in closed form for draw 1 (the same entries and path,
+        tested): draw to the end of the sequence, then, if a redeal is left, redeal and draw
+        until the starting boundary comes round again."""
+        S, W = self.S, self.W
+        total = len(seq)
+        ahead = total - k0
+        walk = [(seq[k - 1], k, 0, k - k0) for k in range(max(k0, 1), total + 1)]
+        path: list[Triple] = [(S, W, 1)] * ahead
+        if redeal:
+            walk += [(seq[k - 1], k, 1, ahead + 1 + k) for k in range(1, k0)]
+            path += [(W, S, 1)] + [(S, W, 1)] * k0
         return walk, path
 
     def _stock_edges(self, out: list[Edge], only: int | None = None) -> None:
