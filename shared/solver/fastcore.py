@@ -23,6 +23,7 @@ import sysconfig
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from solrace.shared.engine import Game
@@ -32,10 +33,6 @@ from solrace.shared.solver.result import Budget, Outcome
 SOURCE = Path(__file__).with_name("klondike.c")
 ENV = "SOLRACE_SOLVER_CORE"  # "python": never use the compiled core; "c": fail without it
 
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-_tried = False
-build_error: str | None = None  # why the core is not available, for people and tests
 
 
 def _cache_dirs() -> list[Path]:
@@ -94,35 +91,57 @@ def _build(source: Path = SOURCE) -> ctypes.CDLL:
     raise OSError("; ".join(errors) or "the solver core could not be built")
 
 
+class Core:
+    """One compiled library (``source``): built on first use by :func:`_build`, its functions
+    declared by ``declare``, kept for the process; ``None`` when it is unavailable or turned off
+    (``SOLRACE_SOLVER_CORE=python``), a :class:`RuntimeError` when it is required (``=c``) and
+    unavailable. ``error`` says why it is unavailable, for people and tests."""
+
+    def __init__(self, source: Path, declare: Callable[[ctypes.CDLL], None]) -> None:
+        self.source, self._declare = source, declare
+        self._lock = threading.Lock()
+        self.lib: ctypes.CDLL | None = None
+        self.tried = False
+        self.error: str | None = None
+
+    def library(self) -> ctypes.CDLL | None:
+        if os.environ.get(ENV, "").lower() == "python":
+            return None
+        with self._lock:
+            if not self.tried:
+                self.tried = True
+                try:
+                    lib = _build(self.source)
+                    self._declare(lib)
+                    self.lib = lib
+                except OSError as e:
+                    self.error = str(e)
+        if self.lib is None and os.environ.get(ENV, "").lower() == "c":
+            raise RuntimeError(f"{ENV}=c but the compiled solver core is unavailable: "
+                               f"{self.error}")
+        return self.lib
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    lib.kl_new.restype = ctypes.c_void_p
+    lib.kl_free.argtypes = [ctypes.c_void_p]
+    lib.kl_nodes.restype = ctypes.c_longlong
+    lib.kl_nodes.argtypes = [ctypes.c_void_p]
+    lib.kl_moves_len.restype = ctypes.c_longlong
+    lib.kl_moves_len.argtypes = [ctypes.c_void_p]
+    lib.kl_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    ip = ctypes.POINTER(ctypes.c_int32)
+    lib.kl_solve.argtypes = [ctypes.c_void_p, ip, ip, ip, ip, ctypes.c_int,
+                             ctypes.c_int, ctypes.c_longlong, ctypes.c_double]
+    lib.kl_solve.restype = ctypes.c_int
+
+
+KLONDIKE = Core(SOURCE, _declare)
+
+
 def library() -> ctypes.CDLL | None:
-    """The loaded core, building it on first use; ``None`` when it is unavailable or turned
-    off (``SOLRACE_SOLVER_CORE=python``)."""
-    global _lib, _tried, build_error
-    if os.environ.get(ENV, "").lower() == "python":
-        return None
-    with _lock:
-        if not _tried:
-            _tried = True
-            try:
-                lib = _build()
-                lib.kl_new.restype = ctypes.c_void_p
-                lib.kl_free.argtypes = [ctypes.c_void_p]
-                lib.kl_nodes.restype = ctypes.c_longlong
-                lib.kl_nodes.argtypes = [ctypes.c_void_p]
-                lib.kl_moves_len.restype = ctypes.c_longlong
-                lib.kl_moves_len.argtypes = [ctypes.c_void_p]
-                lib.kl_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-                ip = ctypes.POINTER(ctypes.c_int32)
-                lib.kl_solve.argtypes = [ctypes.c_void_p, ip, ip, ip, ip, ctypes.c_int,
-                                         ctypes.c_int, ctypes.c_longlong, ctypes.c_double]
-                lib.kl_solve.restype = ctypes.c_int
-                _lib = lib
-            except OSError as e:
-                build_error = str(e)
-    if _lib is None and os.environ.get(ENV, "").lower() == "c":
-        raise RuntimeError(f"{ENV}=c but the compiled solver core is unavailable: "
-                           f"{build_error}")
-    return _lib
+    """The Klondike core (:class:`Core`), building it on first use."""
+    return KLONDIKE.library()
 
 
 def handles(game: Game) -> bool:

@@ -14,8 +14,6 @@ runs and nothing else changes.
 from __future__ import annotations
 
 import ctypes
-import os
-import threading
 from pathlib import Path
 
 from solrace.shared.cards import RANK_OF, SUIT_OF
@@ -26,45 +24,33 @@ from solrace.shared.solver.result import Budget, Outcome
 
 SOURCE = Path(__file__).with_name("onepass.c")
 
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-_tried = False
-build_error: str | None = None
 
 Triple = tuple[int, int, int]
 EMPTY = 255  # an empty tableau pile, for the core
 
 
+def _declare(lib: ctypes.CDLL) -> None:
+    lib.op_new.restype = ctypes.c_void_p
+    lib.op_free.argtypes = [ctypes.c_void_p]
+    lib.op_nodes.restype = ctypes.c_longlong
+    lib.op_nodes.argtypes = [ctypes.c_void_p]
+    lib.op_moves_len.restype = ctypes.c_longlong
+    lib.op_moves_len.argtypes = [ctypes.c_void_p]
+    lib.op_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    ip = ctypes.POINTER(ctypes.c_int32)
+    lib.op_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_int,
+                             ctypes.c_longlong, ctypes.c_double]
+    lib.op_solve.restype = ctypes.c_int
+    lib.op_edges.argtypes = [ctypes.c_void_p, ip, ip, ip]
+    lib.op_edges.restype = ctypes.c_int
+
+
+CORE = fastcore.Core(SOURCE, _declare)
+
+
 def library() -> ctypes.CDLL | None:
     """The loaded core, building it on first use; ``None`` when unavailable or turned off."""
-    global _lib, _tried, build_error
-    if os.environ.get(fastcore.ENV, "").lower() == "python":
-        return None
-    with _lock:
-        if not _tried:
-            _tried = True
-            try:
-                lib = fastcore._build(SOURCE)
-                lib.op_new.restype = ctypes.c_void_p
-                lib.op_free.argtypes = [ctypes.c_void_p]
-                lib.op_nodes.restype = ctypes.c_longlong
-                lib.op_nodes.argtypes = [ctypes.c_void_p]
-                lib.op_moves_len.restype = ctypes.c_longlong
-                lib.op_moves_len.argtypes = [ctypes.c_void_p]
-                lib.op_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-                ip = ctypes.POINTER(ctypes.c_int32)
-                lib.op_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_int,
-                                         ctypes.c_longlong, ctypes.c_double]
-                lib.op_solve.restype = ctypes.c_int
-                lib.op_edges.argtypes = [ctypes.c_void_p, ip, ip, ip]
-                lib.op_edges.restype = ctypes.c_int
-                _lib = lib
-            except OSError as e:
-                build_error = str(e)
-    if _lib is None and os.environ.get(fastcore.ENV, "").lower() == "c":
-        raise RuntimeError(f"{fastcore.ENV}=c but the compiled solver core is unavailable: "
-                           f"{build_error}")
-    return _lib
+    return CORE.library()
 
 
 def _game(game: Game) -> int | None:

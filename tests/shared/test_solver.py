@@ -32,7 +32,7 @@ def core(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     if request.param == "c":
         monkeypatch.delenv(fastcore.ENV, raising=False)
         if fastcore.library() is None:
-            pytest.skip(f"no compiled solver core here: {fastcore.build_error}")
+            pytest.skip(f"no compiled solver core here: {fastcore.KLONDIKE.error}")
     monkeypatch.setenv(fastcore.ENV, request.param)
     return request.param
 

@@ -19,7 +19,7 @@ from solrace.shared.solver import Budget, Outcome, fastcore, solve
 from solrace.shared.solver.search import search_game
 
 needs_core = pytest.mark.skipif(fastcore.library() is None,
-                                reason=f"no compiled solver core here: {fastcore.build_error}")
+                                reason=f"no compiled solver core here: {fastcore.KLONDIKE.error}")
 
 TB_NO = {"foundation_takeback": "no"}
 DRAW3 = {"draw": "3"}
@@ -93,8 +93,8 @@ def test_the_core_is_built_on_first_use_into_the_cache(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(fastcore.ENV, raising=False)
     monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
-    monkeypatch.setattr(fastcore, "_tried", False)
-    monkeypatch.setattr(fastcore, "_lib", None)
+    monkeypatch.setattr(fastcore.KLONDIKE, "tried", False)
+    monkeypatch.setattr(fastcore.KLONDIKE, "lib", None)
     assert fastcore.library() is not None
     assert [p.suffix for p in tmp_path.iterdir()] == [".so"]
     assert search_game(Game("unlimited", {}, 5), Budget(nodes=4_000), core="c").won
@@ -107,11 +107,11 @@ def test_without_a_compiler_the_python_search_answers(
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
-    monkeypatch.setattr(fastcore, "_tried", False)
-    monkeypatch.setattr(fastcore, "_lib", None)
-    monkeypatch.setattr(fastcore, "build_error", None)
+    monkeypatch.setattr(fastcore.KLONDIKE, "tried", False)
+    monkeypatch.setattr(fastcore.KLONDIKE, "lib", None)
+    monkeypatch.setattr(fastcore.KLONDIKE, "error", None)
     assert fastcore.library() is None
-    assert "no C compiler" in (fastcore.build_error or "")
+    assert "no C compiler" in (fastcore.KLONDIKE.error or "")
     result = solve(("unlimited", {}, 5), Budget(nodes=4_000))
     assert result.won
     monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence

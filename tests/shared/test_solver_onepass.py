@@ -21,7 +21,7 @@ from solrace.shared.solver.moves import MoveGen
 from solrace.shared.solver.search import Searcher, search_game
 
 needs_core = pytest.mark.skipif(onepass.library() is None,
-                                reason=f"no compiled solver core here: {onepass.build_error}")
+                                reason=f"no compiled solver core here: {onepass.CORE.error}")
 
 DAK = "double-aces-and-kings"
 SIXES = "sixes-and-sevens"
@@ -152,11 +152,11 @@ def test_without_a_compiler_the_python_search_answers(
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
-    monkeypatch.setattr(onepass, "_tried", False)
-    monkeypatch.setattr(onepass, "_lib", None)
-    monkeypatch.setattr(onepass, "build_error", None)
+    monkeypatch.setattr(onepass.CORE, "tried", False)
+    monkeypatch.setattr(onepass.CORE, "lib", None)
+    monkeypatch.setattr(onepass.CORE, "error", None)
     assert onepass.library() is None
-    assert "no C compiler" in (onepass.build_error or "")
+    assert "no C compiler" in (onepass.CORE.error or "")
     result = search_game(Game(DAK, R2S, 1), Budget(nodes=4_000))
     assert result.won
     monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
