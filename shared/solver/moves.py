@@ -258,26 +258,11 @@ class MoveGen(StockEdges):
                 if (n == 1 or (n > 1 and groups and n <= run_length(s))) and (
                         d_empty or p[-n] in acc):
                     out.append((s, dst, n))
-        for s in g._to_t_single:
-            p = piles[s]
-            if p:
-                c = p[-1]
-                if s == src:
-                    assert wants is not None
-                    ds = wants.get(c)
-                    if empties and (not king_only or RANK_OF[c] == 13):
-                        ds = sorted(ds + empties) if ds else empties
-                    if ds:
-                        out.extend([(s, d, 1) for d in ds])
-                elif (c in acc) if not d_empty else (not king_only or RANK_OF[c] == 13):
-                    out.append((s, dst, 1))
-        if d_empty and g.rules.reserve_to_space:
-            for s in g._R:
-                if piles[s]:
-                    out.append((s, dst, 1))
-        if g._C and src in g._to_c_sources and piles[src]:
-            out.extend([(src, c, 1) for c in g._C if not piles[c]])
-        return out
+        src_targets = None
+        if src in g._to_t_single and piles[src]:
+            assert wants is not None
+            src_targets = wants.get(piles[src][-1])
+        return self._uses_rest(src, dst, d_empty, acc, empties, src_targets, out)
 
     def _uses_to_f(self, src: int, out: list[Triple]) -> None:
         """:meth:`_legal_uses`' moves to the foundations: only from ``src``."""
@@ -333,12 +318,23 @@ class MoveGen(StockEdges):
             if empties and (RANK_OF[head] == 13 if king_only else True):
                 ds = sorted(ds + empties) if ds else empties
             out[src_at:src_at] = [(src, d, 1) for d in ds if d != src]
+        return self._uses_rest(src, dst, d_empty, acc, empties, ds_src, out)
+
+    def _uses_rest(self, src: int, dst: int, d_empty: bool, acc: tuple[int, ...],
+                   empties: list[int], src_targets: list[int] | None,
+                   out: list[Triple]) -> list[Triple]:
+        """The tail shared by both generators: single-card sources (waste, cells,
+        foundations), with ``src``'s top going to ``src_targets`` (and the empty piles it may
+        take), then reserve cards into an empty ``dst``, then ``src`` into the cells."""
+        g = self.game
+        piles = self.pos.piles
+        king_only = g._king_only
         for s in g._to_t_single:
             p = piles[s]
             if p:
                 c = p[-1]
                 if s == src:
-                    ds = ds_src
+                    ds = src_targets
                     if empties and (not king_only or RANK_OF[c] == 13):
                         ds = sorted(ds + empties) if ds else empties
                     if ds:
