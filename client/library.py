@@ -11,6 +11,12 @@ The client keeps, per race, the last event version it saw and its own board (the
 server sent, updated with each ack's delta). After a dropped connection :meth:`reconnect`
 resumes the session with its token and asks for every event it missed (``sync``), so nothing is
 lost and nothing is applied twice.
+
+Race homes (docs/protocol.md section 8.1): when a race summary names a ``home`` (the server
+process whose own connections get that race's events without pub/sub), the client moves there
+by itself — a new connection, ``hello`` with the token, then ``sync`` of every race — and only
+then closes the old connection, once its requests in flight are answered. ``follow_home=False``
+stays put; either way the game is the same.
 """
 
 from __future__ import annotations
@@ -41,10 +47,13 @@ class ClientError(Exception):
 class Client:
     def __init__(self, url: str, *, name: str | None = None, token: str | None = None,
                  timeout: float = 10.0, client: str | None = None,
-                 batch: bool = False) -> None:
+                 batch: bool = False, follow_home: bool = True) -> None:
         """``batch``: ask the server for batch frames (several messages in one frame, see
-        docs/protocol.md); the client reads them either way."""
-        self.url = url
+        docs/protocol.md); the client reads them either way. ``follow_home``: move to a race's
+        home process when a summary names one (see the module docstring)."""
+        self.url = url  # where (re)connecting starts: the load balancer, typically
+        self.connected_url = url  # where the current connection goes (a home, once moved)
+        self.follow_home = follow_home
         self.batch = batch
         self.name = name
         self.token = token
@@ -60,6 +69,9 @@ class Client:
         self._pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
         self._events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
+        self._moving: asyncio.Task[None] | None = None  # a move to a race's home under way
+        self._homes_tried: dict[str, set[str]] = {}  # race -> home URLs moved to (or tried)
+        self._retired: set[ClientConnection] = set()  # left for a home: replies only
 
     # ------------------------------------------------------------------ connection
 
@@ -71,9 +83,19 @@ class Client:
         await self.close()
 
     async def connect(self) -> dict[str, Any]:
-        self.ws = await connect(self.url, max_size=P.MAX_FRAME * 16, open_timeout=self.timeout,
-                                compression=None)
-        self._reader = asyncio.create_task(self._read())
+        self.ws = await self._open(self.url)
+        self.connected_url = self.url
+        self._pending = {}
+        self._reader = asyncio.create_task(self._read(self.ws, self._pending))
+        self.welcome = await self.request("hello", **self._hello())
+        self._identity(self.welcome)
+        return self.welcome
+
+    async def _open(self, url: str) -> ClientConnection:
+        return await connect(url, max_size=P.MAX_FRAME * 16, open_timeout=self.timeout,
+                             compression=None)
+
+    def _hello(self) -> dict[str, Any]:
         hello: dict[str, Any] = {"v": P.PROTOCOL_VERSION}
         if self.token:
             hello["token"] = self.token
@@ -83,9 +105,7 @@ class Client:
             hello["batch"] = True
         if self.client is not None:
             hello["client"] = self.client
-        self.welcome = await self.request("hello", **hello)
-        self._identity(self.welcome)
-        return self.welcome
+        return hello
 
     def _identity(self, reply: dict[str, Any]) -> None:
         """Who this client is after a welcome, registration or login."""
@@ -142,6 +162,10 @@ class Client:
         return reply
 
     async def close(self) -> None:
+        if self._moving is not None:
+            self._moving.cancel()
+            with contextlib.suppress(BaseException):
+                await self._moving
         if self.ws is not None:
             await self.ws.close()
         if self._reader is not None:
@@ -157,36 +181,107 @@ class Client:
         for msg in kept:
             if msg.get("t") != "closed":
                 self._events.put_nowait(msg)
+        self._homes_tried.clear()  # a fresh start: homes are worth another try
         welcome = await self.connect()
         for race in list(self.versions):
             await self.sync(race)
+        await self._settle()
         return welcome
 
-    async def _read(self) -> None:
-        assert self.ws is not None
+    # ------------------------------------------------------------------ race homes
+
+    def _hinted(self, summary: dict[str, Any]) -> None:
+        """A summary naming a ``home`` elsewhere: start moving there (once per race and
+        URL, so servers that disagree about a race's home cannot bounce the client)."""
+        home, race = summary.get("home"), summary.get("race")
+        if not (self.follow_home and isinstance(home, str) and isinstance(race, str)
+                and self.token and home != self.connected_url):
+            return
+        tried = self._homes_tried.setdefault(race, set())
+        if home in tried or (self._moving is not None and not self._moving.done()):
+            return
+        tried.add(home)
+        self._moving = asyncio.create_task(self._go_home(home))
+
+    async def _settle(self) -> None:
+        """Return once a move home started by the last reply is done (or given up)."""
+        if self._moving is not None and self._moving is not asyncio.current_task():
+            await asyncio.wait([self._moving])
+
+    async def _go_home(self, url: str) -> None:
+        """Move to ``url``: a new connection says ``hello`` with the token; from then on
+        requests go there and the old connection only delivers the replies of requests
+        already sent on it (its events are dropped: the ``sync`` of every race that follows
+        returns each version since); once those replies are in, it is closed. If ``url``
+        cannot be reached, or refuses the session, the client stays where it is."""
         try:
-            async for frame in self.ws:
+            ws = await self._open(url)
+        except Exception:  # unreachable, refused, not a websocket: stay
+            return
+        pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        reader = asyncio.create_task(self._read(ws, pending))
+        old_ws, old_reader, old_pending = self.ws, self._reader, self._pending
+        self.ws, self._reader, self._pending = ws, reader, pending
+        try:
+            await self.request("hello", **self._hello())
+        except Exception:  # e.g. bad_token there, or it closed: stay
+            self.ws, self._reader, self._pending = old_ws, old_reader, old_pending
+            self._retired.add(ws)
+            await ws.close()
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+            self._retired.discard(ws)
+            return
+        self.connected_url = url
+        if old_ws is not None:
+            self._retired.add(old_ws)
+            if old_pending:  # e.g. a move in flight: its ack updates the board first
+                await asyncio.wait(list(old_pending.values()), timeout=self.timeout)
+        for race in list(self.versions):
+            with contextlib.suppress(ClientError):  # e.g. a race one only watches
+                await self.sync(race)
+        if old_ws is not None:
+            await old_ws.close()
+        if old_reader is not None:
+            old_reader.cancel()
+            with contextlib.suppress(BaseException):
+                await old_reader
+        if old_ws is not None:
+            self._retired.discard(old_ws)
+
+    async def _read(self, ws: ClientConnection,
+                    pending: dict[Any, asyncio.Future[dict[str, Any]]]) -> None:
+        """One connection's frames: replies to the requests sent on it (``pending``), and —
+        unless the client has left it for a race's home — events and notices."""
+        try:
+            async for frame in ws:
                 for msg in P.unbatch(P.decode(frame) if isinstance(frame, bytes) else {}):
-                    await self._on_message(msg)
+                    re = msg.get("re")
+                    fut = pending.pop(re, None) if re is not None else None
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+                    elif ws not in self._retired:
+                        # what a retired connection still receives, the new one got or gets
+                        # (its sync covers every version since the move)
+                        await self._on_message(msg)
         except websockets.ConnectionClosed:
             pass
         finally:
-            for fut in self._pending.values():
+            for fut in pending.values():
                 if not fut.done():
                     fut.set_exception(ConnectionError("connection closed"))
-            self._pending.clear()
-            await self._events.put({"t": "closed"})
+            pending.clear()
+            if ws not in self._retired:
+                await self._events.put({"t": "closed"})
 
     async def _on_message(self, msg: dict[str, Any]) -> None:
-        re = msg.get("re")
-        fut = self._pending.pop(re, None) if re is not None else None
-        if fut is not None and not fut.done():
-            fut.set_result(msg)
-        elif msg.get("t") == "event":
+        if msg.get("t") == "event":
             self._on_event(msg)
         else:
             if msg.get("t") == "matched":
                 self.versions.setdefault(msg["race"]["race"], 0)
+                self._hinted(msg["race"])
             await self._events.put(msg)
 
     def _on_event(self, msg: dict[str, Any]) -> None:
@@ -201,6 +296,9 @@ class Client:
     async def request(self, kind: str, *, within: float | None = None, **fields: Any
                       ) -> dict[str, Any]:
         """Send a request, await its reply (``within`` seconds, default ``timeout``)."""
+        moving = self._moving
+        if moving is not None and moving is not asyncio.current_task():
+            await asyncio.wait([moving])  # requests wait until a move home is done
         if self.ws is None:
             raise ConnectionError("not connected")
         rid = next(self._ids)
@@ -238,8 +336,11 @@ class Client:
 
     # ------------------------------------------------------------------ races
 
-    def _track(self, summary: dict[str, Any]) -> dict[str, Any]:
+    async def _track(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """A race this client now races in: follow its events (and its home)."""
         self.versions.setdefault(summary["race"], 0)
+        self._hinted(summary)
+        await self._settle()
         return summary
 
     async def create_race(self, variant: str, options: dict[str, str] | None = None, *,
@@ -249,11 +350,11 @@ class Client:
         fields: dict[str, Any] = {"winnable": True, "within": POOL_PATIENCE} if winnable else {}
         r = await self.request("race.create", variant=variant, options=options or {},
                                seats=seats, time_limit=time_limit, rated=rated, **fields)
-        return self._track(r["race"])
+        return await self._track(r["race"])
 
     async def join(self, code: str | None = None, race: str | None = None) -> dict[str, Any]:
         fields = {"code": code} if code is not None else {"race": race}
-        return self._track((await self.request("race.join", **fields))["race"])
+        return await self._track((await self.request("race.join", **fields))["race"])
 
     async def practice_start(self, variant: str, options: dict[str, str] | None = None,
                              bots: Sequence[str] = (), time_limit: int = 600,
@@ -262,14 +363,14 @@ class Client:
         once; the race's events follow from version 1 (the start sets the board)."""
         r = await self.request("practice.start", variant=variant, options=options or {},
                                bots=list(bots), time_limit=time_limit, seed=seed)
-        return self._track(r["race"])
+        return await self._track(r["race"])
 
     async def rematch(self, race: str) -> dict[str, Any]:
         """A new race with the settings of finished race ``race`` (the same new race for every
         racer who asks); the other racers get an unsolicited ``rematch`` frame naming it."""
         # a winnable race's rematch may wait for a certified seed like a winnable create
-        return self._track((await self.request("race.rematch", race=race,
-                                               within=POOL_PATIENCE))["race"])
+        return await self._track((await self.request("race.rematch", race=race,
+                                                     within=POOL_PATIENCE))["race"])
 
     async def leave(self, race: str) -> dict[str, Any]:
         return (await self.request("race.leave", race=race))["race"]
@@ -282,7 +383,7 @@ class Client:
         fields: dict[str, Any] = {"winnable": True, "within": POOL_PATIENCE} if winnable else {}
         r = await self.request("quick", variant=variant, options=options or {}, **fields)
         if r["t"] == "race":
-            self._track(r["race"])
+            await self._track(r["race"])
         return r
 
     async def move(self, race: str, move: str, seq: int | None = None, *,
@@ -342,6 +443,7 @@ class Client:
             if r.get("board"):
                 self.boards[race] = r["board"]
             if not r.get("more"):
+                self._hinted(r["race"])  # e.g. after a reconnect through the balancer
                 return r
 
     async def wait_running(self, race: str, timeout: float = 15.0) -> dict[str, Any]:

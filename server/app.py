@@ -25,7 +25,7 @@ from redis.asyncio.cluster import RedisCluster
 from solrace.server import metrics, static
 from solrace.server.accounts.service import AccountService
 from solrace.server.bots import BotService
-from solrace.server.config import Config
+from solrace.server.config import Config, listener_url
 from solrace.server.connection import Connection
 from solrace.server.daily import DailyService
 from solrace.server.hints import HintService
@@ -152,10 +152,22 @@ class Server:
             compression=None,
             create_connection=FrameConnection,
         )
+        # Set before the first await: no connection is served before the races know it.
+        races.home = self.advertised
         await self._heartbeat()
         self._refresher = asyncio.create_task(self._refresh_spectators())
-        log.info("solrace server %s listening on ws://%s:%d", cfg.process_id, cfg.host, self.port)
+        log.info("solrace server %s listening on ws://%s:%d, advertising %s", cfg.process_id,
+                 cfg.host, self.port, self.advertised or "no home URL")
         log.info("compiled modules: %s", accel.summary())
+
+    @property
+    def advertised(self) -> str:
+        """The URL racers are told to find this process at when it is their race's home
+        (docs/protocol.md section 8.1): ``--advertise-url``, else the listener's own; ""
+        when there is none (``off``, or a wildcard listen address)."""
+        if self.config.advertise_url is not None:
+            return self.config.advertise_url
+        return listener_url(self.config.host, self.port)
 
     async def _handle(self, ws: ServerConnection) -> None:
         assert self.ctx is not None

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from solrace.shared.protocol import MAX_POOL_WAIT
 
-__all__ = ["SETTINGS", "Config", "Setting", "mask_url", "parse_duration"]
+__all__ = ["SETTINGS", "Config", "Setting", "listener_url", "mask_url", "parse_duration"]
 
 ENV_PREFIX = "SOLRACE_"
 SECRET_FILE = "secret"
@@ -66,6 +66,49 @@ def _loop(text: str) -> str:
 
 def _optional_str(text: str) -> str | None:
     return text or None
+
+
+#: ``--advertise-url`` values that mean "advertise nothing" (races created here get no home).
+ADVERTISE_OFF = ("off", "none")
+
+
+def _advertise_url(text: str) -> str | None:
+    """``--advertise-url``: a ws:// or wss:// URL; ``off`` -> "" (advertise nothing); empty ->
+    None (the listener's own URL, when it has a meaningful address)."""
+    text = text.strip()
+    if not text:
+        return None
+    if text.lower() in ADVERTISE_OFF:
+        return ""
+    problem = advertise_problem(text)
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
+def advertise_problem(url: str) -> str | None:
+    """Why ``url`` cannot be advertised to clients as a race's home (None when it can): a
+    ws:// or wss:// URL with a host, no user name or password, query or fragment."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError as exc:
+        return f"advertise_url is not a URL: {exc}"
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        return f"advertise_url must be ws://HOST[:PORT][/PATH] or wss://…, not {url!r}"
+    if parts.username is not None or parts.query or parts.fragment or len(url) > 256:
+        return "advertise_url must carry no user name, password, query or fragment (and " \
+               "at most 256 characters)"
+    return None
+
+
+def listener_url(host: str, port: int) -> str:
+    """The default advertised URL of a process listening on ``host:port``: ws://HOST:PORT,
+    or "" when ``host`` is a wildcard (0.0.0.0, ::, empty), which names no address a client
+    could use."""
+    if host in ("", "0.0.0.0", "::", "*"):
+        return ""
+    return f"ws://[{host}]:{port}" if ":" in host else f"ws://{host}:{port}"
 
 
 def mask_url(url: str) -> str:
@@ -177,6 +220,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),
+    Setting("advertise_url", _advertise_url,
+            "the websocket URL clients can reach this very process at (past any load "
+            "balancer), told to racers of the races it creates (their 'home', "
+            "docs/protocol.md section 8.1); unset: ws://HOST:PORT of the listener (nothing "
+            "when HOST is a wildcard); off: advertise nothing"),
     Setting("trusted_proxies", parse_addresses,
             "comma-separated addresses of reverse proxies: for a connection from one of them "
             "the client address (login limits) is the last X-Forwarded-For entry; empty: the "
@@ -226,6 +274,8 @@ class Config:
     bot_delay: float = 1.0
     bot_lease: float = 10.0
     trusted_proxies: tuple[str, ...] = ()
+    #: None: the listener's own URL (:func:`listener_url`); "": advertise nothing.
+    advertise_url: str | None = None
     wait_replicas: int = 0
     wait_timeout: float = 1.0
     #: Where each value came from ("flag --port", "env SOLRACE_PORT", "default", ...).
@@ -282,6 +332,10 @@ class Config:
             problems.append(f"log_level must be one of {', '.join(LOG_LEVELS)}")
         if not self.process_id:
             problems.append("process_id must not be empty")
+        if self.advertise_url:
+            problem = advertise_problem(self.advertise_url)
+            if problem:
+                problems.append(problem)
         if problems:
             raise ValueError("invalid configuration: " + "; ".join(problems))
 
@@ -363,6 +417,8 @@ class Config:
             value = getattr(self, s.name)
             if s.secret:
                 shown = MASK
+            elif s.name == "advertise_url" and not value:
+                shown = "the listener's URL" if value is None else "off"
             elif s.name == "redis_url":
                 shown = mask_url(value) if value else f"embedded (AOF in {self.data_dir / 'redis'})"
             else:

@@ -48,6 +48,7 @@ class RaceInfo:
     host: str
     kind: str = "race"
     bots: dict[str, str] = field(default_factory=dict)  # bot player id -> strength (practice)
+    home: str = ""  # advertised URL of the process that created it ("": none)
 
     @classmethod
     def of(cls, rec: RaceRecord) -> RaceInfo:
@@ -64,6 +65,7 @@ class RaceInfo:
             host=m["host"],
             kind=m.get("kind", "race"),
             bots=parse_options(m.get("bots", "")),
+            home=m.get("home_url", ""),
         )
 
 

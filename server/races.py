@@ -44,6 +44,9 @@ from solrace.shared.views import view_of
 
 log = logging.getLogger("solrace.races")
 
+#: States in which a summary names the race's home: there is nothing left to deliver after.
+LIVE_STATES = ("lobby", "countdown", "running")
+
 # Re-exported: callers import the race model from here.
 __all__ = ["CODE_ALPHABET", "GameEntry", "Player", "RaceInfo", "RaceService", "dealt_home",
            "new_code", "new_race_id", "parse_options", "standings"]
@@ -53,6 +56,9 @@ class RaceService(MovePath):
     def __init__(self, store: Store, *, countdown_ms: int = 3000) -> None:
         self.store = store
         self.countdown_ms = countdown_ms
+        # This process's advertised URL (server/app.py): the home of the races it creates,
+        # and what a race's home is compared with before a summary names it.
+        self.home = ""
         self.infos: dict[str, RaceInfo] = {}
         self.games: dict[tuple[str, str], GameEntry] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -111,6 +117,8 @@ class RaceService(MovePath):
             out["winnable"] = True
         if m.get("verdict"):  # written only after the end (server/verdicts.py)
             out["verdict"] = stored_verdict(m)
+        if info.home and info.home != self.home and rec.state in LIVE_STATES:
+            out["home"] = info.home  # a hint only: docs/protocol.md section 8.1
         return out
 
     # ------------------------------------------------------------------ lobby
@@ -121,7 +129,10 @@ class RaceService(MovePath):
         extra: dict[str, str] | None = None,
     ) -> tuple[str, int]:
         """A new race in the lobby. ``kind`` is ``race`` (2+ racers), or ``daily`` / ``practice``
-        (one racer, the deal given by ``seed``)."""
+        (one racer, the deal given by ``seed``). A ``race`` gets this process as its home
+        (its advertised URL, when it has one): every racer served here has its events
+        delivered without pub/sub. Solo games need none (bots are driven by whichever
+        process holds their lease)."""
         try:
             v, opts, _ = resolve(variant, {k: str(x) for k, x in options.items()})
         except OptionError as exc:
@@ -135,6 +146,8 @@ class RaceService(MovePath):
             "commitment": commitment(seed), "created_at": int(time.time() * 1000),
             "kind": kind, "min_racers": 2 if kind == "race" else 1, **(extra or {}),
         }
+        if kind == "race" and self.home:
+            meta["home_url"] = self.home
         for _ in range(10):
             code = new_code()
             if await self.store.create_race(rid, code, {**meta, "code": code}):

@@ -13,6 +13,7 @@ from solrace.server.config import (
     SETTINGS,
     Config,
     Setting,
+    listener_url,
     mask_url,
     parse_duration,
 )
@@ -52,6 +53,7 @@ SAMPLES: dict[str, tuple[tuple[str, object], tuple[str, object]]] = {
     "verdict_budget": (("0", 0), ("20000", 20000)),
     "bot_delay": (("0", 0.0), ("0.5", 0.5)),
     "bot_lease": (("2s", 2.0), ("1m", 60.0)),
+    "advertise_url": (("wss://lb.example/p1", "wss://lb.example/p1"), ("off", "")),
     "trusted_proxies": (("10.0.0.1", ("10.0.0.1",)), ("10.0.0.1, ::1", ("10.0.0.1", "::1"))),
     "wait_replicas": (("1", 1), ("2", 2)),
     "wait_timeout": (("0.5", 0.5), ("2s", 2.0)),
@@ -118,6 +120,10 @@ def test_empty_redis_url_means_embedded() -> None:
         ([], {"SOLRACE_BOT_LEASE": "0"}, "bot_lease finite and >= 0.1 s"),
         ([], {"SOLRACE_COUNTDOWN": "-1"}, "SOLRACE_COUNTDOWN"),
         (["--no-such-flag"], {}, "unrecognized"),
+        (["--advertise-url", "http://h:1"], {}, "ws://HOST"),
+        ([], {"SOLRACE_ADVERTISE_URL": "ws://u:pw@h:1"}, "no user name"),
+        (["--advertise-url", "ws://h:1/?x=1"], {}, "query"),
+        (["--advertise-url", "ws://h:99999"], {}, "advertise_url"),
     ],
 )
 def test_bad_values_exit_with_a_message(argv, env, needle, capsys) -> None:
@@ -224,3 +230,21 @@ def test_describe_says_embedded(tmp_path: Path) -> None:
     config = Config.from_args(["--data-dir", str(tmp_path)], {"SOLRACE_SECRET": SECRET})
     line = next(x for x in config.describe().splitlines() if x.split()[0] == "redis_url")
     assert "embedded" in line and str(tmp_path) in line
+
+
+def test_advertise_url_defaults_to_the_listener_and_can_be_turned_off() -> None:
+    """Unset (or empty): the listener's own URL, derived once the port is bound; ``off``:
+    nothing. A wildcard listen address names no address a client could use."""
+    env = {"SOLRACE_SECRET": SECRET}
+    assert Config.from_args([], env).advertise_url is None
+    assert Config.from_args([], {**env, "SOLRACE_ADVERTISE_URL": ""}).advertise_url is None
+    assert Config.from_args(["--advertise-url", "OFF"], env).advertise_url == ""
+    config = Config.from_args(["--advertise-url", "wss://lb.example/p2"], env)
+    assert config.advertise_url == "wss://lb.example/p2"
+    line = next(x for x in config.describe().splitlines() if x.split()[0] == "advertise_url")
+    assert "wss://lb.example/p2" in line and "(flag --advertise-url)" in line
+    assert listener_url("127.0.0.1", 8765) == "ws://127.0.0.1:8765"
+    assert listener_url("::1", 9000) == "ws://[::1]:9000"
+    assert listener_url("0.0.0.0", 8765) == listener_url("::", 1) == listener_url("", 1) == ""
+    with pytest.raises(ValueError, match="advertise_url"):
+        Config(secret=SECRET, advertise_url="ws://")

@@ -87,8 +87,8 @@ class Spectator(Client):
         self._mode = "snapshot"
         self._changed = asyncio.Event()
 
-    async def _read(self) -> None:
-        assert self.ws is not None
+    async def _read(self, ws: Any = None, pending: Any = None) -> None:
+        assert self.ws is not None  # a spectator never moves home: one connection at a time
         try:
             async for frame in self.ws:
                 assert isinstance(frame, bytes), frame
