@@ -137,12 +137,13 @@ class MoveSource:
 class Peer:
     """One raw websocket connection with one request in flight at a time."""
 
-    __slots__ = ("backlog", "ids", "ws")
+    __slots__ = ("backlog", "ids", "token", "ws")
 
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.ids = itertools.count(1)
         self.backlog: list[dict[str, Any]] = []  # unsolicited frames seen during setup
+        self.token: str | None = None  # the session's, from the welcome
 
     @classmethod
     async def open(cls, url: str) -> Peer:
@@ -246,8 +247,23 @@ async def _hello(url: str, name: str | None) -> Peer:
         fields["name"] = name
     if BATCH:
         fields["batch"] = True
-    await peer.expect("hello", **fields)
+    peer.token = (await peer.expect("hello", **fields)).get("token")
     return peer
+
+
+async def _move_home(peer: Peer, url: str, race: str) -> Peer:
+    """What a client following a race's home does (docs/protocol.md section 8.1): a new
+    connection to ``url``, ``hello`` with the session's token, ``sync`` of the race (which
+    attaches it), then the old connection closes."""
+    moved = await Peer.open(url)
+    fields: dict[str, Any] = {"v": 1, "token": peer.token}
+    if BATCH:
+        fields["batch"] = True
+    await moved.expect("hello", **fields)
+    moved.token = peer.token
+    await moved.expect("sync", race=race, since=0)
+    await peer.close()
+    return moved
 
 
 async def _idle(url: str, name: str, echo: bool) -> Peer:
@@ -260,15 +276,21 @@ async def _idle(url: str, name: str, echo: bool) -> Peer:
     return peer
 
 
-async def _lobby(url_a: str, url_b: str, name_a: str, name_b: str) -> tuple[Peer, Peer, str]:
-    """Two hello'd connections in one 2-seat race (created by A, joined by code by B)."""
+async def _lobby(url_a: str, url_b: str, name_a: str, name_b: str, follow: bool
+                 ) -> tuple[Peer, Peer, str, bool]:
+    """Two hello'd connections in one 2-seat race (created by A, joined by code by B); with
+    ``follow``, B moves to the race's home when the join's reply names one. The last item
+    says whether B moved."""
     a = await _hello(url_a, name_a)
     b = await _hello(url_b, name_b)
     created = await a.expect("race.create", variant=VARIANT, options=OPTIONS, seats=2,
                              time_limit=TIME_LIMIT)
     race = created["race"]
-    await b.expect("race.join", code=race["code"])
-    return a, b, race["race"]
+    joined = await b.expect("race.join", code=race["code"])
+    home = joined["race"].get("home")
+    if follow and home:
+        return a, await _move_home(b, home, race["race"]), race["race"], True
+    return a, b, race["race"], False
 
 
 async def _start(a: Peer, b: Peer, race: str) -> None:
@@ -287,11 +309,17 @@ async def setup_race(
     urls: list[str] = spec["urls"]
     prefix: str = spec["name_prefix"]
     pairs = (active + 1) // 2
-    lobbies = await _bounded([
-        _lobby(urls[(2 * i) % len(urls)], urls[(2 * i + 1) % len(urls)],
-               f"{prefix}a{i}", f"{prefix}b{i}")
+    # Race i is created through process i mod K and joined through the next one, as a load
+    # balancer going round the processes would place them: the creators spread evenly and
+    # (K > 1) every joiner lands away from the race's home. ``follow_home``: the joiner moves
+    # there, as the reference client does; else it stays (delivery across processes).
+    k, follow = len(urls), bool(spec.get("follow_home"))
+    moved = await _bounded([
+        _lobby(urls[i % k], urls[(i + 1) % k], f"{prefix}a{i}", f"{prefix}b{i}", follow)
         for i in range(pairs)
     ])  # fmt: skip
+    spec["moved"] = sum(m for *_, m in moved)
+    lobbies = [(a, b, race) for a, b, race, _ in moved]
     players: list[Player] = []
     idle: list[Peer] = []
     for i, (a, b, race) in enumerate(lobbies):
@@ -454,7 +482,8 @@ async def _main(pipe: Pipe, spec: dict[str, Any]) -> None:
                                    for i in range(spec["active"])])
     else:
         raise ValueError(f"unknown mode {mode!r}")
-    pipe.send(("ready", {"conns": len(everyone), "setup_s": time.perf_counter() - started}))
+    pipe.send(("ready", {"conns": len(everyone), "setup_s": time.perf_counter() - started,
+                         "moved": spec.get("moved", 0)}))
     command = await _recv(pipe)
     if mode == "idle":
         await _bounded([p.close() for p in everyone], 200)

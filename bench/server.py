@@ -4,6 +4,7 @@
     python bench/server.py --smoke              # N = 1, 10; 1 s windows (CI: ~10 s)
     python bench/server.py --n 100 --seconds 5 --profile /tmp/server-profile.txt
     python bench/server.py --cluster            # one Redis vs 1 and 3 cluster shards (cluster.py)
+    python bench/server.py --servers 2          # main rows on 2 race-affine server processes
 
 One run starts, each in its own process:
 
@@ -24,8 +25,15 @@ Redis commands per move (``INFO`` ``total_commands_processed``; commands run ins
 count) and Redis CPU µs per move, plus the CPU each process used, so a reader sees who was
 saturated (on 2 cores the load generator competes with the server). Then: memory per idle
 connection (RSS delta of the server for K extra hello'd connections), one vs two server
-processes sharing the Redis, the Redis command mix, and with ``--profile`` a py-spy profile of
-the server under load summarised by own time.
+processes sharing the Redis — the two racers of each race on different processes (delivery
+through pub/sub), and race-affine (the joiner follows the race's home, docs/protocol.md 8.1) —
+the Redis command mix, and with ``--profile`` a py-spy profile of the server under load
+summarised by own time.
+
+``--servers K`` runs the main rows against K race-affine server processes: the load
+generators place the players of race i on processes i and i+1 (mod K), as a load balancer
+going round them would, and the joiner follows the home hint during set-up; the echo row then
+runs K echo processes, connections spread over them the same way.
 
 Loopback only. ``--json PATH`` writes every figure for machines (the CI smoke test reads it).
 """
@@ -238,8 +246,9 @@ def start_solrace(redis_url: str, log_dir: Path, index: int) -> Listening:
     return Listening(f"solrace{index}", argv, log_dir)
 
 
-def start_echo(log_dir: Path) -> Listening:
-    return Listening("echo", [sys.executable, str(BENCH / "echo.py"), "--loop", LOOP], log_dir)
+def start_echo(log_dir: Path, index: int = 1) -> Listening:
+    name = "echo" if index == 1 else f"echo{index}"
+    return Listening(name, [sys.executable, str(BENCH / "echo.py"), "--loop", LOOP], log_dir)
 
 
 class LoadGens:
@@ -322,6 +331,8 @@ class Measure:
     endings: dict[str, int] = field(default_factory=dict)
     exhausted: int = 0
     inline: int = 0
+    affine: bool = False  # joiners followed the race's home (docs/protocol.md 8.1)
+    moved: int = 0  # joiners that moved to their race's home during set-up
     frames_per: float = math.nan  # frames the clients received per reply (race events too)
     msgs_per: float = math.nan  # messages in those frames per reply (batch frames carry several)
     setup_s: float = 0.0
@@ -378,27 +389,29 @@ class Bench:
         self.redis_proc: RedisProcess | None = None
         self.redis: redis.Redis | None = None
         self.echo: Listening | None = None
+        self.echoes: list[Listening] = []
         self.servers: list[Listening] = []
         self.run_id = os.urandom(2).hex()
         self._names = 0
 
     # -- lifecycle
 
-    def start(self, servers: int) -> None:
-        """Echo, Redis and ``servers`` solrace processes, started side by side (interpreter
-        start-up dominates). Only the first server serves until the 1 vs 2 comparison; the
-        second idles (its hub wakes once a second)."""
+    def start(self, servers: int, echoes: int = 1) -> None:
+        """``echoes`` echo processes, Redis and ``servers`` solrace processes, started side by
+        side (interpreter start-up dominates). A row uses the first few; the others idle (a
+        server's hub wakes once a second)."""
         self.redis_proc = RedisProcess(data_dir=self.work / "redis", appendonly=True)
         self.redis_proc.start()
         self.redis = redis.Redis.from_url(self.redis_proc.url)
-        self.echo = start_echo(self.work)
+        self.echoes = [start_echo(self.work, i + 1) for i in range(echoes)]
+        self.echo = self.echoes[0]
         self.servers = [start_solrace(self.redis_proc.url, self.work, i + 1)
                         for i in range(servers)]
-        for child in [self.echo, *self.servers]:
+        for child in [*self.echoes, *self.servers]:
             child.wait()
 
     def stop(self) -> None:
-        for child in [*self.servers, *([self.echo] if self.echo else [])]:
+        for child in [*self.servers, *self.echoes]:
             child.stop()
         if self.redis is not None:
             self.redis.close()
@@ -443,7 +456,10 @@ class Bench:
     # -- one window
 
     def window(self, target: str, n: int, servers: Sequence[Listening], *,
-               echo_rate: float | None = None, profile: Path | None = None) -> Measure:
+               echo_rate: float | None = None, profile: Path | None = None,
+               follow_home: bool = False) -> Measure:
+        """One measured window of N players against ``servers`` (``follow_home``: the
+        joiners move to their race's home during set-up; see loadgen.setup_race)."""
         args = self.args
         procs = args.loadgens if args.loadgens else (1 if n < 50 else 2)
         urls = [s.url for s in servers]
@@ -457,7 +473,7 @@ class Bench:
             {"mode": mode, "urls": urls, "active": c, "redis_url": self.redis_proc.url,
              "name_prefix": self.name_prefix(), "rng_seed": args.seed * 1000 + i,
              "player": args.players, "batch": args.frames == "batch",
-             "moves_per_conn": args.moves_per_conn,
+             "moves_per_conn": args.moves_per_conn, "follow_home": follow_home,
              "prefill": min(prefill, PREFILL_CAP // max(1, c))}
             for i, c in enumerate(counts)
         ]  # fmt: skip
@@ -513,6 +529,8 @@ class Bench:
             msgs_per=_ratio(sum(r.get("msgs", r["frames"]) for r in results)
                             - sum(errors.values()), sum(r["total"] for r in results)),
             setup_s=max(r["setup_s"] for r in ready),
+            affine=follow_home and mode == "race",
+            moved=sum(r.get("moved", 0) for r in ready),
         )
 
     # -- memory
@@ -712,6 +730,13 @@ def print_report(
       f"frames: {args.frames}; Redis AOF everysec; loopback; "
       f"moves/conn ≤ {args.moves_per_conn}")
     w("")
+    if args.servers > 1:
+        w(f"**{args.servers} server processes** on one Redis in the main rows, race-affine: "
+          f"race i is created through process i mod {args.servers} and joined through the "
+          "next, and the joiner moves to the race's home (docs/protocol.md 8.1) during set-up; "
+          f"the echo rows run **{args.servers} echo processes**, connections spread over them "
+          "the same way. Server CPU is the sum over the processes.")
+        w("")
     w("## Throughput and latency (request → reply, one in flight per connection)")
     w("")
     w("| N | echo msg/s | solrace moves/s | × echo | echo p50 / p99 / max ms "
@@ -753,16 +778,24 @@ def print_report(
               f"| {fmt(m['after'] / 2**20, 1)} | {fmt(m['per_conn'] / 1024, 1)} |")
     if procs:
         w("")
-        w(f"## 1 vs 2 server processes on one Redis (N={procs[0].n}; the two players of "
-          "each race on different processes)")
+        w(f"## 1 vs 2 server processes on one Redis (N={procs[0].n})")
         w("")
-        w("| processes | moves/s | × 1 process | p50 / p99 / max ms | server CPU µs/move "
-          "| CPU % per server | Redis cmds/move | Redis CPU µs/move "
+        w("Placement: race i is created through process i mod 2 and joined through the other. "
+          "*different processes*: the joiner stays, so every move crosses processes through "
+          "Redis pub/sub (a client that ignores homes); *race homes*: the joiner moves to the "
+          "race's home during set-up, so both racers of a race share a process.")
+        w("")
+        w("| processes | placement | moves/s | × 1 process | p50 / p99 / max ms "
+          "| server CPU µs/move | CPU % per server | Redis cmds/move | Redis CPU µs/move "
           "| CPU % Redis / loadgen / others |")
-        w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for m in procs:
             per = " + ".join(fmt(m.busy(c)) for c in m.server_cpu)
-            w(f"| {m.servers} | {fmt(m.rate)} | {ratio(m.rate, procs[0].rate)} | {lat3(m)} "
+            placement = ("—" if m.servers == 1 else
+                         f"race homes ({m.moved} joiners moved)" if m.affine else
+                         "different processes")
+            w(f"| {m.servers} | {placement} | {fmt(m.rate)} | {ratio(m.rate, procs[0].rate)} "
+              f"| {lat3(m)} "
               f"| {fmt(m.server_us)} | {per} | {fmt(m.cmds_per, 1)} | {fmt(m.redis_us)} "
               f"| {fmt(m.busy(m.redis_cpu))} / {fmt(m.busy(m.loadgen_cpu))} "
               f"/ {fmt(m.busy(m.others_cpu))} |")
@@ -797,7 +830,8 @@ def print_report(
             continue
         shown.append(m)
         ended = f" {m.endings}" if m.endings else ""
-        w(f"- {m.target} N={m.n} ×{m.servers}: {m.count} replies in the window, errors "
+        homes = f", joiners moved home {m.moved}" if m.affine else ""
+        w(f"- {m.target} N={m.n} ×{m.servers}{homes}: {m.count} replies in the window, errors "
           f"{m.errors or 'none'}, games over {m.finished}{ended}, connections that hit the "
           f"move cap {m.exhausted}, moves drawn inline {m.inline}, setup {m.setup_s:.1f} s")
     if profile is not None:
@@ -869,6 +903,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--frames", choices=("batch", "single"), default="batch",
                    help="batch: the players ask for batch frames in hello (race events ride "
                    "with the next reply, docs/protocol.md); single: one message per frame")
+    p.add_argument("--servers", type=int, default=1, metavar="K",
+                   help="server processes of the main rows, race-affine (players placed round "
+                   "the processes, joiners following the race's home), against K echo "
+                   "processes (1)")
     p.add_argument("--cluster", action="store_true",
                    help="compare one Redis, a 1-shard and a 3-shard Redis Cluster, and "
                    "--wait-replicas 1 (bench/cluster.py; N=100 unless --n)")
@@ -878,6 +916,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.n = [int(x) for x in (args.n or ("1,10" if smoke else "1,100,1000")).split(",")]
     if any(n < 1 for n in args.n):
         p.error("--n: counts must be positive")
+    if args.servers < 1:
+        p.error("--servers: at least 1")
     args.seconds = args.seconds if args.seconds is not None else (1.0 if smoke else 10.0)
     args.warmup = args.warmup if args.warmup is not None else (0.3 if smoke else 2.0)
     args.idle_conns = args.idle_conns if args.idle_conns is not None else (50 if smoke else 500)
@@ -909,7 +949,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with workdir() as work:
         bench = Bench(args, work)
         try:
-            bench.start(2 if args.procs_n else 1)
+            k = args.servers
+            bench.start(max(k, 2 if args.procs_n else 1), k)
             assert bench.echo is not None
             memory = []
             if args.idle_conns:
@@ -918,23 +959,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                           bench.idle_memory("solrace", bench.servers[0], args.idle_conns)]
             rows: list[tuple[Measure, Measure]] = []
             for n in args.n:
-                e = bench.window("echo", n, [bench.echo])
-                s = bench.window("solrace", n, bench.servers[:1], echo_rate=e.rate)
+                e = bench.window("echo", n, bench.echoes[:k])
+                s = bench.window("solrace", n, bench.servers[:k], echo_rate=e.rate,
+                                 follow_home=True)
                 rows.append((e, s))
             procs: list[Measure] = []
             profile = None
             if args.procs_n:
                 by_n = {s.n: (e, s) for e, s in rows}
-                if args.procs_n in by_n:
+                if args.procs_n in by_n and k == 1:
                     e1, one = by_n[args.procs_n]
                 else:
                     progress(f"N={args.procs_n}: echo, solrace ...")
                     e1 = bench.window("echo", args.procs_n, [bench.echo])
                     one = bench.window("solrace", args.procs_n, bench.servers[:1],
                                        echo_rate=e1.rate)
-                progress(f"N={args.procs_n}: 2 server processes ...")
+                progress(f"N={args.procs_n}: 2 server processes, racers on different ones ...")
                 two = bench.window("solrace", args.procs_n, bench.servers[:2], echo_rate=e1.rate)
-                procs = [one, two]
+                if args.procs_n in by_n and k == 2:
+                    homed = by_n[args.procs_n][1]
+                else:
+                    progress(f"N={args.procs_n}: 2 server processes, race homes followed ...")
+                    homed = bench.window("solrace", args.procs_n, bench.servers[:2],
+                                         echo_rate=e1.rate, follow_home=True)
+                procs = [one, two, homed]
             if args.profile:
                 pn = args.profile_n
                 rate = next((e.rate for e, s in rows if s.n == pn), None)
@@ -957,7 +1005,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.write_text(json.dumps({
             "machine": info,
             "settings": {"n": args.n, "seconds": args.seconds, "warmup": args.warmup,
-                         "moves_per_conn": args.moves_per_conn},
+                         "moves_per_conn": args.moves_per_conn, "servers": args.servers},
             "rows": [{"echo": e.as_dict(), "solrace": s.as_dict()} for e, s in rows],
             "memory": memory,
             "processes": [m.as_dict() for m in procs],

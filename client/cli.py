@@ -105,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    if getattr(args, "no_follow_home", False):  # read where clients connect (session.py)
+        os.environ["SOLRACE_FOLLOW_HOME"] = "0"
     run = getattr(args, "_run", None)
     if run is None:
         parser.print_help(sys.stderr)

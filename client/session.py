@@ -172,7 +172,18 @@ except ImportError:  # pragma: no cover - every supported websockets has them
     pass
 
 
+#: ``0``/``no``/``off``/``false``: CLI clients stay on the server process they connected to
+#: even when a race's home is another (``--no-follow-home``; docs/protocol.md section 8.1).
+FOLLOW_HOME_ENV = "SOLRACE_FOLLOW_HOME"
+
+
+def follow_home() -> bool:
+    return os.environ.get(FOLLOW_HOME_ENV, "1").strip().lower() not in ("0", "no", "off",
+                                                                          "false")
+
+
 async def open_client(client: Client, url: str) -> None:
+    client.follow_home = follow_home()
     try:
         await client.connect()
     except CONNECT_ERRORS as exc:

@@ -92,6 +92,12 @@ def add_server_arguments(parser: argparse.ArgumentParser, *, player: bool = True
             "a guest name asked for or generated; see solrace login); names are "
             f"{NAME_RULE}",
         )
+        parser.add_argument(
+            "--no-follow-home", action="store_true",
+            help="stay on the server process you reached even when a race's home is another "
+            "(the game is the same; moving there saves the server work; env "
+            "SOLRACE_FOLLOW_HOME=0)",
+        )
     colour = parser.add_mutually_exclusive_group()
     colour.add_argument("--color", dest="color", action="store_const", const=True,
                         default=None, help="colour even when stdout is not a terminal")

@@ -59,11 +59,16 @@ def test_smoke_mode_runs_and_reports_sane_figures(tmp_path: Path) -> None:
         _sane_window(row["solrace"], pipeline=True)
         assert row["solrace"]["n"] == row["echo"]["n"]
 
-    one, two = report["processes"]
-    assert (one["servers"], two["servers"]) == (1, 2)
-    _sane_window(one, pipeline=True)
-    _sane_window(two, pipeline=True)
-    assert len(two["server_cpu"]) == 2 and all(c > 0 for c in two["server_cpu"])
+    one, two, homed = report["processes"]
+    assert (one["servers"], two["servers"], homed["servers"]) == (1, 2, 2)
+    for m in (one, two, homed):
+        _sane_window(m, pipeline=True)
+    for m in (two, homed):
+        assert len(m["server_cpu"]) == 2 and all(c > 0 for c in m["server_cpu"])
+    # Race homes: every joiner landed on the process that did not create its race, and the
+    # race-affine row moved each of them there (N=10: 5 races); the other row moved none.
+    assert (two["affine"], two["moved"]) == (False, 0)
+    assert (homed["affine"], homed["moved"]) == (True, 5)
 
     memory = {m["target"]: m for m in report["memory"]}
     assert set(memory) == {"echo", "solrace"}

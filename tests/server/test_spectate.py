@@ -306,7 +306,7 @@ async def test_three_processes_spectators_see_the_racers_boards(
         await asyncio.gather(*(asyncio.to_thread(p.start) for p in procs))
         p1, p2, p3 = procs
         alice = RecordingClient(p1.url, name="alice")
-        bob = RecordingClient(p2.url, name="bob")
+        bob = RecordingClient(p2.url, name="bob", follow_home=False)  # racers on two processes
         racing += [alice, bob]
         async with spectators(p3.url, p3.url) as (early, late):
             for c in (alice, bob):
