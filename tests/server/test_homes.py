@@ -300,3 +300,22 @@ async def test_no_home_without_an_address_nor_for_solo_games(redis_url: str, kin
                 assert resumed.connected_url == ws_url(two)
         finally:
             await close_all([alice, bob])
+
+
+def test_the_home_field_is_documented_wherever_it_can_appear() -> None:
+    """docs/protocol.md is the contract: the summary's ``home`` field, section 8.1, and every
+    message that carries a summary (so may carry ``home``) named there."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    assert "| `home` | str |" in doc.split("### 6.1 Race summary")[1].split("### 6.2")[0]
+    section = doc.split("### 8.1 Race homes (optional)")[1].split("## 9.")[0]
+    for carrier in ("`race.join`", "`quick`", "`race.rematch`", "`races`", "`welcome.races`",
+                    "`synced`", "`watching`", "`matched`", "`rematch`"):
+        assert carrier in section, f"section 8.1 does not name {carrier}"
+    for flag in ("--advertise-url", "SOLRACE_ADVERTISE_URL", "follow_home",
+                 "--no-follow-home", "SOLRACE_FOLLOW_HOME"):
+        assert flag in section, flag
+    for heading in ("### 5.4 `race.join`", "### 7.2 `matched`", "### 7.5 `rematch`"):
+        part = doc.split(heading)[1].split("\n### ")[0]
+        assert "`home`" in part and "8.1" in part, heading
