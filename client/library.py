@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import websockets
+from solrace.client.homes import HomeMixin
 from solrace.shared import protocol as P
 from solrace.shared.views import apply_delta
 from websockets.asyncio.client import ClientConnection, connect
@@ -44,7 +45,7 @@ class ClientError(Exception):
         self.code, self.reason, self.extra = code, reason, extra
 
 
-class Client:
+class Client(HomeMixin):
     def __init__(self, url: str, *, name: str | None = None, token: str | None = None,
                  timeout: float = 10.0, client: str | None = None,
                  batch: bool = False, follow_home: bool = True) -> None:
@@ -187,68 +188,6 @@ class Client:
             await self.sync(race)
         await self._settle()
         return welcome
-
-    # ------------------------------------------------------------------ race homes
-
-    def _hinted(self, summary: dict[str, Any]) -> None:
-        """A summary naming a ``home`` elsewhere: start moving there (once per race and
-        URL, so servers that disagree about a race's home cannot bounce the client)."""
-        home, race = summary.get("home"), summary.get("race")
-        if not (self.follow_home and isinstance(home, str) and isinstance(race, str)
-                and self.token and home != self.connected_url):
-            return
-        tried = self._homes_tried.setdefault(race, set())
-        if home in tried or (self._moving is not None and not self._moving.done()):
-            return
-        tried.add(home)
-        self._moving = asyncio.create_task(self._go_home(home))
-
-    async def _settle(self) -> None:
-        """Return once a move home started by the last reply is done (or given up)."""
-        if self._moving is not None and self._moving is not asyncio.current_task():
-            await asyncio.wait([self._moving])
-
-    async def _go_home(self, url: str) -> None:
-        """Move to ``url``: a new connection says ``hello`` with the token; from then on
-        requests go there and the old connection only delivers the replies of requests
-        already sent on it (its events are dropped: the ``sync`` of every race that follows
-        returns each version since); once those replies are in, it is closed. If ``url``
-        cannot be reached, or refuses the session, the client stays where it is."""
-        try:
-            ws = await self._open(url)
-        except Exception:  # unreachable, refused, not a websocket: stay
-            return
-        pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
-        reader = asyncio.create_task(self._read(ws, pending))
-        old_ws, old_reader, old_pending = self.ws, self._reader, self._pending
-        self.ws, self._reader, self._pending = ws, reader, pending
-        try:
-            await self.request("hello", **self._hello())
-        except Exception:  # e.g. bad_token there, or it closed: stay
-            self.ws, self._reader, self._pending = old_ws, old_reader, old_pending
-            self._retired.add(ws)
-            await ws.close()
-            reader.cancel()
-            with contextlib.suppress(BaseException):
-                await reader
-            self._retired.discard(ws)
-            return
-        self.connected_url = url
-        if old_ws is not None:
-            self._retired.add(old_ws)
-            if old_pending:  # e.g. a move in flight: its ack updates the board first
-                await asyncio.wait(list(old_pending.values()), timeout=self.timeout)
-        for race in list(self.versions):
-            with contextlib.suppress(ClientError):  # e.g. a race one only watches
-                await self.sync(race)
-        if old_ws is not None:
-            await old_ws.close()
-        if old_reader is not None:
-            old_reader.cancel()
-            with contextlib.suppress(BaseException):
-                await old_reader
-        if old_ws is not None:
-            self._retired.discard(old_ws)
 
     async def _read(self, ws: ClientConnection,
                     pending: dict[Any, asyncio.Future[dict[str, Any]]]) -> None:

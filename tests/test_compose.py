@@ -57,3 +57,16 @@ def test_cluster_servers_use_the_cluster_with_wait_replicas() -> None:
         assert "redis-cluster-init" in v["depends_on"]
         ports.update(v["ports"])
     assert len(ports) == len(servers), "two replicas on one host port"
+
+
+def test_default_servers_advertise_their_own_host_port() -> None:
+    """Race homes (docs/protocol.md 8.1): each replica names a URL that reaches it alone."""
+    services = compose()["services"]
+    seen = set()
+    for name in ("solrace-1", "solrace-2"):
+        v = services[name]
+        url = v["environment"]["SOLRACE_ADVERTISE_URL"]
+        host_port = v["ports"][0].split(":")[0]
+        assert url.endswith(f":{host_port}}}"), (name, url)
+        seen.add(url)
+    assert len(seen) == 2
