@@ -249,6 +249,43 @@ async def test_quick_pairing_home_is_the_pairing_process(redis_url: str) -> None
             await close_all([waiting, arriving])
 
 
+async def test_a_rematch_is_at_home_where_it_was_asked_for(redis_url: str) -> None:
+    """Alice (on one) and bob (on two, staying) finish a race; bob asks for the rematch on
+    two, so two is its home: alice's offer names it, and joining moves her there."""
+    async with two_servers(redis_url) as (one, two):
+        alice = Client(ws_url(one), name="alice")
+        bob = Client(ws_url(two), name="bob", follow_home=False)
+        try:
+            for c in (alice, bob):
+                await c.connect()
+            created = await alice.create_race("unlimited")
+            rid = created["race"]
+            await bob.join(code=created["code"])
+            for c in (alice, bob):
+                await c.ready(rid)
+            for c in (alice, bob):
+                await c.wait_running(rid)
+            for c in (alice, bob):
+                await c.resign(rid)
+            for c in (alice, bob):
+                await c.next_event(t="event", race=rid, k="end")
+            again = await bob.rematch(rid)
+            assert "home" not in again  # bob's process created it
+            offer = await alice.next_event(t="rematch")
+            assert offer["race"]["race"] == again["race"]
+            assert offer["race"]["home"] == ws_url(two)
+            assert alice.connected_url == ws_url(one)  # an offer moves nobody
+            await alice.join(race=again["race"])
+            assert alice.connected_url == ws_url(two)
+            for c in (alice, bob):
+                await c.ready(again["race"])
+            for c in (alice, bob):
+                await c.wait_running(again["race"])
+            assert await procs(redis_url, again["race"]) == {two.ctx.store.process}
+        finally:
+            await close_all([alice, bob])
+
+
 async def test_an_unreachable_home_leaves_the_client_where_it_is(redis_url: str) -> None:
     """Process one advertises a URL nobody listens on (a configured value, never derived from
     a client): bob is told, cannot get there, and races from two as before."""
