@@ -79,9 +79,11 @@ class HomeMixin:
         self.ws, self._reader, self._pending = ws, reader, pending
         try:
             await self.request("hello", **self._hello())
-        except Exception:  # e.g. bad_token there, or it closed: stay
+        except BaseException as exc:  # e.g. bad_token there, or it closed: stay
             self.ws, self._reader, self._pending = old_ws, old_reader, old_pending
             await self._drop(ws, reader)
+            if not isinstance(exc, Exception):  # cancelled: the client is closing
+                raise
             return
         self.connected_url = url
         self._retired.discard(ws)

@@ -18,8 +18,8 @@ key (type) — holds — TTL
 * ``sr:player:{<pid>}:races`` (set) — race ids the player is in, not finished — session TTL
 * ``sr:race:{<rid>}`` (hash) — race meta: variant, options, seats, time_limit, rated, state,
   code, host, seed, commitment, created_at, starts_at, started_at, ends_at, ended_at,
-  unfinished, version; kind, min_racers; home_url (the advertised URL of the process that created a
-  ``race``, docs/protocol.md 8.1); daily (daily attempts and their practice games), bots
+  unfinished, version; kind, min_racers; home_url (the advertised URL of the process that
+  created a ``race``, docs/protocol.md 8.1); daily (daily attempts and their practice games), bots
   (practice races with bots: ``<bot id>=<strength>,…`` in seat order); procs (the server
   processes following the race's channel, see ``lua.FOLLOW``); and per racer
   ``p:<pid>:home``, ``:moves``, ``:last``, ``:progress_at``, ``:result``, ``:finished_at``

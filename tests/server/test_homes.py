@@ -311,6 +311,35 @@ async def test_an_unreachable_home_leaves_the_client_where_it_is(redis_url: str)
             await close_all([alice, bob])
 
 
+async def test_a_home_that_refuses_the_session_leaves_the_client_where_it_is(
+        redis_url: str, private_redis: Any) -> None:
+    """The advertised URL reaches a server of another deployment (its own Redis): the
+    ``hello`` there is refused (``bad_token``), and bob races on from two, on the connection
+    he had, without a stray ``closed``."""
+    async with running_server(private_redis.url, process_id="elsewhere") as elsewhere, \
+            two_servers(redis_url, advertise_url=ws_url(elsewhere)) as (one, two):
+        alice = Client(ws_url(one), name="alice")
+        bob = Client(ws_url(two), name="bob")
+        try:
+            for c in (alice, bob):
+                await c.connect()
+            created = await alice.create_race("unlimited")
+            rid = created["race"]
+            before = bob.ws
+            assert (await bob.join(code=created["code"]))["home"] == ws_url(elsewhere)
+            assert bob.connected_url == ws_url(two) and bob.ws is before
+            for c in (alice, bob):
+                await c.ready(rid)
+            for c in (alice, bob):
+                await c.wait_running(rid)
+            rs = await racers(redis_url, rid, alice, bob)
+            await play_alternately(rs, 3)
+            assert all(len(r.acks) == 3 for r in rs)
+            assert not any(m.get("t") == "closed" for m in list(bob._events._queue))
+        finally:
+            await close_all([alice, bob])
+
+
 @pytest.mark.parametrize("kind", ["off", "practice"])
 async def test_no_home_without_an_address_nor_for_solo_games(redis_url: str, kind: str
                                                              ) -> None:
