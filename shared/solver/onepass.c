@@ -14,7 +14,8 @@
  * and line (tested); it is only faster. No stock macro-moves (a play from the tableau refills
  * a space, so draws do not commute): an edge is one engine move, plus in Sixes and Sevens the
  * safe moves after it (only once stock and waste are empty, docs/solver.md rules B and C);
- * Double Aces and Kings has none (rule E).
+ * Double Aces and Kings has none (rule E). In Sixes and Sevens a node that the pile-up test
+ * (pile_up below; deadends.py in Python) proves lost is counted and never expanded.
  *
  * The key is exact, never a hash: foundation heights sorted per group (per suit in Sixes and
  * Sevens), tableau cards sorted, each reserve as (height, the first reserve whose dealt cards

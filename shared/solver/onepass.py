@@ -122,7 +122,9 @@ def search(game: Game, budget: Budget, kind: str, *, dead_ends: bool = True
     """Run one portfolio member (``kind``: ``"dfs"`` or ``"best"``) on ``game``'s current
     position: (outcome, engine triples of the line when won, nodes), the same as
     ``Searcher.run_dfs`` / ``run_best`` with pruning; ``None`` when the core is unavailable or
-    does not take the position (then the Python search runs)."""
+    does not take the position (then the Python search runs). ``dead_ends``: Sixes and
+    Sevens' pile-up test (:mod:`.deadends`) at the start and on every node, as
+    ``Searcher(dead_ends=...)`` does; off, the core searches the graph of before it."""
     lib = library()
     encoded = None if lib is None or not handles(game) or game.resigned else _encode(game)
     if lib is None or encoded is None:
