@@ -91,11 +91,13 @@ def pile_up(game: Game) -> bool:
         for p in range(1, (5 if ch < 4 else 6) + 1):
             rem[ch * 8 + p] = 2 - (lo[ch] >= p) - (hi[ch] >= p)
     tw = [0] * 64
+    for c in waste:
+        tw[CLS[c]] += 1
+    if not any(tw[x] == rem[x] for x in set(map(CLS.__getitem__, waste))):
+        return False  # no class has all its copies on the waste: nothing is ever held
     for t in game._T:
         for c in piles[t]:
             tw[CLS[c]] += 1
-    for c in waste:
-        tw[CLS[c]] += 1
     base = [0] * 64
     full = [0] * 8
     held = [0] * 8
