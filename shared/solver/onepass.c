@@ -14,7 +14,8 @@
  * and line (tested); it is only faster. No stock macro-moves (a play from the tableau refills
  * a space, so draws do not commute): an edge is one engine move, plus in Sixes and Sevens the
  * safe moves after it (only once stock and waste are empty, docs/solver.md rules B and C);
- * Double Aces and Kings has none (rule E).
+ * Double Aces and Kings has none (rule E). In Sixes and Sevens a node that the pile-up test
+ * (pile_up below; deadends.py in Python) proves lost is counted and never expanded.
  *
  * The key is exact, never a hash: foundation heights sorted per group (per suit in Sixes and
  * Sevens), tableau cards sorted, each reserve as (height, the first reserve whose dealt cards
@@ -65,6 +66,7 @@ typedef struct {
     uint8_t seq[MAXSEQ]; int nseq;  /* waste bottom-to-top, then stock top-to-bottom */
     uint8_t nxt[MAXSEQ + 1][53];    /* first q >= p with seq[q] == card x, else nseq */
     int32_t prefix[3 * NT * 2]; int nprefix;  /* safe moves made at the root */
+    int deadcheck;                  /* the pile-up test (Sixes and Sevens): 0 off, 1 on */
     /* transposition table */
     Key *tab; size_t tabsize, tabused;
     /* search */
@@ -242,6 +244,81 @@ static Key key_of(const Ctx *c, const State *s) {
     return k;
 }
 
+/* ---------------------------------------------------------------- dead ends */
+
+/* Sixes and Sevens' pile-up test (docs/solver.md, "Dead ends in Sixes and Sevens"; the same
+ * as deadends.py). A card's class is (chain, distance): the chain is its suit and direction
+ * (down 5..A, up 8..K), the distance how far from the Six or Seven it lies (5 and 8 are 1).
+ * Take a waste card X: X and every card below it cannot leave the waste while X is there. A
+ * class is *held* when it cannot go home while X is in the waste: some distance p between
+ * the foundation it must go on and it has every copy not home held, or below X. When X
+ * leaves, every held card drawn by then is on the tableau (it has left the waste above X and
+ * is not home), and the tableau holds 9 cards: more than 9 held cards on the tableau or above
+ * X now (8 when X itself is held by the cards below it and so must go to the tableau too)
+ * means X never leaves: the position is lost. Returns 1 when lost. */
+static int cls_of(int card) {  /* chain * 8 + distance, -1 for a Six or Seven */
+    int suit = card / 13, r = card % 13 + 1;
+    if (r <= 5) return suit * 8 + 6 - r;
+    if (r >= 8) return (4 + suit) * 8 + r - 7;
+    return -1;
+}
+
+/* the held distances of each chain (bit p) given the distances whose copies are all out of
+ * reach (full, bit p) and the chain's two foundation distances lo <= hi */
+static inline unsigned held_mask(unsigned full, int lo, int hi) {
+    unsigned out = 0;
+    for (int q = lo + 1; q <= 6; q++) {
+        int from = q > hi ? hi : lo;  /* the foundation q must go on */
+        unsigned between = ((1u << q) - 1) & ~((2u << from) - 1);  /* bits from+1 .. q-1 */
+        if (full & between) { out |= 1u << q; full |= 1u << q; }
+    }
+    return out;
+}
+
+static int pile_up(const Ctx *c, const State *s) {
+    if (c->game != SIXES || !c->deadcheck || s->wlen == 0) return 0;
+    int lo[8], hi[8];
+    for (int ch = 0; ch < 8; ch++) { lo[ch] = 99; hi[ch] = -1; }
+    for (int f = 0; f < NF; f++) {
+        int ch = (f < 8 ? 0 : 4) + c->fsuit[f], d = s->h[f] - 1;
+        if (d > hi[ch]) { lo[ch] = hi[ch] < 0 ? d : hi[ch]; hi[ch] = d; }
+        else lo[ch] = d;
+    }
+    uint8_t rem[64], tw[64], base[64];
+    memset(tw, 0, sizeof tw); memset(base, 0, sizeof base);
+    for (int ch = 0; ch < 8; ch++)
+        for (int p = 0; p < 8; p++)
+            rem[ch * 8 + p] = (uint8_t)(p == 0 || p > (ch < 4 ? 5 : 6) ? 0
+                                        : 2 - (lo[ch] >= p) - (hi[ch] >= p));
+    for (int t = 0; t < c->nt; t++) if (s->t[t] != EMPTY) tw[cls_of(s->t[t])]++;
+    for (int i = 0; i < 3; i++)
+        for (uint64_t b = s->wb[i]; b; b &= b - 1) tw[cls_of(c->seq[i * 64 + __builtin_ctzll(b)])]++;
+    unsigned full[8] = {0}, held[8] = {0};
+    int count = 0;
+    for (int i = 0; i < 3; i++)
+        for (uint64_t b = s->wb[i]; b; b &= b - 1) {
+            int x = cls_of(c->seq[i * 64 + __builtin_ctzll(b)]), ch = x >> 3, p = x & 7;
+            int park = (held[ch] >> p) & 1;  /* held by the cards below X: X goes to the tableau */
+            base[x]++;
+            if (park) count--;  /* X was counted as a held card above the bottom part */
+            if (base[x] == rem[x] && !((full[ch] >> p) & 1)) {
+                full[ch] |= 1u << p;
+                unsigned h = held_mask(full[ch], lo[ch], hi[ch]);
+                if (h != held[ch]) {
+                    held[ch] = h;
+                    count = 0;
+                    for (int k = 0; k < 8; k++)
+                        for (unsigned m = held[k]; m; m &= m - 1) {
+                            int y = k * 8 + __builtin_ctz(m);
+                            count += tw[y] - base[y];
+                        }
+                }
+            }
+            if (count > 9 || (park && count > 8)) return 1;
+        }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static inline uint64_t mix(uint64_t x) {
@@ -403,6 +480,7 @@ static int run_dfs(Ctx *c, const State *root) {
         if (!add) continue;
         if (out_of_budget(c)) { rc = 2; break; }  /* Python counts the key, not the node */
         c->nodes++;
+        if (pile_up(c, &s)) continue;  /* a dead end: counted, never expanded */
         if (top + 1 >= capf) {
             Frame *g = realloc(fr, 2 * capf * sizeof(Frame));
             if (!g) { rc = -1; break; }
@@ -489,6 +567,7 @@ static int run_best(Ctx *c, const State *root) {
             if (!add) continue;
             if (out_of_budget(c)) { rc = 2; goto done; }
             c->nodes++;
+            if (pile_up(c, &s)) continue;  /* a dead end: counted, never expanded */
             if (nn == capn) {
                 Node *g = realloc(nodes, 2 * capn * sizeof(Node));
                 if (!g) { rc = -1; goto done; }
@@ -597,8 +676,8 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     return 0;
 }
 
-int op_solve(void *h, const int32_t *cfg, const int32_t *pos, int mode, long long max_nodes,
-             double seconds) {
+int op_solve(void *h, const int32_t *cfg, const int32_t *pos, int mode, int dead,
+             long long max_nodes, double seconds) {
     Ctx *c = h;
     State s;
     if (setup(c, &s, cfg, pos) < 0) return -1;
@@ -615,6 +694,8 @@ int op_solve(void *h, const int32_t *cfg, const int32_t *pos, int mode, long lon
         c->nmv = c->nprefix;
         return 1;
     }
+    c->deadcheck = dead;
+    if (pile_up(c, &s)) { c->nodes = 1; return 0; }  /* lost at the start */
     int rc = mode == 1 ? run_best(c, &s) : run_dfs(c, &s);
     if (c->oom) rc = -1;
     return rc;

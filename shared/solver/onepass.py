@@ -38,7 +38,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.op_moves_len.argtypes = [ctypes.c_void_p]
     lib.op_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     ip = ctypes.POINTER(ctypes.c_int32)
-    lib.op_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_int,
+    lib.op_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_int, ctypes.c_int,
                              ctypes.c_longlong, ctypes.c_double]
     lib.op_solve.restype = ctypes.c_int
     lib.op_edges.argtypes = [ctypes.c_void_p, ip, ip, ip]
@@ -117,11 +117,14 @@ def _encode(game: Game) -> tuple[list[int], list[int]] | None:
     return cfg, state
 
 
-def search(game: Game, budget: Budget, kind: str) -> tuple[Outcome, list[Triple], int] | None:
+def search(game: Game, budget: Budget, kind: str, *, dead_ends: bool = True
+           ) -> tuple[Outcome, list[Triple], int] | None:
     """Run one portfolio member (``kind``: ``"dfs"`` or ``"best"``) on ``game``'s current
     position: (outcome, engine triples of the line when won, nodes), the same as
     ``Searcher.run_dfs`` / ``run_best`` with pruning; ``None`` when the core is unavailable or
-    does not take the position (then the Python search runs)."""
+    does not take the position (then the Python search runs). ``dead_ends``: Sixes and
+    Sevens' pile-up test (:mod:`.deadends`) at the start and on every node, as
+    ``Searcher(dead_ends=...)`` does; off, the core searches the graph of before it."""
     lib = library()
     encoded = None if lib is None or not handles(game) or game.resigned else _encode(game)
     if lib is None or encoded is None:
@@ -132,6 +135,7 @@ def search(game: Game, budget: Budget, kind: str) -> tuple[Outcome, list[Triple]
         return None
     try:
         rc = lib.op_solve(handle, _ints(cfg), _ints(state), 1 if kind == "best" else 0,
+                          int(dead_ends),
                           -1 if budget.nodes is None else budget.nodes,
                           budget.seconds if budget.seconds is not None else 0.0)
         if rc < 0:

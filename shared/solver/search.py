@@ -35,6 +35,7 @@ from solrace.shared.notation import Move
 from solrace.shared.rules import AutoFill
 from solrace.shared.solver import fastcore, onepass
 from solrace.shared.solver.canonical import key_function
+from solrace.shared.solver.deadends import dead_end_test
 from solrace.shared.solver.moves import MoveGen, Triple
 from solrace.shared.solver.result import Budget, Outcome, SolveResult
 from solrace.shared.solver.shorten import shorten
@@ -58,10 +59,13 @@ class Searcher(MoveGen):
     W_WASTE = 1  # per waste card, when redeals are limited (it may be buried for good)
     W_DEPTH = 1  # per edge from the start: prefers short lines
 
-    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False) -> None:
+    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False,
+                 dead_ends: bool = True) -> None:
         super().__init__(game, pruning=pruning, streamline=streamline)
         rules = game.rules
         self.key = key_function(game)
+        # a position this proves lost is counted as a node and never expanded (deadends.py)
+        self.dead = dead_end_test(game) if pruning and dead_ends else None
         self.nodes = 0
         self.up_only = all(g.step == 1 and g.start_rank == 1 for g in rules.foundations)
         self.stacks = game._T + game._R
@@ -82,6 +86,10 @@ class Searcher(MoveGen):
         try:
             if self.home() == total:
                 return Outcome.WON, prefix
+            dead = self.dead
+            if dead is not None and dead():
+                self.nodes = 1
+                return Outcome.LOST, []
             key = self.key
             seen = {key()}
             path_moves: list[list[Triple]] = []
@@ -111,6 +119,9 @@ class Searcher(MoveGen):
                     return Outcome.UNKNOWN, []
                 seen.add(k)
                 nodes = self.nodes = nodes + 1
+                if dead is not None and dead():
+                    revert(ops)
+                    continue
                 path_ops.append(ops)
                 path_moves.append(moves)
                 stack.append(iter(self.edges()))
@@ -167,6 +178,10 @@ class Searcher(MoveGen):
         try:
             if self.home() == total:
                 return Outcome.WON, prefix
+            dead = self.dead
+            if dead is not None and dead():
+                self.nodes = 1
+                return Outcome.LOST, []
             key, apply, revert, home = self.key, self.apply, game._revert, self.home
             seen = {key()}
             parent: list[int] = [-1]
@@ -201,6 +216,9 @@ class Searcher(MoveGen):
                         return Outcome.UNKNOWN, []
                     seen.add(k)
                     nodes = self.nodes = nodes + 1
+                    if dead is not None and dead():
+                        revert(ops)
+                        continue
                     parent.append(i)
                     edge_in.append(moves)
                     depth.append(d1)
