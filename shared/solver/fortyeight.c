@@ -69,7 +69,7 @@ typedef struct {
     Key *tab; size_t tabsize, tabused;
     long long nodes, max_nodes;
     double deadline;
-    int oom, prune;
+    int oom, prune, greedy;
 } Ctx;
 
 static double now(void) {
@@ -192,7 +192,7 @@ static int safe_find(const Ctx *c, const State *s, int *src, int *dst) {
             }
             have_full = 1;
         }
-        if (full[SUIT(card)] < RANK0(card)) continue;
+        if (!c->greedy && full[SUIT(card)] < RANK0(card)) continue;
         *src = from; *dst = f;
         return 1;
     }
@@ -603,7 +603,8 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     State s;
     memset(&s, 0, sizeof s);
     c->takeback = cfg[0] != 0;
-    c->prune = cfg[1] == 0;
+    c->prune = cfg[1] != 1;
+    c->greedy = cfg[1] == 2;
     int i = 0;
     for (int f = 0; f < NF; f++) {
         if (pos[i] < 0 || pos[i] > 13) return -1;

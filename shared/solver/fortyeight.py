@@ -22,9 +22,10 @@ from solrace.shared.solver.result import Budget, Outcome
 
 SOURCE = Path(__file__).with_name("fortyeight.c")
 MAX_ROOT_PILE = 19  # the core's limit on a starting pile (play reaches at most 17)
-MODES = {"dfs": 0, "plain": 1}  # the portfolio members the core runs
+MODES = {"dfs": 0, "plain": 1, "gdfs": 2}  # the portfolio members the core runs
 
 Triple = tuple[int, int, int]
+LAYOUT = (tuple(range(8)), tuple(range(8, 16)), 16, 17)  # the pile indexes the core uses
 
 
 def _declare(lib: ctypes.CDLL) -> None:
@@ -62,8 +63,7 @@ def handles(game: Game) -> bool:
         and t.empty is EmptyTableau.ANY and t.auto_fill is AutoFill.NONE
         and r.draw == 1 and r.redeals == 1 and not r.foundation_to_foundation
         and not r.reserve_to_space and not game._R and not game._C
-        and game._F == tuple(range(8)) and game._T == tuple(range(8, 16))
-        and game._S == 16 and game._W == 17
+        and (game._F, game._T, game._S, game._W) == LAYOUT
     )
 
 
@@ -148,7 +148,8 @@ def edges(game: Game, kind: str = "dfs") -> list[list[Triple]] | None:
         i = 0
         while i < n:
             k = flat[i]
-            out.append([(flat[j], flat[j + 1], flat[j + 2]) for j in range(i + 1, i + 1 + 3 * k, 3)])
+            out.append([(flat[j], flat[j + 1], flat[j + 2])
+                        for j in range(i + 1, i + 1 + 3 * k, 3)])
             i += 1 + 3 * k
         return out
     finally:

@@ -33,7 +33,7 @@ from solrace.shared.cards import RANK_OF
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.rules import AutoFill
-from solrace.shared.solver import fastcore, onepass
+from solrace.shared.solver import fastcore, fortyeight, onepass
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.moves import MoveGen, Triple
 from solrace.shared.solver.result import Budget, Outcome, SolveResult
@@ -326,6 +326,23 @@ def core_portfolio(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], i
     return fast[0], fast[1], used + fast[2]
 
 
+def _compiled_member(work: Game, share: Budget, member: str, core: str
+                     ) -> tuple[Outcome, list[Triple], int] | None:
+    """One portfolio member on a compiled core that runs the Python search itself, node for
+    node (:mod:`.onepass`: ``best`` and ``dfs``; :mod:`.fortyeight`: ``dfs`` and ``plain``), or
+    ``None`` (then the Python search runs it); with ``core="c"`` a core that should take the
+    position and cannot is an error."""
+    if member in ("best", "dfs") and onepass.handles(work):
+        compiled = onepass.search(work, share, member)
+    elif member in fortyeight.MODES and fortyeight.handles(work):
+        compiled = fortyeight.search(work, share, member)
+    else:
+        return None
+    if compiled is None and core == "c":
+        raise RuntimeError("the compiled core cannot search this position")
+    return compiled
+
+
 def search_game(
     game: Game, budget: Budget, *, strategy: str = "portfolio", pruning: bool = True,
     core: str = "auto",
@@ -377,7 +394,8 @@ def _search_game(
     fast = None
     if strategy == "portfolio" and pruning and core != "python":
         fast = core_portfolio(work, budget)
-        if fast is None and core == "c" and not onepass.handles(work):
+        if fast is None and core == "c" and not onepass.handles(work) \
+                and not fortyeight.handles(work):
             raise RuntimeError("the compiled core cannot search this position")
     if fast is not None:
         outcome, triples, nodes = fast
@@ -386,10 +404,8 @@ def _search_game(
         kind, prune, streamline = MEMBERS[name]
         share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
         compiled = None
-        if core != "python" and pruning and prune and not streamline:
-            compiled = onepass.search(work, share, kind)  # the same search, compiled
-            if compiled is None and core == "c" and onepass.handles(work):
-                raise RuntimeError("the compiled core cannot search this position")
+        if core != "python" and pruning and not streamline:
+            compiled = _compiled_member(work, share, kind if prune else "plain", core)
         if compiled is not None:
             outcome, triples, count = compiled
             nodes += count
