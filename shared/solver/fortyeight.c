@@ -8,8 +8,9 @@
  * portfolio: the pruned depth-first search (mode 0: the engine's moves filtered by the
  * symmetric-target rules, stock macro-moves "draw (and redeal) until card X tops the waste,
  * then play X", delayed pairs for a move off a card's parent and for a take-back, safe moves
- * after every edge) and the plain depth-first search (mode 1: the engine's moves one by one,
- * one draw per node, no safe moves). So at any node budget it visits the same nodes in the
+ * after every edge), the same with greedy home moves (mode 2, the `gdfs` streamliner: every
+ * tableau or waste top that fits a foundation goes there at once) and the plain depth-first
+ * search (mode 1: the engine's moves one by one, one draw per node, no safe moves). So at any node budget it visits the same nodes in the
  * same order as the Python search and gives the same answer, node count and line (tested); it
  * is only faster.
  *
@@ -595,7 +596,8 @@ void fe_moves(void *h, int32_t *out) {
     if (c->nmv) memcpy(out, c->mv, 3 * c->nmv * sizeof(int32_t));
 }
 
-/* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first).
+/* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first, 2 pruned depth-first with
+ * greedy home moves: every top that fits a foundation goes there, a streamliner).
  * pos: 8 foundation heights, 8 foundation suits; for each of the 8 tableau piles its length
  * and cards bottom to top; redeals used; the waste length k, nseq, and nseq cards (waste
  * bottom-to-top, then stock top-to-bottom). Returns -1 for a position it does not take. */

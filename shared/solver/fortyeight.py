@@ -97,10 +97,12 @@ def _encode(game: Game, kind: str) -> tuple[list[int], list[int]] | None:
 
 
 def search(game: Game, budget: Budget, kind: str) -> tuple[Outcome, list[Triple], int] | None:
-    """Run one portfolio member (``kind``: ``"dfs"``, pruned, or ``"plain"``) on ``game``'s
-    current position: (outcome, engine triples of the line when won, nodes), the same as
-    ``Searcher(game, pruning=kind == "dfs").run_dfs``; ``None`` when the core is unavailable or
-    does not take the position (then the Python search runs)."""
+    """Run one portfolio member (``kind``: ``"dfs"``, pruned; ``"gdfs"``, pruned with greedy
+    home moves; ``"plain"``) on ``game``'s current position: (outcome, engine triples of the
+    line when won, nodes), the same as ``Searcher(game, pruning=kind != "plain",
+    greedy=kind == "gdfs").run_dfs``; ``None`` when the core is unavailable or does not take
+    the position (then the Python search runs). A ``gdfs`` exhaustion is the greedy game's:
+    the caller must not report it as a proof."""
     lib = library()
     encoded = None if lib is None else _encode(game, kind)
     if lib is None or encoded is None:

@@ -43,7 +43,7 @@ _TIME_CHECK = 256  # nodes between clock readings
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
 STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "best", "dfs", "plain",
-              "sbest", "sdfs")
+              "sbest", "sdfs", "gdfs")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -58,8 +58,9 @@ class Searcher(MoveGen):
     W_WASTE = 1  # per waste card, when redeals are limited (it may be buried for good)
     W_DEPTH = 1  # per edge from the start: prefers short lines
 
-    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False) -> None:
-        super().__init__(game, pruning=pruning, streamline=streamline)
+    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False,
+                 greedy: bool = False) -> None:
+        super().__init__(game, pruning=pruning, streamline=streamline, greedy=greedy)
         rules = game.rules
         self.key = key_function(game)
         self.nodes = 0
@@ -245,6 +246,7 @@ MEMBERS: dict[str, Member] = {
     "plain": ("dfs", False, False),
     "sbest": ("best", True, True),
     "sdfs": ("dfs", True, True),
+    "gdfs": ("gdfs", True, False),
 }
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
@@ -409,15 +411,18 @@ def _search_game(
         if compiled is not None:
             outcome, triples, count = compiled
             nodes += count
+            if outcome is Outcome.LOST and kind == "gdfs":
+                outcome = Outcome.UNKNOWN  # lost with greedy home moves: not a proof
             if outcome is not Outcome.UNKNOWN:
                 break
             continue
-        searcher = Searcher(work, pruning=pruning and prune, streamline=streamline)
+        searcher = Searcher(work, pruning=pruning and prune, streamline=streamline,
+                            greedy=kind == "gdfs")
         run = searcher.run_best if kind == "best" else searcher.run_dfs
         outcome, triples = run(share)
         nodes += searcher.nodes
-        if outcome is Outcome.LOST and searcher.no_takeback:
-            outcome = Outcome.UNKNOWN  # lost without take-backs: not a proof
+        if outcome is Outcome.LOST and (searcher.no_takeback or searcher.greedy):
+            outcome = Outcome.UNKNOWN  # lost without take-backs or greedily: not a proof
         if outcome is not Outcome.UNKNOWN:
             break
     if outcome is Outcome.WON and pruning:  # the baseline's lines stay as found

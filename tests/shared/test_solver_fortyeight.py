@@ -52,8 +52,11 @@ def _flat(edge: tuple) -> list[tuple[int, int, int]]:
     return out
 
 
+KINDS = ("dfs", "gdfs", "plain")  # pruned, pruned with greedy home moves, plain
+
+
 def _member(game: Game, kind: str, nodes: int) -> tuple[Outcome, list, int]:
-    searcher = Searcher(game, pruning=kind == "dfs")
+    searcher = Searcher(game, pruning=kind != "plain", greedy=kind == "gdfs")
     outcome, line = searcher.run_dfs(Budget(nodes=nodes))
     return outcome, line, searcher.nodes
 
@@ -63,20 +66,20 @@ def _member(game: Game, kind: str, nodes: int) -> tuple[Outcome, list, int]:
 def test_edges_are_the_python_searchs_in_its_order(options: dict[str, str]) -> None:
     """On random walks through 8 deals (spaces, both passes, an empty stock and take-backs
     included), the core's edges are ``MoveGen.edges()`` in the same order: pruned (after the
-    safe moves, as the search sees a node) and plain (the engine's moves)."""
-    checked = kinds = 0
+    safe moves, as the search sees a node; also with greedy home moves) and plain (the
+    engine's moves)."""
+    checked = 0
     redealt = spaces = pairs = 0
     for seed in range(1, 9):
         game = Game(F8, options, seed)
         rng = random.Random(seed)
         for _ in range(250):
-            for kind in ("dfs", "plain"):
+            for kind in KINDS:
                 work = Game(F8, options, seed, position=game.pos.copy())
-                gen = MoveGen(work, pruning=kind == "dfs")
+                gen = MoveGen(work, pruning=kind != "plain", greedy=kind == "gdfs")
                 gen.close([], [])
                 expected = [_flat(e) for e in gen.edges()]
                 assert fortyeight.edges(work, kind) == expected
-                kinds += 1
                 pairs += sum(len(e) > 1 and e[0][0] < 16 for e in expected)
             checked += 1
             redealt += game.pos.redeals
@@ -115,7 +118,7 @@ def test_members_at_cut_budgets_from_the_deal_and_mid_game(options: dict[str, st
     won = 0
     for seed, stock in [(10, 64), (14, 64), (2, 64), (3, 40), (6, 20), (11, 50)]:
         game = _walk(options, seed, stock, 0)
-        for kind in ("dfs", "plain"):
+        for kind in KINDS:
             for nodes in (1, 9, 700, 3_000):
                 py = _member(game, kind, nodes)
                 assert fortyeight.search(game, Budget(nodes=nodes), kind) == py
