@@ -12,14 +12,17 @@ by an estimate of the work left, finds short lines (a useful par) and solves Sev
 cells and Double Aces and Kings far more often; depth-first in the engine's move order solves
 Forty and Eight, where the estimate misleads. :func:`search_game` therefore spends half the
 budget on best-first and, if that ends undecided, the rest on depth-first — a portfolio, with
-node budgets still fully deterministic. With a limited stock (Forty and Eight) a third member,
-plain depth-first without the pruning (one draw per node), wins deals both miss.
+node budgets still fully deterministic. With a limited stock (Forty and Eight), where
+best-first wins nothing, three depth-first members instead: greedy (every card that fits a
+foundation goes home at once), pruned, and plain without the pruning (one draw per node); each
+wins deals the others miss.
 
 On Klondike (Unlimited) the default strategy hands the search to the compiled core
 (:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
 portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic
 spaces) run the portfolio's members on their own compiled core (:mod:`.onepass`, the Python
-search's nodes in the same order); every line is replayed through ``Game.push`` either way.
+search's nodes in the same order), and so do Forty and Eight's depth-first members
+(:mod:`.fortyeight`); every line is replayed through ``Game.push`` either way.
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ from solrace.shared.solver.shorten import shorten
 _TIME_CHECK = 256  # nodes between clock readings
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
-STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "best", "dfs", "plain",
-              "sbest", "sdfs", "gdfs")
+STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "depth3", "best", "dfs",
+              "plain", "sbest", "sdfs", "gdfs")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -252,6 +255,7 @@ PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
     "streamlined": ("sbest", "best", "dfs"),
+    "depth3": ("gdfs", "dfs", "plain"),
 }
 
 
@@ -268,16 +272,18 @@ def phases_of(strategy: str) -> tuple[str, ...] | None:
 
 def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
-    and Eight) the plain depth-first search too. Drawing one card per node, it explores "play
-    through the stock, using each card as it comes" first, which the macro-moves (every tableau
-    move before any later waste card) reach late — and with few passes through the stock that
-    order matters: on seeds 1..40 at 50k nodes it lifts Forty and Eight from 25% to 40% won,
-    while on Unlimited (unlimited redeals) and the auto-fill games a third phase only thins the
-    other two (docs/solver.md)."""
+    and Eight) three depth-first searches instead (``depth3``): greedy (every card that fits a
+    foundation goes home at once), pruned, and plain. The plain one draws one card per node and
+    so explores "play through the stock, using each card as it comes" first, which the
+    macro-moves (every tableau move before any later waste card) reach late — with few passes
+    through the stock that order matters; best-first won no Forty and Eight deal in its third
+    of 50k nodes on seeds 1..40, so it gave its share to the greedy member; on Unlimited
+    (unlimited redeals) and the auto-fill games a third phase only thins the other two
+    (docs/solver.md)."""
     rules = game.rules
     macro = rules.draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
     if macro and rules.redeals is not None:
-        return PHASES["portfolio3"]
+        return PHASES["depth3"]
     return PHASES["portfolio2"]
 
 
