@@ -9,8 +9,9 @@
  * symmetric-target rules, stock macro-moves "draw (and redeal) until card X tops the waste,
  * then play X", delayed pairs for a move off a card's parent and for a take-back, safe moves
  * after every edge), the same with greedy home moves (mode 2, the `gdfs` streamliner: every
- * tableau or waste top that fits a foundation goes there at once) and the plain depth-first
- * search (mode 1: the engine's moves one by one, one draw per node, no safe moves). So at any node budget it visits the same nodes in the
+ * tableau or waste top that fits a foundation goes there at once), the plain depth-first
+ * search (mode 1: the engine's moves one by one, one draw per node, no safe moves) and the
+ * plain one with greedy home moves (mode 3, `gplain`). So at any node budget it visits the same nodes in the
  * same order as the Python search and gives the same answer, node count and line (tested); it
  * is only faster.
  *
@@ -200,7 +201,7 @@ static int safe_find(const Ctx *c, const State *s, int *src, int *dst) {
     return 0;
 }
 
-/* Safe moves until none is left (pruned search only); emitted when emitting. */
+/* Safe moves (greedy ones with c->greedy) until none is left; emitted when emitting. */
 static void close_safe(Ctx *c, State *s, int emitting) {
     int a, b;
     while (safe_find(c, s, &a, &b)) {
@@ -220,7 +221,7 @@ static void apply(Ctx *c, State *s, const Edge *e, int emitting) {
             do_move(c, s, e->a[i], e->b[i]);
         }
     }
-    if (c->prune) close_safe(c, s, emitting);
+    if (c->prune || c->greedy) close_safe(c, s, emitting);
 }
 
 /* Game._legal() for this game, in its order: tableau then waste to the foundations; each
@@ -597,7 +598,8 @@ void fe_moves(void *h, int32_t *out) {
 }
 
 /* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first, 2 pruned depth-first with
- * greedy home moves: every top that fits a foundation goes there, a streamliner).
+ * greedy home moves: every top that fits a foundation goes there, a streamliner; 3 plain
+ * depth-first with greedy home moves).
  * pos: 8 foundation heights, 8 foundation suits; for each of the 8 tableau piles its length
  * and cards bottom to top; redeals used; the waste length k, nseq, and nseq cards (waste
  * bottom-to-top, then stock top-to-bottom). Returns -1 for a position it does not take. */
@@ -605,8 +607,8 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     State s;
     memset(&s, 0, sizeof s);
     c->takeback = cfg[0] != 0;
-    c->prune = cfg[1] != 1;
-    c->greedy = cfg[1] == 2;
+    c->prune = cfg[1] == 0 || cfg[1] == 2;
+    c->greedy = cfg[1] == 2 || cfg[1] == 3;
     int i = 0;
     for (int f = 0; f < NF; f++) {
         if (pos[i] < 0 || pos[i] > 13) return -1;
@@ -660,7 +662,7 @@ int fe_solve(void *h, const int32_t *cfg, const int32_t *pos, long long max_node
     free(c->tab); c->tab = NULL; c->tabsize = c->tabused = 0;
     free(c->mv); c->mv = NULL; c->nmv = c->capmv = 0;
     c->oom = 0;
-    if (c->prune) close_safe(c, &s, 1);  /* the root's safe moves: the line's prefix */
+    if (c->prune || c->greedy) close_safe(c, &s, 1);  /* the root's safe moves: the prefix */
     c->max_nodes = max_nodes;
     c->deadline = seconds > 0 ? now() + seconds : 0;
     c->nodes = 0;
@@ -683,10 +685,10 @@ int fe_edges(void *h, const int32_t *cfg, const int32_t *pos, int32_t *out, int 
     for (size_t i = 0; i < o.n && !o.oom; i++) {
         free(c->mv); c->mv = NULL; c->nmv = c->capmv = 0;
         State r = s;
-        int prune = c->prune;
-        c->prune = 0;  /* the edge's own moves, not the safe moves after it */
+        int prune = c->prune, greedy = c->greedy;
+        c->prune = c->greedy = 0;  /* the edge's own moves, not the safe moves after it */
         apply(c, &r, &o.e[i], 1);
-        c->prune = prune;
+        c->prune = prune; c->greedy = greedy;
         if (n + 1 + 3 * (int)c->nmv > cap) { free(o.e); return -1; }
         out[n++] = (int32_t)c->nmv;
         memcpy(out + n, c->mv, 3 * c->nmv * sizeof(int32_t));

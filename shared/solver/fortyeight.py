@@ -22,7 +22,7 @@ from solrace.shared.solver.result import Budget, Outcome
 
 SOURCE = Path(__file__).with_name("fortyeight.c")
 MAX_ROOT_PILE = 19  # the core's limit on a starting pile (play reaches at most 17)
-MODES = {"dfs": 0, "plain": 1, "gdfs": 2}  # the portfolio members the core runs
+MODES = {"dfs": 0, "plain": 1, "gdfs": 2, "gplain": 3}  # the portfolio members the core runs
 
 Triple = tuple[int, int, int]
 LAYOUT = (tuple(range(8)), tuple(range(8, 16)), 16, 17)  # the pile indexes the core uses
@@ -97,12 +97,12 @@ def _encode(game: Game, kind: str) -> tuple[list[int], list[int]] | None:
 
 
 def search(game: Game, budget: Budget, kind: str) -> tuple[Outcome, list[Triple], int] | None:
-    """Run one portfolio member (``kind``: ``"dfs"``, pruned; ``"gdfs"``, pruned with greedy
-    home moves; ``"plain"``) on ``game``'s current position: (outcome, engine triples of the
-    line when won, nodes), the same as ``Searcher(game, pruning=kind != "plain",
-    greedy=kind == "gdfs").run_dfs``; ``None`` when the core is unavailable or does not take
-    the position (then the Python search runs). A ``gdfs`` exhaustion is the greedy game's:
-    the caller must not report it as a proof."""
+    """Run one portfolio member (``kind``: ``"dfs"``, pruned; ``"plain"``; ``"gdfs"`` and
+    ``"gplain"``, the same with greedy home moves) on ``game``'s current position: (outcome,
+    engine triples of the line when won, nodes), the same as ``Searcher(game, pruning=kind in
+    ("dfs", "gdfs"), greedy=kind in ("gdfs", "gplain")).run_dfs``; ``None`` when the core is
+    unavailable or does not take the position (then the Python search runs). A greedy
+    member's exhaustion is the greedy game's: the caller must not report it as a proof."""
     lib = library()
     encoded = None if lib is None else _encode(game, kind)
     if lib is None or encoded is None:

@@ -46,7 +46,7 @@ _TIME_CHECK = 256  # nodes between clock readings
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
 STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "depth3", "best", "dfs",
-              "plain", "sbest", "sdfs", "gdfs")
+              "plain", "sbest", "sdfs", "gdfs", "gplain")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -250,7 +250,9 @@ MEMBERS: dict[str, Member] = {
     "sbest": ("best", True, True),
     "sdfs": ("dfs", True, True),
     "gdfs": ("gdfs", True, False),
+    "gplain": ("gplain", False, False),
 }
+GREEDY = ("gdfs", "gplain")  # members with greedy home moves: their exhaustion proves nothing
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -337,7 +339,7 @@ def core_portfolio(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], i
 def _compiled_member(work: Game, share: Budget, member: str, core: str
                      ) -> tuple[Outcome, list[Triple], int] | None:
     """One portfolio member on a compiled core that runs the Python search itself, node for
-    node (:mod:`.onepass`: ``best`` and ``dfs``; :mod:`.fortyeight`: ``dfs`` and ``plain``), or
+    node (:mod:`.onepass`: ``best`` and ``dfs``; :mod:`.fortyeight`: the depth-first ones), or
     ``None`` (then the Python search runs it); with ``core="c"`` a core that should take the
     position and cannot is an error."""
     if member in ("best", "dfs") and onepass.handles(work):
@@ -413,17 +415,17 @@ def _search_game(
         share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
         compiled = None
         if core != "python" and pruning and not streamline:
-            compiled = _compiled_member(work, share, kind if prune else "plain", core)
+            compiled = _compiled_member(work, share, name, core)
         if compiled is not None:
             outcome, triples, count = compiled
             nodes += count
-            if outcome is Outcome.LOST and kind == "gdfs":
+            if outcome is Outcome.LOST and kind in GREEDY:
                 outcome = Outcome.UNKNOWN  # lost with greedy home moves: not a proof
             if outcome is not Outcome.UNKNOWN:
                 break
             continue
         searcher = Searcher(work, pruning=pruning and prune, streamline=streamline,
-                            greedy=kind == "gdfs")
+                            greedy=kind in GREEDY)
         run = searcher.run_best if kind == "best" else searcher.run_dfs
         outcome, triples = run(share)
         nodes += searcher.nodes
