@@ -13,9 +13,10 @@ cells and Double Aces and Kings far more often; depth-first in the engine's move
 Forty and Eight, where the estimate misleads. :func:`search_game` therefore spends half the
 budget on best-first and, if that ends undecided, the rest on depth-first — a portfolio, with
 node budgets still fully deterministic. With a limited stock (Forty and Eight), where
-best-first wins nothing, three depth-first members instead: greedy (every card that fits a
-foundation goes home at once), pruned, and plain without the pruning (one draw per node); each
-wins deals the others miss.
+best-first wins nothing, two depth-first members instead: plain (the engine's moves, one draw
+per node) with greedy home moves (every card that fits a foundation goes home at once: a
+streamliner, whose exhaustion proves nothing), then the pruned search, which can prove a
+position lost.
 
 On Klondike (Unlimited) the default strategy hands the search to the compiled core
 (:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
@@ -46,7 +47,7 @@ _TIME_CHECK = 256  # nodes between clock readings
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
 STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "depth3", "best", "dfs",
-              "plain", "sbest", "sdfs", "gdfs", "gplain")
+              "plain", "sbest", "sdfs", "gdfs", "gplain", "greedy2")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -258,6 +259,7 @@ PHASES: dict[str, tuple[str, ...]] = {
     "portfolio3": ("best", "dfs", "plain"),
     "streamlined": ("sbest", "best", "dfs"),
     "depth3": ("gdfs", "dfs", "plain"),
+    "greedy2": ("gplain", "dfs"),
 }
 
 
@@ -274,18 +276,19 @@ def phases_of(strategy: str) -> tuple[str, ...] | None:
 
 def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
-    and Eight) three depth-first searches instead (``depth3``): greedy (every card that fits a
-    foundation goes home at once), pruned, and plain. The plain one draws one card per node and
-    so explores "play through the stock, using each card as it comes" first, which the
-    macro-moves (every tableau move before any later waste card) reach late — with few passes
-    through the stock that order matters; best-first won no Forty and Eight deal in its third
-    of 50k nodes on seeds 1..40, so it gave its share to the greedy member; on Unlimited
-    (unlimited redeals) and the auto-fill games a third phase only thins the other two
-    (docs/solver.md)."""
+    and Eight) two depth-first searches instead (``greedy2``): plain depth-first with greedy
+    home moves (every card that fits a foundation goes home at once), then pruned depth-first,
+    which alone can prove a position lost. The plain search draws one card per node and so
+    explores "play through the stock, using each card as it comes" first, which the
+    macro-moves (every tableau move before any later waste card) reach late — with two passes
+    through the stock that order matters — and the greedy home moves shrink its game: alone at
+    1M nodes it wins 29 of seeds 1..40, against 20 for the three-member ``depth3`` and none for
+    best-first in its third of 50k nodes (docs/solver.md, fifth round). On Unlimited
+    (unlimited redeals) and the auto-fill games a third phase only thins the other two."""
     rules = game.rules
     macro = rules.draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
     if macro and rules.redeals is not None:
-        return PHASES["depth3"]
+        return PHASES["greedy2"]
     return PHASES["portfolio2"]
 
 
