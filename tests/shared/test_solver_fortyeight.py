@@ -181,3 +181,19 @@ def test_without_a_compiler_the_python_search_answers(
     monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
     with pytest.raises(RuntimeError, match="unavailable"):
         fortyeight.library()
+
+
+@pytest.mark.parametrize("core", ["python", "c"])
+def test_a_greedy_members_exhaustion_is_no_proof(core: str) -> None:
+    """``gdfs`` and ``gplain`` search a smaller game (every card that fits goes home at once):
+    having searched all of it says nothing of the real game, so the answer is ``unknown``;
+    the portfolio's pruned member then proves the position lost."""
+    if core == "c" and fortyeight.library() is None:
+        pytest.skip(f"no compiled solver core here: {fortyeight.CORE.error}")
+    game = _walk(NO, 9, 10)
+    for kind in GREEDY:
+        member = _member(game, kind, 40_000)
+        assert member[0] is Outcome.LOST  # the greedy game is exhausted...
+        result = search_game(game, Budget(nodes=40_000), strategy=kind, core=core)
+        assert result.outcome is Outcome.UNKNOWN and result.nodes == member[2]  # ...no proof
+    assert search_game(game, Budget(nodes=40_000), core=core).outcome is Outcome.LOST
