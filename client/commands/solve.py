@@ -23,7 +23,7 @@ from solrace.client.commands import (
     print_json,
 )
 from solrace.shared.engine import Game
-from solrace.shared.solver import Budget, Outcome, SolveResult, fastcore, onepass, solve
+from solrace.shared.solver import Budget, Outcome, SolveResult, fastcore, fortyeight, onepass, solve
 
 NAME = "solve"
 HELP = "solve a deal (won with moves / lost / unknown within a budget)"
@@ -32,7 +32,7 @@ HELP = "solve a deal (won with moves / lost / unknown within a budget)"
 # variant's deal answers within 10 s at a terminal (a node budget alone, given with --budget,
 # is the deterministic one); ``unknown`` says how to search further.
 DEFAULT_BUDGET = Budget(nodes=200_000, seconds=9.0)
-# Klondike (Unlimited) searched by the compiled core: ten times the nodes in the same 9 s cap
+# a variant searched by a compiled core: ten times the nodes in the same 9 s cap
 CORE_BUDGET = Budget(nodes=2_000_000, seconds=9.0)
 BATCH_MAX = 100_000
 TICK = 1.0  # seconds between progress updates on a terminal
@@ -104,7 +104,8 @@ def _solve_one(args: argparse.Namespace, options: dict[str, str], seed: int
 def default_budget(game: Game) -> Budget:
     """The capped default: more nodes where the compiled core searches (same 9 s cap)."""
     compiled = (fastcore.handles(game) and fastcore.library()) or (
-        onepass.handles(game) and onepass.library())
+        onepass.handles(game) and onepass.library()) or (
+        fortyeight.handles(game) and fortyeight.library())
     return CORE_BUDGET if compiled else DEFAULT_BUDGET
 
 

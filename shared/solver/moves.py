@@ -46,7 +46,8 @@ class MoveGen(StockEdges):
     """Edges out of the current position of ``game``; ``pruning=False`` gives the engine's
     moves one by one with no safe moves (the benchmark's baseline)."""
 
-    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False) -> None:
+    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False,
+                 greedy: bool = False) -> None:
         self.game = game
         self.pruning = pruning
         rules = game.rules
@@ -55,7 +56,10 @@ class MoveGen(StockEdges):
         # the streamliner: never take a card back from a foundation (a search of a smaller
         # game; its wins are wins, its "lost" proves nothing about the real game)
         self.no_takeback = streamline and rules.foundation_to_tableau
-        self.safe = SafeMoves(game, takeback=not self.no_takeback)
+        # greedy: any card that fits a foundation goes home at once (a streamliner), in the
+        # pruned search or in the plain one
+        self.greedy = greedy
+        self.safe = SafeMoves(game, takeback=not self.no_takeback, greedy=self.greedy)
         self.F = game._F
         self._f_prefix = len(self.F) if tuple(self.F) == tuple(range(len(self.F))) else 0
         self.T = game._T
@@ -90,8 +94,8 @@ class MoveGen(StockEdges):
         return sum(len(piles[f]) for f in self.F)
 
     def close(self, ops: list, moves: list[Triple]) -> None:
-        """Make safe moves until none is left, recording them."""
-        if not self.pruning:
+        """Make safe moves (greedy ones, when greedy) until none is left, recording them."""
+        if not self.pruning and not self.greedy:
             return
         find, do = self.safe.find, self.game._do
         m = find()

@@ -36,8 +36,12 @@ Triple = tuple[int, int, int]
 class SafeMoves:
     """Finds one safe move in the current position of ``game`` (``find``), or ``None``."""
 
-    def __init__(self, game: Game, *, takeback: bool = True) -> None:
+    def __init__(self, game: Game, *, takeback: bool = True, greedy: bool = False) -> None:
         rules = game.rules
+        # greedy: every tableau or waste top that fits a foundation goes home (the
+        # auto-foundation streamliner of a ``gdfs`` member: a smaller game, whose wins are
+        # wins and whose exhaustion proves nothing); Ace-up same-suit games only
+        self.greedy = greedy
         self.game = game
         self.pos = game.pos
         self.F = game._F
@@ -192,6 +196,8 @@ class SafeMoves:
             if full is None:
                 full = self._full_heights()
             s = SUIT_OF[c]
+            if self.greedy:
+                return (src, f, 1)
             if decks > 1 and full[s] < r - 1:
                 continue  # the twin rule: every copy of the card below is home
             # same suit building: the twin rule above already covers it

@@ -12,14 +12,18 @@ by an estimate of the work left, finds short lines (a useful par) and solves Sev
 cells and Double Aces and Kings far more often; depth-first in the engine's move order solves
 Forty and Eight, where the estimate misleads. :func:`search_game` therefore spends half the
 budget on best-first and, if that ends undecided, the rest on depth-first — a portfolio, with
-node budgets still fully deterministic. With a limited stock (Forty and Eight) a third member,
-plain depth-first without the pruning (one draw per node), wins deals both miss.
+node budgets still fully deterministic. With a limited stock (Forty and Eight), where
+best-first wins nothing, two depth-first members instead: plain (the engine's moves, one draw
+per node) with greedy home moves (every card that fits a foundation goes home at once: a
+streamliner, whose exhaustion proves nothing), then the pruned search, which can prove a
+position lost.
 
 On Klondike (Unlimited) the default strategy hands the search to the compiled core
 (:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
 portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic
 spaces) run the portfolio's members on their own compiled core (:mod:`.onepass`, the Python
-search's nodes in the same order); every line is replayed through ``Game.push`` either way.
+search's nodes in the same order), and so do Forty and Eight's depth-first members
+(:mod:`.fortyeight`); every line is replayed through ``Game.push`` either way.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from solrace.shared.cards import RANK_OF
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.rules import AutoFill
-from solrace.shared.solver import fastcore, onepass
+from solrace.shared.solver import fastcore, fortyeight, onepass
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.deadends import dead_end_test
 from solrace.shared.solver.moves import MoveGen, Triple
@@ -43,8 +47,8 @@ from solrace.shared.solver.shorten import shorten
 _TIME_CHECK = 256  # nodes between clock readings
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
-STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "best", "dfs", "plain",
-              "sbest", "sdfs")
+STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "depth3", "best", "dfs",
+              "plain", "sbest", "sdfs", "gdfs", "gplain", "greedy2")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -60,8 +64,8 @@ class Searcher(MoveGen):
     W_DEPTH = 1  # per edge from the start: prefers short lines
 
     def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False,
-                 dead_ends: bool = True) -> None:
-        super().__init__(game, pruning=pruning, streamline=streamline)
+                 greedy: bool = False, dead_ends: bool = True) -> None:
+        super().__init__(game, pruning=pruning, streamline=streamline, greedy=greedy)
         rules = game.rules
         self.key = key_function(game)
         # a position this proves lost is counted as a node and never expanded (deadends.py)
@@ -263,11 +267,16 @@ MEMBERS: dict[str, Member] = {
     "plain": ("dfs", False, False),
     "sbest": ("best", True, True),
     "sdfs": ("dfs", True, True),
+    "gdfs": ("gdfs", True, False),
+    "gplain": ("gplain", False, False),
 }
+GREEDY = ("gdfs", "gplain")  # members with greedy home moves: their exhaustion proves nothing
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
     "streamlined": ("sbest", "best", "dfs"),
+    "depth3": ("gdfs", "dfs", "plain"),
+    "greedy2": ("gplain", "dfs"),
 }
 
 
@@ -284,16 +293,19 @@ def phases_of(strategy: str) -> tuple[str, ...] | None:
 
 def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
-    and Eight) the plain depth-first search too. Drawing one card per node, it explores "play
-    through the stock, using each card as it comes" first, which the macro-moves (every tableau
-    move before any later waste card) reach late — and with few passes through the stock that
-    order matters: on seeds 1..40 at 50k nodes it lifts Forty and Eight from 25% to 40% won,
-    while on Unlimited (unlimited redeals) and the auto-fill games a third phase only thins the
-    other two (docs/solver.md)."""
+    and Eight) two depth-first searches instead (``greedy2``): plain depth-first with greedy
+    home moves (every card that fits a foundation goes home at once), then pruned depth-first,
+    which alone can prove a position lost. The plain search draws one card per node and so
+    explores "play through the stock, using each card as it comes" first, which the
+    macro-moves (every tableau move before any later waste card) reach late — with two passes
+    through the stock that order matters — and the greedy home moves shrink its game: alone at
+    1M nodes it wins 29 of seeds 1..40, against 20 for the three-member ``depth3`` and none for
+    best-first in its third of 50k nodes (docs/solver.md, fifth round). On Unlimited
+    (unlimited redeals) and the auto-fill games a third phase only thins the other two."""
     rules = game.rules
     macro = rules.draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
     if macro and rules.redeals is not None:
-        return PHASES["portfolio3"]
+        return PHASES["greedy2"]
     return PHASES["portfolio2"]
 
 
@@ -342,6 +354,23 @@ def core_portfolio(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], i
     if fast is None:
         return None
     return fast[0], fast[1], used + fast[2]
+
+
+def _compiled_member(work: Game, share: Budget, member: str, core: str
+                     ) -> tuple[Outcome, list[Triple], int] | None:
+    """One portfolio member on a compiled core that runs the Python search itself, node for
+    node (:mod:`.onepass`: ``best`` and ``dfs``; :mod:`.fortyeight`: the depth-first ones), or
+    ``None`` (then the Python search runs it); with ``core="c"`` a core that should take the
+    position and cannot is an error."""
+    if member in ("best", "dfs") and onepass.handles(work):
+        compiled = onepass.search(work, share, member)
+    elif member in fortyeight.MODES and fortyeight.handles(work):
+        compiled = fortyeight.search(work, share, member)
+    else:
+        return None
+    if compiled is None and core == "c":
+        raise RuntimeError("the compiled core cannot search this position")
+    return compiled
 
 
 def search_game(
@@ -395,7 +424,8 @@ def _search_game(
     fast = None
     if strategy == "portfolio" and pruning and core != "python":
         fast = core_portfolio(work, budget)
-        if fast is None and core == "c" and not onepass.handles(work):
+        if fast is None and core == "c" and not onepass.handles(work) \
+                and not fortyeight.handles(work):
             raise RuntimeError("the compiled core cannot search this position")
     if fast is not None:
         outcome, triples, nodes = fast
@@ -404,22 +434,23 @@ def _search_game(
         kind, prune, streamline = MEMBERS[name]
         share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
         compiled = None
-        if core != "python" and pruning and prune and not streamline:
-            compiled = onepass.search(work, share, kind)  # the same search, compiled
-            if compiled is None and core == "c" and onepass.handles(work):
-                raise RuntimeError("the compiled core cannot search this position")
+        if core != "python" and pruning and not streamline:
+            compiled = _compiled_member(work, share, name, core)
         if compiled is not None:
             outcome, triples, count = compiled
             nodes += count
+            if outcome is Outcome.LOST and kind in GREEDY:
+                outcome = Outcome.UNKNOWN  # lost with greedy home moves: not a proof
             if outcome is not Outcome.UNKNOWN:
                 break
             continue
-        searcher = Searcher(work, pruning=pruning and prune, streamline=streamline)
+        searcher = Searcher(work, pruning=pruning and prune, streamline=streamline,
+                            greedy=kind in GREEDY)
         run = searcher.run_best if kind == "best" else searcher.run_dfs
         outcome, triples = run(share)
         nodes += searcher.nodes
-        if outcome is Outcome.LOST and searcher.no_takeback:
-            outcome = Outcome.UNKNOWN  # lost without take-backs: not a proof
+        if outcome is Outcome.LOST and (searcher.no_takeback or searcher.greedy):
+            outcome = Outcome.UNKNOWN  # lost without take-backs or greedily: not a proof
         if outcome is not Outcome.UNKNOWN:
             break
     if outcome is Outcome.WON and pruning:  # the baseline's lines stay as found

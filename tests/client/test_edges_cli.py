@@ -96,7 +96,7 @@ def test_solve_answers_in_seconds_and_says_what_to_do_when_unknown(
     budget = solve_cmd.default_budget(Game("unlimited", {}, 0))
     assert budget in (solve_cmd.DEFAULT_BUDGET, solve_cmd.CORE_BUDGET)
     assert budget.seconds == 9.0  # seconds at most, whichever the core
-    assert solve_cmd.default_budget(Game("forty-and-eight", {}, 0)) == solve_cmd.DEFAULT_BUDGET
+    assert solve_cmd.default_budget(Game("seven-by-five", {}, 0)) == solve_cmd.DEFAULT_BUDGET
     args.budget = solve_cmd.DEFAULT_BUDGET
     assert cli.main(["solve", "unlimited", "--seed", "1", "--budget", "1k", "-o", "draw=3"]) == 0
     out = capsys.readouterr().out

@@ -1,0 +1,158 @@
+"""The compiled search core for Forty and Eight (``fortyeight.c``), loaded by ctypes.
+
+Why: Forty and Eight's pruned and plain depth-first searches — the portfolio members that win
+its deals — ran in Python at 20–30 thousand nodes per second. The core searches exactly the
+Python search's graph in exactly its order (stock macro-moves, delayed pairs, safe moves and
+the canonical key for the pruned member; the engine's moves one by one for the plain one), so
+at a node budget it gives the same answer, node count and line, only sooner. It is built and
+cached by :mod:`.fastcore`'s builder; without a compiler, or with ``SOLRACE_SOLVER_CORE=python``,
+the Python search runs and nothing else changes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+from solrace.shared.cards import SUIT_OF
+from solrace.shared.engine import Game
+from solrace.shared.rules import AutoFill, Build, EmptyTableau
+from solrace.shared.solver import fastcore
+from solrace.shared.solver.result import Budget, Outcome
+
+SOURCE = Path(__file__).with_name("fortyeight.c")
+MAX_ROOT_PILE = 19  # the core's limit on a starting pile (play reaches at most 17)
+MODES = {"dfs": 0, "plain": 1, "gdfs": 2, "gplain": 3}  # the portfolio members the core runs
+
+Triple = tuple[int, int, int]
+LAYOUT = (tuple(range(8)), tuple(range(8, 16)), 16, 17)  # the pile indexes the core uses
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    lib.fe_new.restype = ctypes.c_void_p
+    lib.fe_free.argtypes = [ctypes.c_void_p]
+    lib.fe_nodes.restype = ctypes.c_longlong
+    lib.fe_nodes.argtypes = [ctypes.c_void_p]
+    lib.fe_moves_len.restype = ctypes.c_longlong
+    lib.fe_moves_len.argtypes = [ctypes.c_void_p]
+    lib.fe_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    ip = ctypes.POINTER(ctypes.c_int32)
+    lib.fe_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_longlong, ctypes.c_double]
+    lib.fe_solve.restype = ctypes.c_int
+    lib.fe_edges.argtypes = [ctypes.c_void_p, ip, ip, ip, ctypes.c_int]
+    lib.fe_edges.restype = ctypes.c_int
+
+
+CORE = fastcore.Core(SOURCE, _declare)
+
+
+def library() -> ctypes.CDLL | None:
+    """The loaded core, building it on first use; ``None`` when unavailable or turned off."""
+    return CORE.library()
+
+
+def handles(game: Game) -> bool:
+    """Are ``game``'s rules and layout Forty and Eight's (either ``foundation_takeback``)?"""
+    r = game.rules
+    t = r.tableau
+    fg = r.foundations
+    return (
+        r.decks == 2 and len(fg) == 1 and fg[0].count == 8 and fg[0].start_rank == 1
+        and fg[0].step == 1 and fg[0].same_suit and not fg[0].prefilled
+        and t.piles == 8 and t.build is Build.DOWN_SAME_SUIT and not t.move_groups
+        and t.empty is EmptyTableau.ANY and t.auto_fill is AutoFill.NONE
+        and r.draw == 1 and r.redeals == 1 and not r.foundation_to_foundation
+        and not r.reserve_to_space and not game._R and not game._C
+        and (game._F, game._T, game._S, game._W) == LAYOUT
+    )
+
+
+def _ints(values: list[int]) -> ctypes.Array:
+    return (ctypes.c_int32 * max(1, len(values)))(*values)
+
+
+def _encode(game: Game, kind: str) -> tuple[list[int], list[int]] | None:
+    """The core's configuration and position (``fe_solve``); ``None`` for one it does not take
+    (set up by hand: face-down cards, a pile longer than play makes, a stock over 64)."""
+    if not handles(game) or game.resigned:
+        return None
+    pos = game.pos
+    piles = pos.piles
+    if any(pos.down) or pos.redeals not in (0, 1):
+        return None
+    cfg = [int(game.rules.foundation_to_tableau), MODES[kind]]
+    state = [len(piles[f]) for f in game._F]
+    state += [SUIT_OF[piles[f][0]] if piles[f] else 0 for f in game._F]
+    for t in game._T:
+        p = piles[t]
+        if len(p) > MAX_ROOT_PILE:
+            return None
+        state += [len(p), *p]
+    waste, stock = piles[game._W], piles[game._S]
+    seq = waste + stock[::-1]
+    if len(seq) > 64:
+        return None
+    state += [pos.redeals, len(waste), len(seq), *seq]
+    return cfg, state
+
+
+def search(game: Game, budget: Budget, kind: str) -> tuple[Outcome, list[Triple], int] | None:
+    """Run one portfolio member (``kind``: ``"dfs"``, pruned; ``"plain"``; ``"gdfs"`` and
+    ``"gplain"``, the same with greedy home moves) on ``game``'s current position: (outcome,
+    engine triples of the line when won, nodes), the same as ``Searcher(game, pruning=kind in
+    ("dfs", "gdfs"), greedy=kind in ("gdfs", "gplain")).run_dfs``; ``None`` when the core is
+    unavailable or does not take the position (then the Python search runs). A greedy
+    member's exhaustion is the greedy game's: the caller must not report it as a proof."""
+    lib = library()
+    encoded = None if lib is None else _encode(game, kind)
+    if lib is None or encoded is None:
+        return None
+    cfg, state = encoded
+    handle = lib.fe_new()
+    if not handle:
+        return None
+    try:
+        rc = lib.fe_solve(handle, _ints(cfg), _ints(state),
+                          -1 if budget.nodes is None else budget.nodes,
+                          budget.seconds if budget.seconds is not None else 0.0)
+        if rc < 0:
+            return None
+        count = lib.fe_nodes(handle)
+        if rc == 1:
+            n = lib.fe_moves_len(handle)
+            buf = (ctypes.c_int32 * max(1, 3 * n))()
+            lib.fe_moves(handle, buf)
+            flat = list(buf)[: 3 * n]
+            return Outcome.WON, [(flat[i], flat[i + 1], flat[i + 2])
+                                 for i in range(0, 3 * n, 3)], count
+        return (Outcome.LOST if rc == 0 else Outcome.UNKNOWN), [], count
+    finally:
+        lib.fe_free(handle)
+
+
+def edges(game: Game, kind: str = "dfs") -> list[list[Triple]] | None:
+    """The core's edges out of ``game``'s position, each as its engine triples (a stock jump
+    spelled out as draws and redeals, without the safe moves after it), for the tests, which
+    compare them with ``MoveGen.edges()``; ``None`` when the core does not take it."""
+    lib = library()
+    encoded = None if lib is None else _encode(game, kind)
+    if lib is None or encoded is None:
+        return None
+    handle = lib.fe_new()
+    try:
+        cap = 1 << 20
+        buf = (ctypes.c_int32 * cap)()
+        n = lib.fe_edges(handle, _ints(encoded[0]), _ints(encoded[1]), buf, cap)
+        if n < 0:
+            return None
+        flat = list(buf[:n])
+        out: list[list[Triple]] = []
+        i = 0
+        while i < n:
+            k = flat[i]
+            out.append([(flat[j], flat[j + 1], flat[j + 2])
+                        for j in range(i + 1, i + 1 + 3 * k, 3)])
+            i += 1 + 3 * k
+        return out
+    finally:
+        lib.fe_free(handle)

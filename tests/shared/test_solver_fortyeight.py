@@ -1,0 +1,199 @@
+"""The compiled core of Forty and Eight (``shared/solver/fortyeight.c`` via ``fortyeight``): the
+Python search's pruned and plain depth-first members redone in C, node for node — the same
+edges in the same order (stock macro-moves, delayed pairs, the engine's moves), the same safe
+moves, the same canonical classes — so at every node budget it must give the Python search's
+answer, node count and line; the Python search answers wherever it cannot.
+
+``test_solver.py`` runs every solver test with the core on and off; this file checks the
+agreement itself.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from solrace.shared import Game
+from solrace.shared.solver import Budget, Outcome, fastcore, fortyeight
+from solrace.shared.solver.moves import MoveGen
+from solrace.shared.solver.search import Searcher, search_game
+from solrace.shared.solver.stock import JUMP
+
+needs_core = pytest.mark.skipif(fortyeight.library() is None,
+                                reason=f"no compiled solver core here: {fortyeight.CORE.error}")
+
+F8 = "forty-and-eight"
+NO = {"foundation_takeback": "no"}
+YES = {"foundation_takeback": "yes"}
+OPTIONS = [NO, YES]
+IDS = ["no-takeback", "takeback"]
+
+
+def _walk(options: dict[str, str], seed: int, stock_left: int, redeals: int = 1) -> Game:
+    """A position of play: random legal moves (mostly home) until the stock holds
+    ``stock_left`` cards with ``redeals`` redeals used, or no move is left."""
+    game = Game(F8, options, seed)
+    rng = random.Random(seed)
+    while len(game.pos.piles[game._S]) > stock_left or game.pos.redeals < redeals:
+        legal = game._legal()
+        if not legal:
+            break
+        home = [m for m in legal if m[1] in game._F and m[0] not in game._F]
+        game._do(*(rng.choice(home) if home and rng.random() < 0.7 else rng.choice(legal)))
+    return game
+
+
+def _flat(edge: tuple) -> list[tuple[int, int, int]]:
+    """An edge of ``MoveGen.edges()`` as engine moves (a stock jump as its draws)."""
+    out: list[tuple[int, int, int]] = []
+    for step in edge:
+        out.extend(step[3] if step[0] == JUMP else [step])
+    return out
+
+
+KINDS = ("dfs", "gdfs", "plain", "gplain")  # pruned or plain, with greedy home moves or not
+PRUNED = ("dfs", "gdfs")
+GREEDY = ("gdfs", "gplain")
+
+
+def _member(game: Game, kind: str, nodes: int) -> tuple[Outcome, list, int]:
+    searcher = Searcher(game, pruning=kind in PRUNED, greedy=kind in GREEDY)
+    outcome, line = searcher.run_dfs(Budget(nodes=nodes))
+    return outcome, line, searcher.nodes
+
+
+@needs_core
+@pytest.mark.parametrize("options", OPTIONS, ids=IDS)
+def test_edges_are_the_python_searchs_in_its_order(options: dict[str, str]) -> None:
+    """On random walks through 8 deals (spaces, both passes, an empty stock and take-backs
+    included), the core's edges are ``MoveGen.edges()`` in the same order: pruned (after the
+    safe moves, as the search sees a node) and plain (the engine's moves), each also with
+    greedy home moves."""
+    checked = 0
+    redealt = spaces = pairs = 0
+    for seed in range(1, 9):
+        game = Game(F8, options, seed)
+        rng = random.Random(seed)
+        for _ in range(250):
+            for kind in KINDS:
+                work = Game(F8, options, seed, position=game.pos.copy())
+                gen = MoveGen(work, pruning=kind in PRUNED, greedy=kind in GREEDY)
+                gen.close([], [])
+                expected = [_flat(e) for e in gen.edges()]
+                assert fortyeight.edges(work, kind) == expected
+                pairs += sum(len(e) > 1 and e[0][0] < 16 for e in expected)
+            checked += 1
+            redealt += game.pos.redeals
+            spaces += any(not game.pos.piles[t] for t in game._T)
+            legal = game._legal()
+            if not legal:
+                break
+            home = [m for m in legal if m[1] in game._F and m[0] not in game._F]
+            game._do(*(rng.choice(home) if home and rng.random() < 0.7 else rng.choice(legal)))
+    assert checked > 800 and redealt and spaces and pairs
+
+
+# late positions both members prove lost: (options, seed, stock left)
+LOST = [(NO, 5, 30), (NO, 8, 30), (NO, 9, 10), (NO, 13, 10), (YES, 4, 10), (YES, 5, 10),
+        (YES, 2, 0)]
+
+
+@needs_core
+@pytest.mark.parametrize(("options", "seed", "stock"), LOST)
+def test_lost_proofs_visit_the_same_positions_as_the_python_search(
+        options: dict[str, str], seed: int, stock: int) -> None:
+    """Exhaustion: both members prove it lost with the same node counts."""
+    game = _walk(options, seed, stock)
+    for kind in ("dfs", "plain"):
+        outcome, _, nodes = _member(game, kind, 40_000)
+        assert outcome is Outcome.LOST
+        assert fortyeight.search(game, Budget(nodes=40_000), kind) == (Outcome.LOST, [], nodes)
+    assert search_game(game, Budget(nodes=60_000), core="c").outcome is Outcome.LOST
+
+
+@needs_core
+@pytest.mark.parametrize("options", OPTIONS, ids=IDS)
+def test_members_at_cut_budgets_from_the_deal_and_mid_game(options: dict[str, str]) -> None:
+    """Every member, every budget cut, from deals and from positions after play: the same
+    outcome, node count and line as the Python search (wins included)."""
+    won = 0
+    for seed, stock in [(10, 64), (14, 64), (2, 64), (3, 40), (6, 20), (11, 50)]:
+        game = _walk(options, seed, stock, 0)
+        for kind in KINDS:
+            for nodes in (1, 9, 700, 3_000):
+                py = _member(game, kind, nodes)
+                assert fortyeight.search(game, Budget(nodes=nodes), kind) == py
+                won += py[0] is Outcome.WON
+    assert won
+
+
+@needs_core
+@pytest.mark.parametrize("options", OPTIONS, ids=IDS)
+def test_the_portfolio_gives_the_python_answer_node_for_node(options: dict[str, str]) -> None:
+    """At a node budget: the same outcome, node count and (shortened, replayed) line."""
+    won = 0
+    for seed in (10, 14, 16):
+        game = Game(F8, options, seed)
+        py = search_game(game, Budget(nodes=6_000), core="python")
+        c = search_game(game, Budget(nodes=6_000), core="c")
+        assert (c.outcome, c.moves, c.nodes) == (py.outcome, py.moves, py.nodes)
+        if c.won:
+            game.replay(c.moves)
+            assert game.cards_home == game.total_cards
+            won += 1
+    assert won
+
+
+def test_only_forty_and_eight_positions_of_play_go_to_the_core(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for variant, options in [("seven-by-five", {}), ("unlimited", {}),
+                             ("double-aces-and-kings", {}), ("sixes-and-sevens", {})]:
+        assert not fortyeight.handles(Game(variant, options, 1))
+        assert fortyeight.search(Game(variant, options, 1), Budget(nodes=10), "dfs") is None
+    assert all(fortyeight.handles(Game(F8, o, 1)) for o in OPTIONS)
+    if fortyeight.library() is not None:
+        # a pile longer than play makes: the core declines, the Python search answers
+        odd = Game(F8, {}, 1)
+        odd.pos.piles[8].extend(odd.pos.piles[16][-15:])
+        del odd.pos.piles[16][-15:]
+        assert fortyeight.search(odd, Budget(nodes=10), "dfs") is None
+        assert fortyeight.search(Game(F8, {}, 1), Budget(nodes=10), "dfs") is not None
+    monkeypatch.setenv(fastcore.ENV, "python")
+    assert fortyeight.library() is None
+    assert fortyeight.search(Game(F8, {}, 1), Budget(nodes=10), "dfs") is None
+
+
+def test_without_a_compiler_the_python_search_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh machine with only Python: nothing to compile with, nothing cached."""
+    monkeypatch.delenv(fastcore.ENV, raising=False)
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(fortyeight.CORE, "tried", False)
+    monkeypatch.setattr(fortyeight.CORE, "lib", None)
+    monkeypatch.setattr(fortyeight.CORE, "error", None)
+    assert fortyeight.library() is None
+    assert "no C compiler" in (fortyeight.CORE.error or "")
+    result = search_game(Game(F8, {}, 10), Budget(nodes=3_000))
+    assert result.won
+    monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
+    with pytest.raises(RuntimeError, match="unavailable"):
+        fortyeight.library()
+
+
+@pytest.mark.parametrize("core", ["python", "c"])
+def test_a_greedy_members_exhaustion_is_no_proof(core: str) -> None:
+    """``gdfs`` and ``gplain`` search a smaller game (every card that fits goes home at once):
+    having searched all of it says nothing of the real game, so the answer is ``unknown``;
+    the portfolio's pruned member then proves the position lost."""
+    if core == "c" and fortyeight.library() is None:
+        pytest.skip(f"no compiled solver core here: {fortyeight.CORE.error}")
+    game = _walk(NO, 9, 10)
+    for kind in GREEDY:
+        member = _member(game, kind, 40_000)
+        assert member[0] is Outcome.LOST  # the greedy game is exhausted...
+        result = search_game(game, Budget(nodes=40_000), strategy=kind, core=core)
+        assert result.outcome is Outcome.UNKNOWN and result.nodes == member[2]  # ...no proof
+    assert search_game(game, Budget(nodes=40_000), core=core).outcome is Outcome.LOST
