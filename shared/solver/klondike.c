@@ -28,6 +28,7 @@
 #define OWN_DEAD_START 1  /* the blocking test on the position the search starts from */
 #define OWN_DEAD_NODES 2  /* ... and on every new node */
 #define OWN_STOCK_HOME 4  /* rule S: draw 1, take-back: a stock card home over a good foundation */
+#define OWN_STOCK_ORDER 8 /* draw 3: the blocking test knows which stock cards reach the top */
 
 typedef struct { uint8_t jk, s, d, n; } Step;          /* jk: waste length to jump to first */
 typedef struct { Step st[2]; uint8_t ns; int16_t score; } Edge;
@@ -277,6 +278,8 @@ static uint64_t home_for_good(const Ctx *c) {
     return m;
 }
 
+static int walk(const Ctx *c, uint8_t *ks);
+
 static uint64_t PARENTS[64];  /* by card: its two parents (rank + 1, the other colour) */
 
 /* The blocking test (docs/solver.md, "Dead ends"): is there a set B of tableau cards such that,
@@ -287,6 +290,47 @@ static uint64_t PARENTS[64];  /* by card: its two parents (rank + 1, the other c
  * face-up card under it (it leaves with any of them). Then no card of B ever moves and the
  * position is lost. B is the largest such set: start from every tableau card and drop the
  * cards with a way out until none has (dropping cards only opens ways out). */
+/* The cards that can be a pile top (T) and, with draw 3, the stock and waste cards that can
+ * leave the waste (*R) while no card of B has moved, given cov (the cards under a card of B) and
+ * emptyable (some pile holds no card of B): least fixpoints, from the Kings down for T. */
+static uint64_t tops(const Ctx *c, uint64_t tab, uint64_t cov, uint64_t good, uint64_t home,
+                     uint64_t B, int emptyable, const uint8_t *base, uint64_t *Rout) {
+    uint64_t all = (1ull << 52) - 1, other = all & ~tab & ~good, seqm = 0, R = 0;
+    for (int j = 0; j < c->slen; j++) seqm |= 1ull << c->seq[j];
+    if (!base) seqm = 0;  /* draw 1: every stock card reaches the waste top */
+    for (;;) {
+        /* reach: seq cards that can become the waste top given R (docs/solver.md) */
+        uint64_t reach = 0, before = 0;
+        if (seqm) {
+            int allafter = 1;
+            for (int j = c->slen - 1; j >= 0; j--) {
+                if (base[j] || allafter || (j + 1 < c->slen && (R >> c->seq[j + 1] & 1)))
+                    reach |= 1ull << c->seq[j];
+                allafter = allafter && (R >> c->seq[j] & 1);
+            }
+            for (int j = 0; j < c->slen; j++) {  /* a card removed before it shifts it */
+                if (before) reach |= 1ull << c->seq[j];
+                before |= R & 1ull << c->seq[j];
+            }
+        }
+        uint64_t stuck = (B | cov | (seqm & ~R)) & ~home;
+        uint64_t T = tab & ~cov;
+        for (int x = 12; x >= 0; x--)
+            for (int su = 0; su < 52; su += 13) {
+                int y = su + x;
+                if (!(other >> y & 1) || ((seqm >> y & 1) && !(reach >> y & 1))) continue;
+                if (x == 12 ? emptyable : (PARENTS[y] & T) != 0) T |= 1ull << y;
+            }
+        uint64_t nR = R;
+        for (uint64_t m = seqm & reach & ~R; m; m &= m - 1) {
+            int y = __builtin_ctzll(m);
+            if ((T >> y & 1) || !(LOWER[y] & stuck)) nR |= 1ull << y;
+        }
+        if (nR == R) { *Rout = seqm & ~R; return T; }
+        R = nR;
+    }
+}
+
 static int dead_end(const Ctx *c) {
     uint64_t tab = 0, home = 0, good = home_for_good(c);
     for (int s = 0; s < 4; s++) home |= ((1ull << c->h[s]) - 1) << (13 * s);
@@ -296,7 +340,14 @@ static int dead_end(const Ctx *c) {
         for (int i = 0; i < c->len[p]; i++) pre[p][i + 1] = pre[p][i] | 1ull << c->t[p][i];
         tab |= pre[p][c->len[p]];
     }
-    uint64_t all = (1ull << 52) - 1;
+    /* draw 3: the waste lengths draws and redeals reach (the free cycle from the current one) */
+    uint8_t basebuf[64] = {0}, *base = NULL;
+    if (c->draw > 1 && (c->own & OWN_STOCK_ORDER)) {
+        uint8_t ks[64];
+        int nk = walk(c, ks);
+        for (int i = 0; i < nk; i++) basebuf[ks[i] - 1] = 1;
+        base = basebuf;
+    }
     uint64_t B = tab;
     for (;;) {
         if (!B) return 0;
@@ -308,15 +359,9 @@ static int dead_end(const Ctx *c) {
             if (i > 0) cov |= pre[p][i];
             if (i < 0) emptyable = 1;
         }
-        uint64_t stuck = (B | cov) & ~home, nb = B;
-        /* T: the cards that can be a pile top before a card of B moves. A tableau card not
-         * under one; any other card (stock, waste, home but not for good) only once put onto
-         * a parent in T, or a King into a space. Parents rank one higher: Kings first. */
-        uint64_t T = tab & ~cov, other = all & ~tab & ~good;
-        for (int x = 12; x >= 0; x--)
-            for (int su = 0; su < 52; su += 13)
-                if ((other >> (su + x) & 1) && (x == 12 ? emptyable : (PARENTS[su + x] & T) != 0))
-                    T |= 1ull << (su + x);
+        uint64_t never;  /* stock and waste cards that never leave */
+        uint64_t T = tops(c, tab, cov, good, home, B, emptyable, base, &never);
+        uint64_t stuck = (B | cov | never) & ~home, nb = B;
         for (uint64_t m = B; m; m &= m - 1) {
             int x = __builtin_ctzll(m), r = RANK(x);
             int out = !(LOWER[x] & stuck);

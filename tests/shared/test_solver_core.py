@@ -246,3 +246,45 @@ def test_stock_cards_home_keep_every_verdict() -> None:
                              dead_ends=fastcore.STOCK_HOME)
         assert off is not None and on is not None
         assert off[0] is on[0] is Outcome.LOST and on[2] < off[2]
+
+
+@needs_core
+@pytest.mark.parametrize("options", [{}, DRAW3, TB_NO])
+def test_no_position_of_a_winning_line_is_a_dead_end(options: dict[str, str]) -> None:
+    """Every position on a winning line is winnable, so the blocking test (with every way out
+    this core knows, the stock order of draw 3 included) must let each of them through: the
+    lines of deals 1..25 found without the core's own prunings, position by position."""
+    test = fastcore.DEAD_START | fastcore.STOCK_ORDER
+    checked = 0
+    for seed in range(1, 26):
+        game = Game("unlimited", options, seed)
+        found = fastcore.search(game, Budget(nodes=100_000), None, dead_ends=False)
+        assert found is not None
+        if found[0] is not Outcome.WON:
+            continue
+        for move in found[1]:
+            game._do(*move)
+            if game.cards_home == game.total_cards:
+                break
+            at = fastcore.search(game, Budget(nodes=1), None, streamline=False, dead_ends=test)
+            assert at is not None and at[0] is not Outcome.LOST, (seed, game.position_text())
+            checked += 1
+    assert checked > 1000
+
+
+@needs_core
+def test_stock_order_proves_draw_three_deals_lost_at_the_deal() -> None:
+    """Draw 3: cards of the stock that no sequence of draws brings to the waste top while the
+    cards before them stay are stuck too (docs/solver.md, "Dead ends"). Deals 219 and 269 are
+    proved lost at the deal with it (two nodes: both phases), not without it, and the search
+    without the core's own prunings exhausts them too."""
+    for seed in (219, 269):
+        game = Game("unlimited", DRAW3, seed)
+        on = fastcore.search(game, Budget(nodes=10), None)
+        without = fastcore.search(game, Budget(nodes=10), None,
+                                  dead_ends=fastcore.OWN & ~fastcore.STOCK_ORDER)
+        full = fastcore.search(game, Budget(nodes=10**6), None, streamline=False, dead_ends=False)
+        assert on is not None and without is not None and full is not None
+        assert on[0] is Outcome.LOST and on[2] == 2
+        assert without[0] is not Outcome.LOST
+        assert full[0] is Outcome.LOST and full[2] > 100
