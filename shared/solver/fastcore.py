@@ -168,7 +168,7 @@ STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
 
 # The core's own prunings (klondike.c's OWN_ flags), beyond the Python search's graph: the
 # blocking test at the start (1) and at every node (2), rule S (4), the stock order of draw 3
-# in the blocking test (8). ``OWN`` is the default.
+# in the blocking test at the start (8). ``OWN`` is the default.
 DEAD_START, DEAD_NODES, STOCK_HOME, STOCK_ORDER = 1, 2, 4, 8
 OWN = DEAD_START | DEAD_NODES | STOCK_HOME | STOCK_ORDER
 
@@ -185,7 +185,7 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     the full search on what is left, which alone can prove a deal lost (``streamline=False``:
     the full search alone). ``dead_ends``: the core's own prunings — the blocking test on the
     starting position and on every node, rule S, the stock order of draw 3 in the blocking test
-    (docs/solver.md) — ``True`` for ``OWN``, or
+    at the start (docs/solver.md) — ``True`` for ``OWN``, or
     an int of their flags; ``False`` turns them off, and the core then searches the Python
     search's graph, node for node."""
     lib = library()

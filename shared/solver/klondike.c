@@ -28,7 +28,7 @@
 #define OWN_DEAD_START 1  /* the blocking test on the position the search starts from */
 #define OWN_DEAD_NODES 2  /* ... and on every new node */
 #define OWN_STOCK_HOME 4  /* rule S: draw 1, take-back: a stock card home over a good foundation */
-#define OWN_STOCK_ORDER 8 /* draw 3: the blocking test knows which stock cards reach the top */
+#define OWN_STOCK_ORDER 8 /* draw 3: ... knowing which stock cards reach the top (at the start) */
 
 typedef struct { uint8_t jk, s, d, n; } Step;          /* jk: waste length to jump to first */
 typedef struct { Step st[2]; uint8_t ns; int16_t score; } Edge;
@@ -331,7 +331,7 @@ static uint64_t tops(const Ctx *c, uint64_t tab, uint64_t cov, uint64_t good, ui
     }
 }
 
-static int dead_end(const Ctx *c) {
+static int dead_end(const Ctx *c, int stock_order) {
     uint64_t tab = 0, home = 0, good = home_for_good(c);
     for (int s = 0; s < 4; s++) home |= ((1ull << c->h[s]) - 1) << (13 * s);
     uint64_t pre[NT][MAXP + 1];
@@ -342,7 +342,7 @@ static int dead_end(const Ctx *c) {
     }
     /* draw 3: the waste lengths draws and redeals reach (the free cycle from the current one) */
     uint8_t basebuf[64] = {0}, *base = NULL;
-    if (c->draw > 1 && (c->own & OWN_STOCK_ORDER)) {
+    if (c->draw > 1 && stock_order) {
         uint8_t ks[64];
         int nk = walk(c, ks);
         for (int i = 0; i < nk; i++) basebuf[ks[i] - 1] = 1;
@@ -717,7 +717,10 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     double deadline = seconds > 0 ? now() + seconds : 0;
     close_safe(c);
     if (won(c)) { sv->nodes = 1; return 1; }
-    if ((c->own & OWN_DEAD_START) && dead_end(c)) { sv->nodes = 1; return 0; }
+    if ((c->own & OWN_DEAD_START) && dead_end(c, c->own & OWN_STOCK_ORDER)) {
+        sv->nodes = 1;
+        return 0;
+    }
     Key key = make_key(c, &bad);
     tab_insert(c, &key);
     long long nodes = 1;
@@ -759,7 +762,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
             result = 2; goto out;
         }
         nodes++;
-        if ((c->own & OWN_DEAD_NODES) && dead_end(c)) { undo_to(c, mu, mm); continue; }
+        if ((c->own & OWN_DEAD_NODES) && dead_end(c, 0)) { undo_to(c, mu, mm); continue; }
         NEWFRAME(mu, mm);
     }
     result = 0;
