@@ -282,14 +282,6 @@ static int walk(const Ctx *c, uint8_t *ks);
 
 static uint64_t PARENTS[64];  /* by card: its two parents (rank + 1, the other colour) */
 
-/* The blocking test (docs/solver.md, "Dead ends"): is there a set B of tableau cards such that,
- * while no card of B has moved, every card of B has every way out closed? Home: a card of its
- * suit below it is in B or under a card of B, so not home. Onto a parent (rank + 1, the other
- * colour): neither parent can be a pile top (set T below). Into a space (a King): every pile
- * holds a card of B, so none is or becomes empty. And a face-up card is in B only with every
- * face-up card under it (it leaves with any of them). Then no card of B ever moves and the
- * position is lost. B is the largest such set: start from every tableau card and drop the
- * cards with a way out until none has (dropping cards only opens ways out). */
 /* The cards that can be a pile top (T) and, with draw 3, the stock and waste cards that can
  * leave the waste (*R) while no card of B has moved, given cov (the cards under a card of B) and
  * emptyable (some pile holds no card of B): least fixpoints, from the Kings down for T. */
@@ -331,6 +323,15 @@ static uint64_t tops(const Ctx *c, uint64_t tab, uint64_t cov, uint64_t good, ui
     }
 }
 
+/* The blocking test (docs/solver.md, "Dead ends"): is there a set B of tableau cards such that,
+ * while no card of B has moved, every card of B has every way out closed? Home: a card of its
+ * suit below it is in B or under a card of B, so not home. Onto a parent (rank + 1, the other
+ * colour): neither parent can be a pile top (set T below). Into a space (a King): every pile
+ * holds a card of B, so none is or becomes empty. And a face-up card is in B only with every
+ * face-up card under it (it leaves with any of them). Then no card of B ever moves and the
+ * position is lost. B is the largest such set: start from every tableau card and drop the
+ * cards with a way out until none has (dropping cards only opens ways out). stock_order (draw
+ * 3): a stock card no draws bring to the waste top while the cards before it stay is stuck. */
 static int dead_end(const Ctx *c, int stock_order) {
     uint64_t tab = 0, home = 0, good = home_for_good(c);
     for (int s = 0; s < 4; s++) home |= ((1ull << c->h[s]) - 1) << (13 * s);
