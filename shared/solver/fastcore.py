@@ -166,9 +166,15 @@ def _ints(values: list[int]) -> ctypes.Array:
 
 STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
 
+# The core's own prunings (klondike.c's OWN_ flags), beyond the Python search's graph: the
+# blocking test at the start (1) and at every node (2), rule S (4), the stock order of draw 3
+# in the blocking test at the start (8). ``OWN`` is the default.
+DEAD_START, DEAD_NODES, STOCK_HOME, STOCK_ORDER = 1, 2, 4, 8
+OWN = DEAD_START | DEAD_NODES | STOCK_HOME | STOCK_ORDER
+
 
 def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True,
-           dead_ends: bool = True) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+           dead_ends: bool | int = True) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     """Search ``game``'s current position with the core: (outcome, engine triples of the line
     when won, nodes), or ``None`` when the core is unavailable or the position is not one it
     handles (then the Python search runs). ``seconds``: what is left of a time budget.
@@ -177,9 +183,11 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     that fits a foundation goes there at once (a smaller game: its wins are wins, its
     exhaustion proves nothing), on ``STREAMLINE_SHARE`` of the budget; then, unless that won,
     the full search on what is left, which alone can prove a deal lost (``streamline=False``:
-    the full search alone). ``dead_ends``: the blocking test on the starting position (a
-    position it proves lost is answered at once); ``False`` turns it off, and the core then
-    searches the Python search's graph, node for node."""
+    the full search alone). ``dead_ends``: the core's own prunings — the blocking test on the
+    starting position and on every node, rule S, the stock order of draw 3 in the blocking test
+    at the start (docs/solver.md) — ``True`` for ``OWN``, or
+    an int of their flags; ``False`` turns them off, and the core then searches the Python
+    search's graph, node for node."""
     lib = library()
     if lib is None or not handles(game) or game.resigned:
         return None
@@ -207,11 +215,11 @@ def _part(nodes: int | None, share: float) -> int | None:
 
 
 def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None, *,
-         greedy: bool, dead: bool) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+         greedy: bool, dead: bool | int) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     pos = game.pos
     piles, down = pos.piles, pos.down
     cfg = [game.rules.draw, int(game.rules.foundation_to_tableau), *game._F, *game._T,
-           game._S, game._W, int(greedy), int(dead)]
+           game._S, game._W, int(greedy), OWN if dead is True else int(dead)]
     tabl: list[int] = []
     for t in game._T:
         tabl += [len(piles[t]), down[t], *piles[t]]

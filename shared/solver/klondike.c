@@ -24,6 +24,11 @@
 #define PW 7      /* internal code of the waste */
 #define PF 8      /* internal code of suit s's foundation: PF + s */
 #define NOJUMP 255
+/* the core's own prunings (cfg[16]); with none it searches the Python search's graph */
+#define OWN_DEAD_START 1  /* the blocking test on the position the search starts from */
+#define OWN_DEAD_NODES 2  /* ... and on every new node */
+#define OWN_STOCK_HOME 4  /* rule S: draw 1, take-back: a stock card home over a good foundation */
+#define OWN_STOCK_ORDER 8 /* draw 3: ... knowing which stock cards reach the top (at the start) */
 
 typedef struct { uint8_t jk, s, d, n; } Step;          /* jk: waste length to jump to first */
 typedef struct { Step st[2]; uint8_t ns; int16_t score; } Edge;
@@ -36,7 +41,7 @@ typedef struct {
     /* rules and layout */
     int draw, takeback;
     int greedy;                 /* the streamliner: every foundation move is made at once */
-    int deadcheck;              /* the blocking test: 0 off, 1 at the start, 2 at every node */
+    int own;                    /* the core's own prunings (OWN_ flags), beyond the Python graph */
     int fidx[4], tidx[NT], S, W;
     /* state */
     uint8_t t[NT][MAXP], len[NT], down[NT];
@@ -210,7 +215,7 @@ static int first_empty(const Ctx *c) {
 }
 
 /* Safe moves (safe_moves.py, one deck): rule A with alternate colours, rule D with
- * take-back; tableau tops, and the waste top with draw 1. */
+ * take-back; tableau tops, and the waste top with draw 1. Then the core's own rule S. */
 static int find_safe(const Ctx *c, Step *out) {
     const int *h = (const int[4]){c->h[0], c->h[1], c->h[2], c->h[3]};
     for (int src = 0; src <= NT; src++) {
@@ -227,6 +232,21 @@ static int find_safe(const Ctx *c, Step *out) {
         out->jk = NOJUMP; out->s = (uint8_t)(src < NT ? src : PW);
         out->d = (uint8_t)(PF + s); out->n = 1;
         return 1;
+    }
+    if ((c->own & OWN_STOCK_HOME) && c->draw == 1 && c->takeback && !c->greedy) {
+        /* rule S (docs/solver.md): with draw 1 and take-back, a stock or waste card that fits
+         * its foundation goes home when the card under it there is home for good (rule D's
+         * set: the other colour home to r-2, the other suit of its colour to r-3): a line
+         * that plays it from the stock takes it back from the foundation instead */
+        for (int i = 0; i < c->slen; i++) {
+            int card = c->seq[i], r = RANK(card), s = SUIT(card);
+            if (h[s] != r - 1) continue;
+            int o1 = s == 1 || s == 2 ? 0 : 1;
+            if (r > 2 && (h[o1] < r - 2 || h[3 - o1] < r - 2 || h[3 - s] < r - 3)) continue;
+            out->jk = (uint8_t)(i + 1 == c->k ? NOJUMP : i + 1); out->s = PW;
+            out->d = (uint8_t)(PF + s); out->n = 1;
+            return 1;
+        }
     }
     return 0;
 }
@@ -258,16 +278,61 @@ static uint64_t home_for_good(const Ctx *c) {
     return m;
 }
 
-/* The blocking test (docs/solver.md, "Dead ends"), run on the position a search starts from
- * (deadcheck 1) or on every new node (2: on deals 1..200 it never stopped a node the first
- * did not, for 9% of the node rate): is there a set B of tableau cards, no King,
- * such that every card of B has both ways out closed while no card of B has moved — home,
- * because a card of its suit below it is in B or under a card of B and so not home; onto a
- * parent (rank + 1, the other colour), because both are under a card of B or home for good?
- * And a face-up card is in B only with every face-up card under it (it leaves with any of them).
- * Then no card of B ever moves and the position is lost. B is computed as the largest such set:
- * start from every tableau card but the Kings and drop the cards with a way out until none has. */
-static int dead_end(const Ctx *c) {
+static int walk(const Ctx *c, uint8_t *ks);
+
+static uint64_t PARENTS[64];  /* by card: its two parents (rank + 1, the other colour) */
+
+/* The cards that can be a pile top (T) and, with draw 3, the stock and waste cards that can
+ * leave the waste (*R) while no card of B has moved, given cov (the cards under a card of B) and
+ * emptyable (some pile holds no card of B): least fixpoints, from the Kings down for T. */
+static uint64_t tops(const Ctx *c, uint64_t tab, uint64_t cov, uint64_t good, uint64_t home,
+                     uint64_t B, int emptyable, const uint8_t *base, uint64_t *Rout) {
+    uint64_t all = (1ull << 52) - 1, other = all & ~tab & ~good, seqm = 0, R = 0;
+    for (int j = 0; j < c->slen; j++) seqm |= 1ull << c->seq[j];
+    if (!base) seqm = 0;  /* draw 1: every stock card reaches the waste top */
+    for (;;) {
+        /* reach: seq cards that can become the waste top given R (docs/solver.md) */
+        uint64_t reach = 0, before = 0;
+        if (seqm) {
+            int allafter = 1;
+            for (int j = c->slen - 1; j >= 0; j--) {
+                if (base[j] || allafter || (j + 1 < c->slen && (R >> c->seq[j + 1] & 1)))
+                    reach |= 1ull << c->seq[j];
+                allafter = allafter && (R >> c->seq[j] & 1);
+            }
+            for (int j = 0; j < c->slen; j++) {  /* a card removed before it shifts it */
+                if (before) reach |= 1ull << c->seq[j];
+                before |= R & 1ull << c->seq[j];
+            }
+        }
+        uint64_t stuck = (B | cov | (seqm & ~R)) & ~home;
+        uint64_t T = tab & ~cov;
+        for (int x = 12; x >= 0; x--)
+            for (int su = 0; su < 52; su += 13) {
+                int y = su + x;
+                if (!(other >> y & 1) || ((seqm >> y & 1) && !(reach >> y & 1))) continue;
+                if (x == 12 ? emptyable : (PARENTS[y] & T) != 0) T |= 1ull << y;
+            }
+        uint64_t nR = R;
+        for (uint64_t m = seqm & reach & ~R; m; m &= m - 1) {
+            int y = __builtin_ctzll(m);
+            if ((T >> y & 1) || !(LOWER[y] & stuck)) nR |= 1ull << y;
+        }
+        if (nR == R) { *Rout = seqm & ~R; return T; }
+        R = nR;
+    }
+}
+
+/* The blocking test (docs/solver.md, "Dead ends"): is there a set B of tableau cards such that,
+ * while no card of B has moved, every card of B has every way out closed? Home: a card of its
+ * suit below it is in B or under a card of B, so not home. Onto a parent (rank + 1, the other
+ * colour): neither parent can be a pile top (set T below). Into a space (a King): every pile
+ * holds a card of B, so none is or becomes empty. And a face-up card is in B only with every
+ * face-up card under it (it leaves with any of them). Then no card of B ever moves and the
+ * position is lost. B is the largest such set: start from every tableau card and drop the
+ * cards with a way out until none has (dropping cards only opens ways out). stock_order (draw
+ * 3): a stock card no draws bring to the waste top while the cards before it stay is stuck. */
+static int dead_end(const Ctx *c, int stock_order) {
     uint64_t tab = 0, home = 0, good = home_for_good(c);
     for (int s = 0; s < 4; s++) home |= ((1ull << c->h[s]) - 1) << (13 * s);
     uint64_t pre[NT][MAXP + 1];
@@ -276,26 +341,32 @@ static int dead_end(const Ctx *c) {
         for (int i = 0; i < c->len[p]; i++) pre[p][i + 1] = pre[p][i] | 1ull << c->t[p][i];
         tab |= pre[p][c->len[p]];
     }
-    uint64_t kings = 0;
-    for (int s = 0; s < 4; s++) kings |= 1ull << (13 * s + 12);
-    uint64_t B = tab & ~kings;
+    /* draw 3: the waste lengths draws and redeals reach (the free cycle from the current one) */
+    uint8_t basebuf[64] = {0}, *base = NULL;
+    if (c->draw > 1 && stock_order) {
+        uint8_t ks[64];
+        int nk = walk(c, ks);
+        for (int i = 0; i < nk; i++) basebuf[ks[i] - 1] = 1;
+        base = basebuf;
+    }
+    uint64_t B = tab;
     for (;;) {
         if (!B) return 0;
         uint64_t cov = 0;
+        int emptyable = 0;
         for (int p = 0; p < NT; p++) {
             int i = c->len[p] - 1;
             while (i >= 0 && !(B >> c->t[p][i] & 1)) i--;
             if (i > 0) cov |= pre[p][i];
+            if (i < 0) emptyable = 1;
         }
-        uint64_t stuck = (B | cov) & ~home, closed = cov | good, nb = B;
+        uint64_t never;  /* stock and waste cards that never leave */
+        uint64_t T = tops(c, tab, cov, good, home, B, emptyable, base, &never);
+        uint64_t stuck = (B | cov | never) & ~home, nb = B;
         for (uint64_t m = B; m; m &= m - 1) {
-            int x = __builtin_ctzll(m), r = RANK(x), su = SUIT(x);
+            int x = __builtin_ctzll(m), r = RANK(x);
             int out = !(LOWER[x] & stuck);
-            if (!out) {
-                int o1 = su == 1 || su == 2 ? 0 : 1;
-                uint64_t par = 1ull << (13 * o1 + r) | 1ull << (13 * (3 - o1) + r);
-                out = (par & closed) != par;
-            }
+            if (!out) out = r == 13 ? emptyable : (PARENTS[x] & T) != 0;
             if (out) nb &= ~(1ull << x);
         }
         for (int p = 0; p < NT; p++)  /* a card leaves with any face-up card under it */
@@ -601,12 +672,17 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
         RK[x] = (uint8_t)(x % 13 + 1); SU[x] = (uint8_t)(x / 13 % 4);
         RD[x] = SU[x] == 1 || SU[x] == 2;
         LOWER[x] = x < 52 ? ((1ull << (x % 13)) - 1) << (13 * (x / 13)) : 0;
+        PARENTS[x] = 0;
+        if (x < 52 && x % 13 < 12) {
+            int o1 = SU[x] == 1 || SU[x] == 2 ? 0 : 1;
+            PARENTS[x] = 1ull << (13 * o1 + x % 13 + 1) | 1ull << (13 * (3 - o1) + x % 13 + 1);
+        }
     }
     c->dirty = (1u << NT) - 1;
     c->draw = cfg[0]; c->takeback = cfg[1];
     for (int i = 0; i < 4; i++) c->fidx[i] = cfg[2 + i];
     for (int i = 0; i < NT; i++) c->tidx[i] = cfg[6 + i];
-    c->S = cfg[13]; c->W = cfg[14]; c->greedy = cfg[15]; c->deadcheck = cfg[16];
+    c->S = cfg[13]; c->W = cfg[14]; c->greedy = cfg[15]; c->own = cfg[16];
     int at = 0, bad = 0, count[52] = {0};
     for (int i = 0; i < NT; i++) {
         int len = tabl[at++], dn = tabl[at++];
@@ -642,7 +718,10 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     double deadline = seconds > 0 ? now() + seconds : 0;
     close_safe(c);
     if (won(c)) { sv->nodes = 1; return 1; }
-    if (c->deadcheck && dead_end(c)) { sv->nodes = 1; return 0; }
+    if ((c->own & OWN_DEAD_START) && dead_end(c, c->own & OWN_STOCK_ORDER)) {
+        sv->nodes = 1;
+        return 0;
+    }
     Key key = make_key(c, &bad);
     tab_insert(c, &key);
     long long nodes = 1;
@@ -684,7 +763,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
             result = 2; goto out;
         }
         nodes++;
-        if (c->deadcheck > 1 && dead_end(c)) { undo_to(c, mu, mm); continue; }
+        if ((c->own & OWN_DEAD_NODES) && dead_end(c, 0)) { undo_to(c, mu, mm); continue; }
         NEWFRAME(mu, mm);
     }
     result = 0;
