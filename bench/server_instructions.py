@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import redis
-import server as bench  # bench/server.py: this script's directory is on sys.path
 from solrace.server.redisproc import RedisProcess
+
+import server as bench  # bench/server.py: this script's directory is on sys.path
 
 
 def _evalsha(r: redis.Redis) -> int:
