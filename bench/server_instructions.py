@@ -6,7 +6,7 @@ The same set-up as one solrace window of ``bench/server.py`` (a private Redis, t
 its benchmark flags, ``bench/loadgen.py`` players in 2-seat races, each "send a move, wait for
 its ack") — only the server runs under ``valgrind --tool=callgrind``, instrumenting nothing until
 the window starts (``callgrind_control -i on``) and nothing after it ends. Printed: the moves
-the server appended in the window (``EVALSHA`` calls counted by Redis between the two toggles),
+the server appended in the window (``XADD`` calls counted by Redis between the two toggles),
 the instructions it executed meanwhile, and their ratio.
 
 Why: wall-clock and CPU-time figures on a shared machine move by ±10 % between runs of the same
@@ -21,7 +21,9 @@ instructions went, inside compiled modules and C libraries too (py-spy sees neit
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,10 +36,24 @@ from solrace.server.redisproc import RedisProcess
 
 import server as bench  # bench/server.py: this script's directory is on sys.path
 
+#: Run instead of ``-m solrace.server`` under valgrind: timing constants scaled to a server
+#: about 100 times slower, so that its paths are those of a normal run. The session verified
+#: between requests stays held (else every move would ask Redis); from the window's start
+#: (SIGUSR1, sent with the toggle) a rival's event waits for that rival's next ack as it does at
+#: full speed, instead of leaving alone on the event window's timer (not before: the races'
+#: start events must not wait that long).
+PRELUDE = (
+    "import runpy, signal, solrace.server.hub as h, solrace.server.outbox as o; "
+    "h.NOTICE_FRESH = 1e9; "
+    "signal.signal(signal.SIGUSR1, lambda *_: setattr(o, 'EVENT_WINDOW', 30.0)); "
+    "runpy.run_module('solrace.server', run_name='__main__', alter_sys=True)"
+)
 
-def _evalsha(r: redis.Redis) -> int:
+
+def _moves(r: redis.Redis) -> int:
+    """XADDs so far: one per appended move (the move script adds its event to the stream)."""
     stats = r.info("commandstats")
-    return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
+    return int(stats.get("cmdstat_xadd", {}).get("calls", 0))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,11 +75,13 @@ def main(argv: list[str] | None = None) -> int:
 
     def spawn(argv: list[str], **kw: Any) -> subprocess.Popen[bytes]:
         if "solrace.server" in argv:  # the server (not echo): under valgrind
-            argv = [*valgrind, *argv]
+            at = argv.index("-m")
+            argv = [*valgrind, *argv[:at], "-c", PRELUDE, *argv[at + 2:]]
         return real_spawn(argv, **kw)
 
     def toggle_on(pid: int, _seconds: float, _out: Path) -> None:
-        marks["moves0"] = _evalsha(rds)
+        os.kill(pid, signal.SIGUSR1)
+        marks["moves0"] = _moves(rds)
         subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True,
                        capture_output=True)
         marks["pid"], marks["t0"] = pid, time.time()
@@ -92,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             if "pid" in marks and "moves1" not in marks:  # ... to the window's end
                 subprocess.run(["callgrind_control", "-i", "off", str(marks["pid"])],
                                check=True, capture_output=True)
-                marks["moves1"] = _evalsha(rds)
+                marks["moves1"] = _moves(rds)
 
         bench._sleep_until = sleep_until
         m = b.window("solrace", args.n, [srv], profile=work / "unused")
