@@ -113,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
                 marks["moves1"] = _moves(rds)
 
         bench._sleep_until = sleep_until
+        real_expect = bench.LoadGens.expect  # set-up under valgrind takes minutes, not seconds
+
+        def expect(self: bench.LoadGens, tag: str, timeout: float) -> list[dict[str, Any]]:
+            return real_expect(self, tag, timeout * 5)
+
+        bench.LoadGens.expect = expect  # type: ignore[method-assign]
         m = b.window("solrace", args.n, [srv], profile=work / "unused")
     finally:
         if srv is not None:

@@ -797,3 +797,20 @@ def test_doc_states_the_limits_and_version() -> None:
     assert f'"v": {P.PROTOCOL_VERSION}' in text
     for name in P.SPECTATOR_ONLY:
         assert f"`{name}`" in text
+
+
+def test_remembered_race_ids_are_only_valid_ones_and_bounded(monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    from solrace.shared.protocol import requests as R
+
+    monkeypatch.setattr(R, "_RACES_OK", set())
+    monkeypatch.setattr(R, "_RACES_OK_CAP", 3)
+    for _ in range(2):  # the second time from the remembered set: the same answers
+        for race in ("abcdefgh", "0123456789abcdef", "zzzzzzzz9"):
+            assert P.parse_request({"t": "resign", "race": race}).race == race
+        for bad in ("ABCDEFGH", "short", "abcdefgh\n", "a" * 33):
+            with pytest.raises(ProtocolError) as info:
+                P.parse_request({"t": "resign", "race": bad})
+            assert info.value.code == "race_not_found"
+    assert R._RACES_OK.issubset({"abcdefgh", "0123456789abcdef", "zzzzzzzz9"})
+    assert len(R._RACES_OK) <= 3
