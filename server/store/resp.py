@@ -17,6 +17,9 @@ _HEADS: dict[tuple[bytes, int, int], bytes] = {}
 #: argument cost more than the rest of the packing).
 _SHORT = 512
 _LENGTHS = tuple(b"$%d\r\n" % n for n in range(_SHORT))
+#: The decimal digits of the small integers (a move's sequence number, its cards home).
+_SMALL = 4096
+_DIGITS = tuple(b"%d" % n for n in range(_SMALL))
 
 
 def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
@@ -35,7 +38,7 @@ def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
         if kind is str:
             a = a.encode()
         elif kind is int:
-            a = b"%d" % a
+            a = _DIGITS[a] if 0 <= a < _SMALL else b"%d" % a
         elif kind is not bytes:
             if isinstance(a, bytes):
                 a = bytes(a)
