@@ -137,8 +137,12 @@ class Feed:
         ranges = self.own.get(rid)
         if not ranges:
             return False
-        # the newest first: usually the one asked about
-        return any(lo < moves <= hi for lo, hi in reversed(ranges))
+        # the newest first: usually the one asked about (a loop: a generator for any() costs
+        # more than the test itself, and this runs for every event of a racer's own race)
+        for lo, hi in reversed(ranges):  # noqa: SIM110
+            if lo < moves <= hi:
+                return True
+        return False
     # ------------------------------------------------------------------ spectator counts
 
     def on_spectators(self, rid: str, count: int) -> None:

@@ -22,11 +22,14 @@ else the frame queues as before and back-pressure works as before.
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 from collections.abc import Callable
 from typing import Any
 
 from solrace.shared import protocol as P
+
+log = logging.getLogger("solrace.outbox")
 
 #: Seconds a race event may wait for other messages bound to the same connection (documented
 #: in docs/protocol.md, "Batch frames").
@@ -40,13 +43,35 @@ class Window:
     """The event window of every gathering outbox of one event loop: one timer, ticking every
     half window while some outbox holds events, instead of a timer per held event. An outbox
     whose oldest held event has waited half a window at a tick is flushed, so an event waits
-    at most :data:`EVENT_WINDOW` (a reply usually takes it along much sooner)."""
+    at most :data:`EVENT_WINDOW` (a reply usually takes it along much sooner).
 
-    __slots__ = ("_timer", "waiting")
+    It also flushes, at the end of the tick, every outbox that got a reply during it: one
+    callback per tick for all of them (:meth:`soon`) instead of one per reply — on a busy
+    loop one Redis batch resolves many moves at once, and their acks are put in one tick."""
+
+    __slots__ = ("_due", "_timer", "waiting")
 
     def __init__(self) -> None:
         self._timer: asyncio.TimerHandle | None = None
         self.waiting: dict[Outbox, float] = {}  # outbox -> loop time its oldest event came
+        self._due: list[Outbox] | None = None  # outboxes to flush at the end of this tick
+
+    def soon(self, box: Outbox, loop: asyncio.AbstractEventLoop) -> None:
+        """Flush ``box`` at the end of this tick (with every other one put here meanwhile),
+        as a ``call_soon`` of its own would."""
+        due = self._due
+        if due is None:
+            due = self._due = []
+            loop.call_soon(self._flush_due)
+        due.append(box)
+
+    def _flush_due(self) -> None:
+        due, self._due = self._due or [], None
+        for box in due:
+            try:
+                box.flush()
+            except Exception:  # one connection's failure is not the others'
+                log.exception("flushing an outbox failed")
 
     def hold(self, box: Outbox, loop: asyncio.AbstractEventLoop) -> None:
         if box not in self.waiting:
@@ -80,7 +105,7 @@ def window_of(loop: asyncio.AbstractEventLoop) -> Window:
 class Outbox:
     """The send side of one connection (see the module docstring)."""
 
-    __slots__ = ("_bytes", "_held", "_loop", "_now", "_window", "direct",
+    __slots__ = ("_bytes", "_held", "_loop", "_now", "_win", "_window", "direct",
                  "encode", "gather", "on_full", "queue")
 
     def __init__(self, size: int, on_full: Callable[[], None],
@@ -98,6 +123,7 @@ class Outbox:
         self._window: Window | None = None  # holds this outbox while it has held events
         self._now = False  # a flush is scheduled for the end of this tick
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._win: Window | None = None  # the window of that loop (looked up once)
 
     def full(self) -> bool:
         return self.queue.full() or len(self._held) >= MAX_GATHER
@@ -115,14 +141,16 @@ class Outbox:
             return
         if self._now:
             return
-        loop = self._loop or asyncio.get_running_loop()
-        self._loop = loop
+        loop, win = self._loop, self._win
+        if loop is None or win is None:
+            loop = self._loop = asyncio.get_running_loop()
+            win = self._win = window_of(loop)
         if message.get("t") != "event":  # a reply: this tick, with whatever waits
             self._now = True
-            loop.call_soon(self.flush)
+            win.soon(self, loop)
         elif self._window is None:
-            self._window = window_of(loop)
-            self._window.hold(self, loop)
+            self._window = win
+            win.hold(self, loop)
 
     def flush(self) -> None:
         """Send what waits now: one frame (a lone message as itself, several as a batch)."""

@@ -19,6 +19,13 @@ Messages that arrive before a sink is set (between the handshake and the handler
 in a list and are handed over, in order, when it is set. :meth:`FrameConnection.wait_lost`
 ends when the connection is lost or the stream of messages broke (bad UTF-8, too many
 fragments: the handler then ends and the connection closes, as when ``recv()`` raised).
+
+Sending: :meth:`FrameConnection.write_message` frames one whole data message here and writes it
+to the transport — the bytes ``websockets`` would write for it (a server's frames are not
+masked; no extension is negotiated: the server turns compression off), without its frame
+object, serializer and write list per message. Whenever anything else could be involved
+(an extension, a fragmented message or other writes pending in the protocol, a state other than
+open, debug logging) it goes through ``websockets`` as before.
 """
 
 from __future__ import annotations
@@ -28,10 +35,21 @@ from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import BINARY, CONT, TEXT, Frame
-from websockets.protocol import Event
+from websockets.protocol import OPEN, Event
 
 #: Fragments of one message at most (the figure ``websockets``' own assembler allows).
 MAX_FRAGMENTS = 4096
+
+
+def frame_head(length: int, text: bool) -> bytes:
+    """The header of an unmasked, final data frame of ``length`` payload bytes (RFC 6455 5.2):
+    what ``websockets.frames.Frame.serialize(mask=False)`` writes before the payload."""
+    first = 0x81 if text else 0x82
+    if length < 126:
+        return bytes((first, length))
+    if length < 65536:
+        return bytes((first, 126)) + length.to_bytes(2, "big")
+    return bytes((first, 127)) + length.to_bytes(8, "big")
 
 
 class _Inbox:
@@ -116,6 +134,21 @@ class FrameConnection(ServerConnection):
             inbox.waiting.append(data)
         else:
             sink(data)
+
+    def write_message(self, data: bytes | str) -> bool:
+        """Write one whole data message (text for ``str``) to the transport now, framed here
+        (see the module docstring); False when ``websockets`` must frame it: then nothing was
+        written. The caller checked flow control and that no send is in progress."""
+        proto = self.protocol
+        if (proto.extensions or proto.writes or proto.expect_continuation_frame
+                or proto.state is not OPEN or proto.debug):
+            return False
+        if type(data) is str:
+            payload = data.encode()
+            self.transport.write(frame_head(len(payload), True) + payload)
+        else:
+            self.transport.write(frame_head(len(data), False) + data)
+        return True
 
     def _break(self) -> None:
         """The message stream cannot go on: stop handing messages over; :meth:`wait_lost`

@@ -13,42 +13,9 @@ from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
 from redis.asyncio import ConnectionPool, Redis
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from solrace.server.store.resp import pack, sha_of
 
 log = logging.getLogger("solrace.store")
-
-
-#: ``*count EVALSHA sha numkeys`` in RESP, per (sha, keys, args) shape: the same for every
-#: call of a script with the same number of arguments, so built once.
-_HEADS: dict[tuple[bytes, int, int], bytes] = {}
-
-
-def pack(sha: bytes, keys: list[Any], args: list[Any]) -> bytes:
-    """``EVALSHA sha len(keys) *keys *args`` in RESP: what redis-py's encoder and packer build
-    argument by argument, for the only argument types the store passes (bytes, str, int)."""
-    shape = (sha, len(keys), len(args))
-    head = _HEADS.get(shape)
-    if head is None:
-        if len(_HEADS) > 1024:  # shapes are few (one or two per script); never unbounded
-            _HEADS.clear()
-        n = str(len(keys)).encode()
-        head = _HEADS[shape] = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
-            3 + len(keys) + len(args), len(sha), sha, len(n), n)
-    parts = [head]
-    for a in (*keys, *args):
-        kind = type(a)
-        if kind is str:
-            a = a.encode()
-        elif kind is int:
-            a = b"%d" % a
-        elif kind is not bytes:
-            if isinstance(a, bytes):
-                a = bytes(a)
-            elif isinstance(a, int) and not isinstance(a, bool):
-                a = b"%d" % a
-            else:
-                raise TypeError(f"a script argument must be bytes, str or int, not {a!r}")
-        parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(parts)
 
 
 class ScriptBatcher:
@@ -98,7 +65,7 @@ class ScriptBatcher:
         returned in its place, as ``raise_on_error=False`` does)."""
         pool = self._pool
         assert pool is not None
-        packed = b"".join([pack(_sha(c[0]), c[1], c[2]) for c in batch])
+        packed = b"".join([pack(sha_of(c[0]), c[1], c[2]) for c in batch])
         conn = await pool.get_connection()
         try:
             async def io() -> list[Any]:
@@ -225,8 +192,3 @@ async def _read_replies(conn: Any, count: int, out: list[Any]) -> None:
     except ConnectionError:
         await conn.disconnect(nowait=True)
         raise
-
-
-def _sha(script: Any) -> bytes:
-    sha = script.sha
-    return sha if isinstance(sha, bytes) else sha.encode()

@@ -23,6 +23,9 @@ from solrace.server.store.records import ScriptResult, _s
 
 log = logging.getLogger("solrace.store")
 
+#: Games whose move-script constants are kept encoded (:meth:`MovesMixin._consts`) at most.
+CONSTS_CAP = 20_000
+
 
 class MovesMixin(StoreCore):
     """Moves, the event stream and local delivery."""
@@ -32,6 +35,22 @@ class MovesMixin(StoreCore):
         self._move = self._script(lua.MOVE)
         self._batch = self._script(lua.BATCH)
         self._follow = self._script(lua.FOLLOW)
+        self._move_consts: dict[tuple[str, str, str], tuple[list[bytes], bytes, bytes, bytes]] = {}
+
+    def _consts(self, rid: str, pid: str) -> tuple[list[bytes], bytes, bytes, bytes]:
+        """The move script's keys and constant arguments (the player, the race's channel, this
+        process) for one game, encoded once instead of formatted and encoded per move — the
+        same bytes on the wire (:func:`.resp.pack` takes bytes as they are). Bounded: emptied
+        when it holds :data:`CONSTS_CAP` games."""
+        key = (rid, pid, self.process)
+        consts = self._move_consts.get(key)
+        if consts is None:
+            if len(self._move_consts) >= CONSTS_CAP:
+                self._move_consts.clear()
+            consts = self._move_consts[key] = (
+                [Keys.race(rid).encode(), Keys.log(rid, pid).encode(), Keys.events(rid).encode()],
+                pid.encode(), Keys.race_channel(rid).encode(), self.process.encode())
+        return consts
 
     async def append_move(
         self, rid: str, pid: str, seq: int, move: str, home: int, progressed: bool, result: str,
@@ -42,10 +61,10 @@ class MovesMixin(StoreCore):
         and ``at``. ``event_map``: the same event unpacked (local delivery copies it instead of
         unpacking ``event`` again)."""
         self._count()
-        res = ScriptResult.of(await self.batcher.call(self._move,
-            keys=[Keys.race(rid), Keys.log(rid, pid), Keys.events(rid)],
-            args=[pid, seq, move, home, "1" if progressed else "0", result,
-                  Keys.race_channel(rid), event, self.process],
+        keys, player, channel, process = self._consts(rid, pid)
+        res = ScriptResult.of(await self.batcher.call(self._move, keys=keys,
+            args=[player, seq, move, home, "1" if progressed else "0", result,
+                  channel, event, process],
             on_done=self._deliver_after(rid, [event], [event_map]),
         ))
         if self.replication is not None:

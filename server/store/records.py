@@ -1,4 +1,7 @@
-"""Plain results the store hands back: script answers and a race read in full."""
+"""Plain results the store hands back: script answers and a race read in full.
+
+Compiled (``shared/accel.py``, ``SERVER``): every move's script reply becomes a
+:class:`ScriptResult` here."""
 
 from __future__ import annotations
 
@@ -16,9 +19,20 @@ class ScriptResult:
 
     @classmethod
     def of(cls, raw: Sequence[Any]) -> ScriptResult:
-        status = raw[0].decode() if isinstance(raw[0], bytes) else str(raw[0])
-        vals = tuple(v.decode() if isinstance(v, bytes) else v for v in raw[1:])
-        return cls(status, vals)
+        """The result of a script's reply (every move builds one: the fields are set as the
+        frozen dataclass's own ``__init__`` sets them, without its interpreted call)."""
+        first = raw[0]
+        status = first.decode() if isinstance(first, bytes) else str(first)
+        vals = tuple([v.decode() if isinstance(v, bytes) else v for v in raw[1:]])
+        res = _new(cls)
+        _set_status(res, status)
+        _set_values(res, vals)
+        return res
+
+
+_new = object.__new__
+_set_status = ScriptResult.status.__set__  # type: ignore[attr-defined]
+_set_values = ScriptResult.values.__set__  # type: ignore[attr-defined]
 
 
 def _s(v: Any) -> str:

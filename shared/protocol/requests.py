@@ -68,9 +68,20 @@ def check_client(client: str | None) -> None:
         raise ProtocolError("bad_message", "client is 1-64 printable ASCII characters")
 
 
+#: Race ids that passed :data:`RACE_ID_RE` lately: every request of a race names it again, and
+#: a set lookup costs a fraction of the match (bounded: emptied when it reaches the cap).
+_RACES_OK: set[str] = set()
+_RACES_OK_CAP = 10_000
+
+
 def _check_race(race: str) -> None:
+    if race in _RACES_OK:
+        return
     if not RACE_ID_RE.fullmatch(race):
         raise ProtocolError("race_not_found", f"no race {race!r}")
+    if len(_RACES_OK) >= _RACES_OK_CAP:
+        _RACES_OK.clear()
+    _RACES_OK.add(race)
 
 
 def _check_target(kind: str, code: str | None, race: str | None) -> None:

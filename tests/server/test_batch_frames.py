@@ -65,6 +65,30 @@ async def test_a_reply_leaves_this_tick_with_the_waiting_events_in_order() -> No
     assert _frames(box) == [{"t": "pong", "re": 8}]
 
 
+async def test_replies_of_one_tick_leave_together_at_its_end_each_with_its_events() -> None:
+    """Several outboxes with a reply in one tick (one Redis batch acks many moves): one
+    end-of-tick callback flushes them all, each as its own frame, nothing crossing over."""
+    boxes = [Outbox(100, lambda: None) for _ in range(3)]
+    for box in boxes:
+        box.gather = True
+    boxes[0].put(_event(1))
+    await asyncio.sleep(0)
+    loop = asyncio.get_running_loop()
+    scheduled = len(loop._ready)  # type: ignore[attr-defined]
+    for i, box in enumerate(boxes):
+        box.put({"t": "ack", "re": i})
+    assert len(loop._ready) == scheduled + 1  # type: ignore[attr-defined]  # one callback
+    boxes[2].put(_event(9))  # later in the same tick: rides with that box's ack
+    assert [_frames(b) for b in boxes] == [[], [], []]
+    await asyncio.sleep(0)
+    assert _frames(boxes[0]) == [{"t": "batch", "msgs": [_event(1), {"t": "ack", "re": 0}]}]
+    assert _frames(boxes[1]) == [{"t": "ack", "re": 1}]
+    assert _frames(boxes[2]) == [{"t": "batch", "msgs": [{"t": "ack", "re": 2}, _event(9)]}]
+    boxes[1].put({"t": "pong", "re": 5})  # the next tick schedules its own callback
+    await asyncio.sleep(0)
+    assert _frames(boxes[1]) == [{"t": "pong", "re": 5}]
+
+
 async def test_events_alone_leave_after_the_window() -> None:
     box = Outbox(100, lambda: None)
     box.gather = True

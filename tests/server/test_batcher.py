@@ -128,7 +128,7 @@ async def test_a_stopped_redis_is_an_outage_for_every_caller(private_redis: Redi
     ([f"k{i}" for i in range(12)], list(range(30))),
 ])
 def test_pack_is_what_redis_py_sends(keys: list[object], args: list[object]) -> None:
-    from solrace.server.store.batch import pack
+    from solrace.server.store.resp import pack
     sha = b"0123456789abcdef0123456789abcdef01234567"
     expected = b"".join(rconn.Connection().pack_command("EVALSHA", sha, len(keys), *keys, *args))
     assert pack(sha, keys, args) == expected
@@ -137,6 +137,6 @@ def test_pack_is_what_redis_py_sends(keys: list[object], args: list[object]) -> 
 
 @pytest.mark.parametrize("bad", [True, 1.5, None])
 def test_pack_refuses_other_types(bad: object) -> None:
-    from solrace.server.store.batch import pack
+    from solrace.server.store.resp import pack
     with pytest.raises(TypeError):
         pack(b"0" * 40, ["k"], [bad])

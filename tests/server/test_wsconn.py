@@ -12,6 +12,7 @@ import pytest
 from solrace.server.wsconn import FrameConnection
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import Server, serve
+from websockets.exceptions import ConnectionClosedOK
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -125,3 +126,59 @@ async def test_the_size_limit_still_spans_fragments(server: tuple[list[Handler],
         assert client.close_code == 1009
     await asyncio.wait_for(ended.wait(), 5)
     assert got == []
+
+
+@pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+@pytest.mark.parametrize("text", [False, True])
+def test_frame_head_is_what_websockets_writes(length: int, text: bool) -> None:
+    from solrace.server.wsconn import frame_head
+    from websockets.frames import BINARY, TEXT, Frame
+
+    payload = b"x" * length
+    assert frame_head(length, text) + payload == Frame(TEXT if text else BINARY,
+                                                       payload).serialize(mask=False)
+
+
+async def test_messages_written_directly_arrive_whole_and_in_order(
+        server: tuple[list[Handler], Server]) -> None:
+    handlers, srv = server
+    sent = [b"", b"a", b"b" * 125, b"c" * 126, b"d" * 65535, b"e" * 65536, "text é", "t" * 300]
+    wrote: list[bool] = []
+
+    async def write(ws: FrameConnection) -> None:
+        ws.set_sink(lambda data: None)
+        for message in sent:
+            wrote.append(ws.write_message(message))
+        ws.protocol.send_text(b"through websockets")  # its own path still works after them
+        assert not ws.write_message(b"pending")  # never before a write websockets holds ...
+        ws.send_data()
+        assert ws.write_message(b"after")  # ... and again once it went
+        await ws.wait_lost()
+
+    handlers.append(write)
+    async with connect(url(srv), compression=None, max_size=None) as client:
+        got = [await asyncio.wait_for(client.recv(), 5) for _ in range(len(sent) + 2)]
+    assert wrote == [True] * len(sent)
+    assert got == [*sent, "through websockets", b"after"]
+
+
+async def test_an_extension_or_a_closing_state_goes_through_websockets(
+        server: tuple[list[Handler], Server]) -> None:
+    handlers, srv = server
+    answers: list[bool] = []
+
+    async def write(ws: FrameConnection) -> None:
+        ws.set_sink(lambda data: None)
+        ws.protocol.extensions = [object()]  # type: ignore[list-item]
+        answers.append(ws.write_message(b"x"))
+        ws.protocol.extensions = []
+        ws.protocol.send_close(1000)  # closing: a data frame may no longer be written
+        answers.append(ws.write_message(b"y"))
+        ws.send_data()
+        await ws.wait_lost()
+
+    handlers.append(write)
+    async with connect(url(srv), compression=None) as client:
+        with pytest.raises(ConnectionClosedOK):  # the close, and no data frame before it
+            await asyncio.wait_for(client.recv(), 5)
+    assert answers == [False, False]

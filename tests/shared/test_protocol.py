@@ -797,3 +797,77 @@ def test_doc_states_the_limits_and_version() -> None:
     assert f'"v": {P.PROTOCOL_VERSION}' in text
     for name in P.SPECTATOR_ONLY:
         assert f"`{name}`" in text
+
+
+def test_remembered_race_ids_are_only_valid_ones_and_bounded(monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    from solrace.shared.protocol import requests as R
+
+    monkeypatch.setattr(R, "_RACES_OK", set())
+    monkeypatch.setattr(R, "_RACES_OK_CAP", 3)
+    for _ in range(2):  # the second time from the remembered set: the same answers
+        for race in ("abcdefgh", "0123456789abcdef", "zzzzzzzz9"):
+            assert P.parse_request({"t": "resign", "race": race}).race == race
+        for bad in ("ABCDEFGH", "short", "abcdefgh\n", "a" * 33):
+            with pytest.raises(ProtocolError) as info:
+                P.parse_request({"t": "resign", "race": bad})
+            assert info.value.code == "race_not_found"
+    assert R._RACES_OK.issubset({"abcdefgh", "0123456789abcdef", "zzzzzzzz9"})
+    assert len(R._RACES_OK) <= 3
+
+
+def _reference_parse(msg: dict[str, Any]) -> P.Request:
+    """parse_request as it was written first: the type checks, then the dataclass's own
+    ``__init__`` with keyword arguments (which sets the defaults and runs ``__post_init__``)."""
+    from solrace.shared.protocol import messages as M
+
+    kind = msg.get("t")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "missing type field 't'")
+    cls = M._REQUESTS.get(kind)
+    if cls is None:
+        raise ProtocolError("unknown_type", f"unknown request type {kind!r}")
+    kwargs: dict[str, Any] = {}
+    for name, ok, required, *_ in M._fields(cls):
+        if name in msg:
+            if not ok(msg[name]):
+                raise ProtocolError("bad_message", f"{kind}: field {name!r} has the wrong type")
+            kwargs[name] = msg[name]
+        elif required:
+            raise ProtocolError("bad_message", f"{kind}: missing field {name!r}")
+    if len(msg) != len(kwargs) + 1:
+        extra = set(msg) - set(kwargs) - {"t"}
+        raise ProtocolError("bad_message", f"{kind}: unknown field {sorted(map(repr, extra))[0]}")
+    return cls(**kwargs)
+
+
+def _outcome(parse: Any, msg: dict[str, Any]) -> Any:
+    try:
+        req = parse(dict(msg))
+    except ProtocolError as exc:
+        return ("error", exc.code, exc.reason, exc.extra)
+    return ("ok", type(req), dataclasses.asdict(req))
+
+
+_field_values = st.none() | st.booleans() | st.integers(-3, 2**53 + 3) | st.sampled_from(
+    ["", "abcdefgh", "0123456789abcdef", "ABCDEFGH", "t3f1", "w", "x" * 70, "KJ2345", "2026-02-30",
+     "2026-01-31", "solrace-cli 0.1", "alice", "unlimited"]) | st.text(max_size=20) | st.lists(
+    st.integers(0, 60), max_size=3) | st.dictionaries(st.sampled_from(["draw", "redeals"]),
+                                                      st.sampled_from(["1", "3", "x"]), max_size=2)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(sorted(P.request_types())), data=st.data())
+def test_parse_request_builds_what_the_dataclass_would(kind: str, data: st.DataObject) -> None:
+    """Every request type, with fields present, missing, of the wrong type, out of range or
+    unknown: the same request (or the same error) as the dataclass's own construction."""
+    cls = P.request_types()[kind]
+    names = [f.name for f in dataclasses.fields(cls)]
+    chosen = data.draw(st.lists(st.sampled_from([*names, "bogus"]), unique=True))
+    base = VALID.get(kind, {"t": kind})
+    msg: dict[str, Any] = {"t": kind}
+    for name in chosen:
+        use_valid = name in base and data.draw(st.booleans())
+        msg[name] = base[name] if use_valid else data.draw(_field_values)
+    assert _outcome(P.parse_request, msg) == _outcome(_reference_parse, msg)
+    assert _outcome(P.parse_request, {**base}) == _outcome(_reference_parse, {**base})

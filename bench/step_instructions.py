@@ -1,0 +1,143 @@
+"""Instructions per call of single steps of the move path, counted by valgrind (cachegrind).
+
+    python bench/step_instructions.py [STEP ...] [--calls N]
+
+Each step is run ``100`` and ``100 + N`` times in two interpreters under valgrind; the
+difference of the two counts over N is the step's instructions per call, exact and repeatable
+whatever else the machine runs (it includes the loop's ~800 instructions of calling a Python
+function). Steps (what the server does once per move):
+
+* ``parse`` — a ``move`` frame decoded and parsed into its request (``protocol.decode`` and
+  ``parse_request``);
+* ``pack`` — the move script's call packed as RESP (its arguments as the store passed them
+  before the game's constants were kept encoded);
+* ``pack-encoded`` — the same, with the constants as bytes (what ``append_move`` passes now);
+* ``result`` — the script's reply read into a ``ScriptResult`` and its four integers;
+* ``write-websockets`` — one binary frame written through ``websockets`` (frame object,
+  serializer, write list, ``send_data``) to a transport that drops it;
+* ``write-direct`` — the same frame through ``FrameConnection.write_message``'s framing.
+
+Before/after: run it once with the code as it is, once with ``PYTHONPATH`` naming a directory
+whose ``solrace`` is another checkout (``git archive REV | tar -x -C DIR/solrace``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+SETUP = {
+    "parse": """
+import msgpack
+from solrace.shared import protocol as P
+data = msgpack.packb({"t": "move", "id": 17, "race": "0123456789abcdef", "seq": 612,
+                      "move": "t3f1"})
+def f():
+    P.parse_request(P.decode(data))
+""",
+    "pack": """
+try:
+    from solrace.server.store.resp import pack
+except ImportError:
+    from solrace.server.store.batch import pack
+sha = b"a" * 40
+keys = ["sr:race:{0123456789abcdef}", "sr:race:{0123456789abcdef}:log:p-abc",
+        "sr:race:{0123456789abcdef}:ev"]
+args = ["p-abc", 612, "t3f1", 5, "1", "", "sr:race:{0123456789abcdef}", b"\\x87" + b"x" * 60,
+        "proc1"]
+def f():
+    pack(sha, keys, args)
+""",
+    "pack-encoded": """
+from solrace.server.store.resp import pack
+sha = b"a" * 40
+keys = [b"sr:race:{0123456789abcdef}", b"sr:race:{0123456789abcdef}:log:p-abc",
+        b"sr:race:{0123456789abcdef}:ev"]
+args = [b"p-abc", 612, "t3f1", 5, "1", "", b"sr:race:{0123456789abcdef}",
+        b"\\x87" + b"x" * 60, b"proc1"]
+def f():
+    pack(sha, keys, args)
+""",
+    "result": """
+from solrace.server.store.records import ScriptResult
+raw = [b"ok", 1234, 56000, 1, 1733000000000]
+def f():
+    version, elapsed, unfinished, _ = map(int, ScriptResult.of(raw).values)
+""",
+    "write-websockets": """
+from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+p = ServerProtocol()
+p.state = OPEN
+class T:
+    def write(self, data): pass
+t = T()
+frame = b"\\x8a" + b"x" * 180
+def f():
+    p.send_binary(frame)
+    for data in p.data_to_send():
+        if data:
+            t.write(data)
+""",
+    "write-direct": """
+from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+from solrace.server.wsconn import frame_head
+p = ServerProtocol()
+p.state = OPEN
+class T:
+    def write(self, data): pass
+t = T()
+frame = b"\\x8a" + b"x" * 180
+def f():  # the checks and the write of FrameConnection.write_message
+    if p.extensions or p.writes or p.expect_continuation_frame or p.state is not OPEN or p.debug:
+        raise AssertionError
+    t.write(frame_head(len(frame), False) + frame)
+""",
+}
+
+
+def count(setup: str, calls: int) -> int:
+    fd, out = tempfile.mkstemp(prefix="solrace-steps-")
+    os.close(fd)
+    try:
+        code = f"{setup}\nfor _ in range({calls}):\n    f()\n"
+        done = subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
+             sys.executable, "-c", code],
+            capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        if done.returncode != 0:
+            raise SystemExit(f"valgrind run failed:\n{done.stderr[-2000:]}")
+        with open(out) as fh:
+            for line in fh:
+                if line.startswith("summary:"):
+                    return int(line.split()[1])
+        raise SystemExit("no summary in cachegrind's output")
+    finally:
+        os.unlink(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("steps", nargs="*", metavar="STEP",
+                    help=f"steps to count (default: all of {', '.join(SETUP)})")
+    ap.add_argument("--calls", type=int, default=2000, help="calls counted per step (2000)")
+    args = ap.parse_args(argv)
+    unknown = [s for s in args.steps if s not in SETUP]
+    if unknown:
+        ap.error(f"unknown step {unknown[0]!r}")
+    for step in args.steps or list(SETUP):
+        try:
+            base, more = count(SETUP[step], 100), count(SETUP[step], 100 + args.calls)
+        except SystemExit as exc:
+            print(f"{step}: not counted ({str(exc).splitlines()[-1]})")
+            continue
+        print(f"{step}: {(more - base) / args.calls:,.0f} instructions per call")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
