@@ -5,6 +5,8 @@
     python bench/server.py --n 100 --seconds 5 --profile /tmp/server-profile.txt
     python bench/server.py --cluster            # one Redis vs 1 and 3 cluster shards (cluster.py)
     python bench/server.py --servers 2          # main rows on 2 race-affine server processes
+    python bench/server.py --n 100,1000 --rounds 3   # 3 alternated echo/solrace rounds per N,
+                                                     # the median round reported (noisy hosts)
 
 One run starts, each in its own process:
 
@@ -681,6 +683,16 @@ def lat3(m: Measure) -> str:
     return f"{fmt(m.p50, 2)} / {fmt(m.p99, 2)} / {fmt(m.max, 1)}"
 
 
+def median_round(pairs: list[tuple[Measure, Measure]]) -> tuple[Measure, Measure]:
+    """The (echo, solrace) round whose throughput ratio is the median of the rounds (the
+    lower middle one for an even count): one round's figures, never a mix of rounds."""
+    def key(pair: tuple[Measure, Measure]) -> float:
+        e, s = pair
+        return s.rate / e.rate if e.rate else 0.0
+    ordered = sorted(pairs, key=key)
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def ratio(a: float, b: float) -> str:
     if not b or math.isnan(a) or math.isnan(b):
         return "—"
@@ -717,6 +729,7 @@ def print_report(
     memory: list[dict[str, Any]],
     procs: list[Measure],
     profile: dict[str, Any] | None,
+    rounds: dict[int, list[tuple[Measure, Measure]]] | None = None,
 ) -> None:
     """The whole report as Markdown on stdout (``docs/performance.md`` pastes it)."""
     out: list[str] = []
@@ -746,6 +759,25 @@ def print_report(
         w(f"| {s.n} | {fmt(e.rate)} | {fmt(s.rate)} | {ratio(s.rate, e.rate)} | {lat3(e)} "
           f"| {lat3(s)} | {ratio(s.p99, e.p99)} |")
     w("")
+    if rounds and any(len(p) > 1 for p in rounds.values()):
+        w("## Rounds (echo and solrace windows alternated; the tables show each N's median "
+          "round)")
+        w("")
+        w("The host's speed can change between windows (the echo server's own CPU per "
+          "message is the tell), so each N ran several rounds of one echo window then one "
+          "solrace window, and every other table of this report shows the round whose ratio "
+          "is the median.")
+        w("")
+        w("| N | round | echo msg/s | solrace moves/s | × echo | echo CPU µs/msg "
+          "| server CPU µs/move |")
+        w("|---:|---:|---:|---:|---:|---:|---:|")
+        for n, pairs in rounds.items():
+            mid = median_round(pairs)
+            for i, (e, s) in enumerate(pairs, 1):
+                mark = " (median)" if (e, s) is mid else ""
+                w(f"| {n} | {i}{mark} | {fmt(e.rate)} | {fmt(s.rate)} | {ratio(s.rate, e.rate)} "
+                  f"| {fmt(e.server_us)} | {fmt(s.server_us)} |")
+        w("")
     w("## Cost per move and who is saturated")
     w("")
     w("CPU % is of one core over the window (this machine has "
@@ -903,6 +935,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--frames", choices=("batch", "single"), default="batch",
                    help="batch: the players ask for batch frames in hello (race events ride "
                    "with the next reply, docs/protocol.md); single: one message per frame")
+    p.add_argument("--rounds", type=int, default=1, metavar="K",
+                   help="alternate K echo and solrace windows per N and report the round "
+                   "with the median ratio, every round listed (1)")
     p.add_argument("--servers", type=int, default=1, metavar="K",
                    help="server processes of the main rows, race-affine (players placed round "
                    "the processes, joiners following the race's home), against K echo "
@@ -918,6 +953,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error("--n: counts must be positive")
     if args.servers < 1:
         p.error("--servers: at least 1")
+    if args.rounds < 1:
+        p.error("--rounds: at least 1")
     args.seconds = args.seconds if args.seconds is not None else (1.0 if smoke else 10.0)
     args.warmup = args.warmup if args.warmup is not None else (0.3 if smoke else 2.0)
     args.idle_conns = args.idle_conns if args.idle_conns is not None else (50 if smoke else 500)
@@ -958,11 +995,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 memory = [bench.idle_memory("echo", bench.echo, args.idle_conns),
                           bench.idle_memory("solrace", bench.servers[0], args.idle_conns)]
             rows: list[tuple[Measure, Measure]] = []
+            rounds: dict[int, list[tuple[Measure, Measure]]] = {}
             for n in args.n:
-                e = bench.window("echo", n, bench.echoes[:k])
-                s = bench.window("solrace", n, bench.servers[:k], echo_rate=e.rate,
-                                 follow_home=True)
-                rows.append((e, s))
+                pairs = []
+                for r in range(args.rounds):
+                    if args.rounds > 1:
+                        progress(f"N={n}: round {r + 1} of {args.rounds}")
+                    e = bench.window("echo", n, bench.echoes[:k])
+                    s = bench.window("solrace", n, bench.servers[:k], echo_rate=e.rate,
+                                     follow_home=True)
+                    pairs.append((e, s))
+                rounds[n] = pairs
+                rows.append(median_round(pairs))
             procs: list[Measure] = []
             profile = None
             if args.procs_n:
@@ -1000,13 +1044,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             bench.stop()
     progress("done")
-    print_report(info, args, rows, memory, procs, profile)
+    print_report(info, args, rows, memory, procs, profile, rounds)
     if args.json:
         args.json.write_text(json.dumps({
             "machine": info,
             "settings": {"n": args.n, "seconds": args.seconds, "warmup": args.warmup,
                          "moves_per_conn": args.moves_per_conn, "servers": args.servers},
             "rows": [{"echo": e.as_dict(), "solrace": s.as_dict()} for e, s in rows],
+            "rounds": {str(n): [{"echo": e.as_dict(), "solrace": s.as_dict()} for e, s in pairs]
+                       for n, pairs in rounds.items()},
             "memory": memory,
             "processes": [m.as_dict() for m in procs],
             "profile": profile,
