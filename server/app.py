@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import io
 import logging
 import secrets
 import signal
@@ -47,6 +48,9 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
 log = logging.getLogger("solrace.server")
+#: Seconds a stop waits for connection handlers to return after closing their connections
+#: (websockets' own close handshake is bounded by its ``close_timeout``; this bounds our side).
+STOP_DRAIN = 10.0
 
 
 @dataclass(slots=True)
@@ -67,6 +71,19 @@ class Context:
     verdicts: VerdictService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
+
+
+def _await_chain(coro: object) -> str:
+    """Where a suspended coroutine waits, outermost first, one line per ``await`` in the chain
+    (a task's own stack shows only its outermost frame)."""
+    lines = []
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is not None:
+            code = frame.f_code
+            lines.append(f"  {code.co_filename}:{frame.f_lineno} in {code.co_qualname}\n")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return "".join(lines)
 
 
 class Server:
@@ -279,14 +296,42 @@ class Server:
                 log.warning("winnable pool preparation failed: %s", exc)
             await asyncio.sleep(60)
 
+    async def _drain(self, ws: WsServer) -> None:
+        """Wait for the connection handlers to return after ``close()`` — at most
+        ``STOP_DRAIN`` seconds: a handler still waiting then (a request whose await never
+        completes) is logged with its stack and cancelled, so a stop always ends and says
+        what held it, instead of hanging the process (and a test run) for ever."""
+        try:
+            async with asyncio.timeout(STOP_DRAIN):
+                await ws.wait_closed()
+            return
+        except TimeoutError:
+            pass
+        except Exception:
+            return
+        stuck = [t for t in ws.handler_tasks if not t.done()]
+        # the handler waits on its connection's worker: those stacks say what held it
+        workers = [t for t in asyncio.all_tasks() if not t.done()
+                   and getattr(t.get_coro(), "__qualname__", "").startswith("Connection.")]
+        buf = io.StringIO()
+        for task in workers:
+            buf.write(f"{task.get_name()}:\n{_await_chain(task.get_coro())}")
+        log.warning("stop: %d connection handler(s) had not returned %g s after the close; "
+                    "cancelling them. Stacks of the connections' tasks:\n%s", len(stuck),
+                    STOP_DRAIN, buf.getvalue())
+        for task in stuck:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(STOP_DRAIN):
+                await ws.wait_closed()
+
     async def stop(self) -> None:
         for task in (self._refresher, self._preparer, self._pooler):
             if task is not None:
                 task.cancel()
         if self.ws is not None:
             self.ws.close()
-            with contextlib.suppress(Exception):
-                await self.ws.wait_closed()
+            await self._drain(self.ws)
         if self.ctx is not None:
             await self.ctx.bots.close()  # before the store closes: it releases its leases
             await self.ctx.daily.close()
