@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import msgpack
 from redis.asyncio import Redis
 from solrace.server.store import Keys
+from solrace.server.tasks import cancel_and_wait
 
 log = logging.getLogger("solrace.hub")
 
@@ -191,6 +192,7 @@ class Hub(HubBase):
         super().__init__(process)
         self._pubsub = redis.pubsub()
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
         self.epoch = 0  # bumped at every (re)connect or read failure of the pub/sub connection
         self._pinged = -math.inf  # when the last PING was sent
         self._answered = -math.inf  # when the newest answered PING was sent
@@ -224,9 +226,9 @@ class Hub(HubBase):
         return self.epoch
 
     async def close(self) -> None:
+        self._closing = True  # the loop ends at its next turn even if a cancel is consumed
         if self._task:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)  # server/tasks.py: why one cancel is not enough
         await self._pubsub.aclose()
 
     async def _subscribe(self, channel: str) -> None:
@@ -237,7 +239,7 @@ class Hub(HubBase):
 
     async def _run(self) -> None:
         lost = False
-        while True:
+        while not self._closing:
             try:
                 now = time.monotonic()
                 if now - self._pinged >= PING_EVERY:  # the liveness proof of notices_live

@@ -27,6 +27,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from solrace.server.hub import HubBase
+from solrace.server.tasks import cancel_and_wait
 
 log = logging.getLogger("solrace.hub")
 
@@ -97,8 +98,7 @@ class _Shard:
     async def close(self) -> None:
         self.dead = True
         if self.task is not None:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+            await cancel_and_wait(self.task)  # server/tasks.py: why one cancel is not enough
         try:
             await self.pubsub.aclose()
         finally:
