@@ -122,14 +122,29 @@ class Core:
         return self.lib
 
 
+def declare_handle(lib: ctypes.CDLL, prefix: str) -> None:
+    """The handle functions every core exports under its prefix (``kl_``, ``op_``, ``fe_``):
+    ``new``, ``free``, ``nodes``, ``moves_len`` and ``moves``."""
+    getattr(lib, f"{prefix}new").restype = ctypes.c_void_p
+    getattr(lib, f"{prefix}free").argtypes = [ctypes.c_void_p]
+    for name in ("nodes", "moves_len"):
+        fn = getattr(lib, f"{prefix}{name}")
+        fn.restype = ctypes.c_longlong
+        fn.argtypes = [ctypes.c_void_p]
+    getattr(lib, f"{prefix}moves").argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+
+
+def line_of(lib: ctypes.CDLL, prefix: str, handle: int) -> list[tuple[int, int, int]]:
+    """The won line a core's handle holds, as engine triples."""
+    n = getattr(lib, f"{prefix}moves_len")(handle)
+    buf = (ctypes.c_int32 * max(1, 3 * n))()
+    getattr(lib, f"{prefix}moves")(handle, buf)
+    flat = list(buf)[: 3 * n]
+    return [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, 3 * n, 3)]
+
+
 def _declare(lib: ctypes.CDLL) -> None:
-    lib.kl_new.restype = ctypes.c_void_p
-    lib.kl_free.argtypes = [ctypes.c_void_p]
-    lib.kl_nodes.restype = ctypes.c_longlong
-    lib.kl_nodes.argtypes = [ctypes.c_void_p]
-    lib.kl_moves_len.restype = ctypes.c_longlong
-    lib.kl_moves_len.argtypes = [ctypes.c_void_p]
-    lib.kl_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    declare_handle(lib, "kl_")
     ip = ctypes.POINTER(ctypes.c_int32)
     lib.kl_solve.argtypes = [ctypes.c_void_p, ip, ip, ip, ip, ctypes.c_int,
                              ctypes.c_int, ctypes.c_longlong, ctypes.c_double]
@@ -160,8 +175,11 @@ def handles(game: Game) -> bool:
     )
 
 
-def _ints(values: list[int]) -> ctypes.Array:
+def ints(values: list[int]) -> ctypes.Array:
+    """``values`` as a C array of int32 (at least one element, as the cores expect)."""
     return (ctypes.c_int32 * max(1, len(values)))(*values)
+
+
 
 
 STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
@@ -232,19 +250,14 @@ def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None,
     if not handle:
         return None
     try:
-        rc = lib.kl_solve(handle, _ints(cfg), _ints(tabl), _ints(found), _ints(seq), len(seq),
+        rc = lib.kl_solve(handle, ints(cfg), ints(tabl), ints(found), ints(seq), len(seq),
                           len(waste), -1 if nodes is None else nodes,
                           seconds if seconds is not None else 0.0)
         if rc < 0:
             return None  # not a position from play, or out of memory: the Python search
         count = lib.kl_nodes(handle)
         if rc == 1:
-            n = lib.kl_moves_len(handle)
-            buf = (ctypes.c_int32 * max(1, 3 * n))()
-            lib.kl_moves(handle, buf)
-            flat = list(buf)[: 3 * n]
-            line = [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, 3 * n, 3)]
-            return Outcome.WON, line, count
+            return Outcome.WON, line_of(lib, "kl_", handle), count
         if rc == 0 and greedy:
             return Outcome.UNKNOWN, [], count  # the streamlined game is lost: proves nothing
         return (Outcome.LOST if rc == 0 else Outcome.UNKNOWN), [], count

@@ -29,13 +29,7 @@ LAYOUT = (tuple(range(8)), tuple(range(8, 16)), 16, 17)  # the pile indexes the 
 
 
 def _declare(lib: ctypes.CDLL) -> None:
-    lib.fe_new.restype = ctypes.c_void_p
-    lib.fe_free.argtypes = [ctypes.c_void_p]
-    lib.fe_nodes.restype = ctypes.c_longlong
-    lib.fe_nodes.argtypes = [ctypes.c_void_p]
-    lib.fe_moves_len.restype = ctypes.c_longlong
-    lib.fe_moves_len.argtypes = [ctypes.c_void_p]
-    lib.fe_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    fastcore.declare_handle(lib, "fe_")
     ip = ctypes.POINTER(ctypes.c_int32)
     lib.fe_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_longlong, ctypes.c_double]
     lib.fe_solve.restype = ctypes.c_int
@@ -67,8 +61,6 @@ def handles(game: Game) -> bool:
     )
 
 
-def _ints(values: list[int]) -> ctypes.Array:
-    return (ctypes.c_int32 * max(1, len(values)))(*values)
 
 
 def _encode(game: Game, kind: str) -> tuple[list[int], list[int]] | None:
@@ -112,19 +104,14 @@ def search(game: Game, budget: Budget, kind: str) -> tuple[Outcome, list[Triple]
     if not handle:
         return None
     try:
-        rc = lib.fe_solve(handle, _ints(cfg), _ints(state),
+        rc = lib.fe_solve(handle, fastcore.ints(cfg), fastcore.ints(state),
                           -1 if budget.nodes is None else budget.nodes,
                           budget.seconds if budget.seconds is not None else 0.0)
         if rc < 0:
             return None
         count = lib.fe_nodes(handle)
         if rc == 1:
-            n = lib.fe_moves_len(handle)
-            buf = (ctypes.c_int32 * max(1, 3 * n))()
-            lib.fe_moves(handle, buf)
-            flat = list(buf)[: 3 * n]
-            return Outcome.WON, [(flat[i], flat[i + 1], flat[i + 2])
-                                 for i in range(0, 3 * n, 3)], count
+            return Outcome.WON, fastcore.line_of(lib, "fe_", handle), count
         return (Outcome.LOST if rc == 0 else Outcome.UNKNOWN), [], count
     finally:
         lib.fe_free(handle)
@@ -142,7 +129,7 @@ def edges(game: Game, kind: str = "dfs") -> list[list[Triple]] | None:
     try:
         cap = 1 << 20
         buf = (ctypes.c_int32 * cap)()
-        n = lib.fe_edges(handle, _ints(encoded[0]), _ints(encoded[1]), buf, cap)
+        n = lib.fe_edges(handle, fastcore.ints(encoded[0]), fastcore.ints(encoded[1]), buf, cap)
         if n < 0:
             return None
         flat = list(buf[:n])

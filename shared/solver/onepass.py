@@ -30,13 +30,7 @@ EMPTY = 255  # an empty tableau pile, for the core
 
 
 def _declare(lib: ctypes.CDLL) -> None:
-    lib.op_new.restype = ctypes.c_void_p
-    lib.op_free.argtypes = [ctypes.c_void_p]
-    lib.op_nodes.restype = ctypes.c_longlong
-    lib.op_nodes.argtypes = [ctypes.c_void_p]
-    lib.op_moves_len.restype = ctypes.c_longlong
-    lib.op_moves_len.argtypes = [ctypes.c_void_p]
-    lib.op_moves.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    fastcore.declare_handle(lib, "op_")
     ip = ctypes.POINTER(ctypes.c_int32)
     lib.op_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_int, ctypes.c_int,
                              ctypes.c_longlong, ctypes.c_double]
@@ -84,8 +78,6 @@ def handles(game: Game) -> bool:
     return _game(game) is not None
 
 
-def _ints(values: list[int]) -> ctypes.Array:
-    return (ctypes.c_int32 * max(1, len(values)))(*values)
 
 
 def _encode(game: Game) -> tuple[list[int], list[int]] | None:
@@ -134,7 +126,8 @@ def search(game: Game, budget: Budget, kind: str, *, dead_ends: bool = True
     if not handle:
         return None
     try:
-        rc = lib.op_solve(handle, _ints(cfg), _ints(state), 1 if kind == "best" else 0,
+        rc = lib.op_solve(handle, fastcore.ints(cfg), fastcore.ints(state),
+                          1 if kind == "best" else 0,
                           int(dead_ends),
                           -1 if budget.nodes is None else budget.nodes,
                           budget.seconds if budget.seconds is not None else 0.0)
@@ -142,12 +135,7 @@ def search(game: Game, budget: Budget, kind: str, *, dead_ends: bool = True
             return None
         count = lib.op_nodes(handle)
         if rc == 1:
-            n = lib.op_moves_len(handle)
-            buf = (ctypes.c_int32 * max(1, 3 * n))()
-            lib.op_moves(handle, buf)
-            flat = list(buf)[: 3 * n]
-            return Outcome.WON, [(flat[i], flat[i + 1], flat[i + 2])
-                                 for i in range(0, 3 * n, 3)], count
+            return Outcome.WON, fastcore.line_of(lib, "op_", handle), count
         return (Outcome.LOST if rc == 0 else Outcome.UNKNOWN), [], count
     finally:
         lib.op_free(handle)
@@ -163,7 +151,7 @@ def edges(game: Game) -> list[Triple] | None:
     handle = lib.op_new()
     try:
         buf = (ctypes.c_int32 * (3 * 64))()  # one engine move per edge here
-        n = lib.op_edges(handle, _ints(encoded[0]), _ints(encoded[1]), buf)
+        n = lib.op_edges(handle, fastcore.ints(encoded[0]), fastcore.ints(encoded[1]), buf)
         flat = list(buf)
         return None if n < 0 else [(flat[i], flat[i + 1], flat[i + 2])
                                    for i in range(0, 3 * n, 3)]
