@@ -42,7 +42,7 @@ async def running(master_and_replica: tuple[RedisProcess, RedisProcess]
                   ) -> AsyncIterator[tuple[Store, str]]:
     master, _ = master_and_replica
     client = Redis.from_url(master.url)
-    store = Store(client, wait_replicas=1, wait_timeout_ms=300)
+    store = Store(client, wait_replicas=1, wait_timeout_ms=1500)  # 300 ms: too tight under load
     rid = "r1"
     await client.hset(Keys.race(rid), mapping={"state": "running", "started_at": 0,
                                                  "ends_at": 10**15, "version": 0})
