@@ -15,7 +15,15 @@ function). Steps (what the server does once per move):
 * ``result`` — the script's reply read into a ``ScriptResult`` and its four integers;
 * ``write-websockets`` — one binary frame written through ``websockets`` (frame object,
   serializer, write list, ``send_data``) to a transport that drops it;
-* ``write-direct`` — the same frame through ``FrameConnection.write_message``'s framing.
+* ``write-direct`` — the same frame through ``FrameConnection.write_message``'s framing;
+* ``move`` — the engine's work of one move in ``racemoves.py`` ``_move_locked``: ``cards_home``
+  before, ``Game.push`` of the text, ``game.status``, ``views.advance``, ``cards_home`` and the
+  move's text, the progress event packed, ``pointing.legal_texts``; over the moves of seeded
+  random games of the load generator's mix (Unlimited, draw 1), one move per call, each game
+  replayed from its deal as the server caches it (its legal moves asked once, by the board);
+* ``push``, ``status``, ``view``, ``event``, ``legal`` — ``move`` cut into those steps (each the
+  difference of two prefixes of it, so a saving that lands on the next move's work counts for
+  the step that causes it, and the five add up to ``move``).
 
 Before/after: run it once with the code as it is, once with ``PYTHONPATH`` naming a directory
 whose ``solrace`` is another checkout (``git archive REV | tar -x -C DIR/solrace``).
@@ -99,6 +107,63 @@ def f():  # the checks and the write of FrameConnection.write_message
 """,
 }
 
+# The engine's part of a move (see ``move`` above); UPTO: the number of its steps run.
+MOVE = """
+import random
+import msgpack
+from solrace.shared.engine import Game, Status
+from solrace.shared.pointing import legal_texts
+from solrace.shared.views import advance, view_of
+_pack = msgpack.Packer(use_bin_type=True).pack
+UPTO = {upto}
+moves = []
+seed = 0
+while len(moves) < {total}:  # the same games whatever the number of calls
+    seed += 1
+    g = Game("unlimited", {{"draw": "1"}}, seed)
+    rng = random.Random(seed)
+    texts = []
+    while len(texts) < 1000 and g.status is Status.PLAYING:
+        legal = g.legal_moves()
+        if not legal:
+            break
+        texts.append(g.push(rng.choice(legal)).text())
+    e = [Game("unlimited", {{"draw": "1"}}, seed), None]
+    e[1] = view_of(e[0]).wire()
+    legal_texts(e[0])
+    moves += [(e, t) for t in texts]
+it = iter(moves)
+def f():
+    e, text = next(it)
+    game = e[0]
+    before_home = game.cards_home
+    move = game.push(text)
+    if UPTO < 2:
+        return
+    status = game.status
+    result = status.value if status in (Status.WON, Status.LOST) else ""
+    if UPTO < 3:
+        return
+    after, change = advance(game, e[1])
+    e[1] = after
+    if UPTO < 4:
+        return
+    home, done = game.cards_home, move.text()
+    event = {{"k": "progress", "player": "p-abc", "home": home, "moves": len(game.moves),
+             "move": done, "delta": change}}
+    if result:
+        event["result"] = result
+    _pack(event), home > before_home
+    if UPTO < 5:
+        return
+    legal_texts(game)
+"""
+MOVE_STEPS = ("push", "status", "view", "event", "legal")
+
+
+def move_setup(upto: int, calls: int) -> str:
+    return MOVE.format(upto=upto, total=100 + calls)
+
 
 def count(setup: str, calls: int) -> int:
     fd, out = tempfile.mkstemp(prefix="solrace-steps-")
@@ -126,16 +191,33 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"steps to count (default: all of {', '.join(SETUP)})")
     ap.add_argument("--calls", type=int, default=2000, help="calls counted per step (2000)")
     args = ap.parse_args(argv)
-    unknown = [s for s in args.steps if s not in SETUP]
+    known = [*SETUP, "move", *MOVE_STEPS]
+    unknown = [s for s in args.steps if s not in known]
     if unknown:
         ap.error(f"unknown step {unknown[0]!r}")
+    prefixes: dict[int, float] = {}  # move steps 1..k -> instructions per call
+
+    def per_call(setup: str) -> float:
+        return (count(setup, 100 + args.calls) - count(setup, 100)) / args.calls
+
+    def prefix(k: int) -> float:
+        if k not in prefixes:
+            prefixes[k] = per_call(move_setup(k, args.calls))
+        return prefixes[k]
+
     for step in args.steps or list(SETUP):
         try:
-            base, more = count(SETUP[step], 100), count(SETUP[step], 100 + args.calls)
+            if step == "move":
+                n = prefix(len(MOVE_STEPS))
+            elif step in MOVE_STEPS:
+                k = MOVE_STEPS.index(step) + 1
+                n = prefix(k) - (prefix(k - 1) if k > 1 else 0)
+            else:
+                n = per_call(SETUP[step])
         except SystemExit as exc:
             print(f"{step}: not counted ({str(exc).splitlines()[-1]})")
             continue
-        print(f"{step}: {(more - base) / args.calls:,.0f} instructions per call")
+        print(f"{step}: {n:,.0f} instructions per call", flush=True)
     return 0
 
 

@@ -77,6 +77,19 @@ def _accept_tables() -> tuple[
 _FIRST, _NEXT, _BUILD_ON = _accept_tables()
 _MOVES: dict[tuple[str, ...], dict[Triple, Move]] = {}  # layout ids -> triple -> Move
 
+# Enum members as module constants: on Python 3.11 ``Enum.MEMBER`` goes through the enum
+# metaclass's ``__getattr__`` hook (about 850 instructions a lookup, compiled or not), a module
+# global is a dict lookup. The move path tests a few of them per move.
+_PLAYING = Status.PLAYING
+_RESIGNED = Status.RESIGNED
+_STOCK = PileKind.STOCK
+_TABLEAU = PileKind.TABLEAU
+_FOUNDATION = PileKind.FOUNDATION
+_RESERVE = PileKind.RESERVE
+_CELL = PileKind.CELL
+_WASTE = PileKind.WASTE
+_NO_FILL = AutoFill.NONE
+
 
 class Game:
     """One player's game of one deal."""
@@ -101,9 +114,13 @@ class Game:
         self.resigned = False
         self._undo: list[list[Op]] = []
         self._status: Status | None = None
-        # the legal moves of the current position, once asked (legal_triples): validation, the
-        # status check and the legal move texts of an ack share one generation
-        self._legal_cache: list[Triple] | None = None
+        # What is known of the current position: ``[legal triples or None, cards home or -1]``,
+        # or None. The legal moves once asked (legal_triples: validation, the status check and
+        # the legal move texts of an ack share one generation) and the cards home once counted
+        # (cards_home: the server asks four times per move). One attribute, so that every
+        # change of the position through the engine forgets both with the one store it paid
+        # for the legal moves alone before (``_do``/``_revert`` are the solver's inner loop).
+        self._cache: list | None = None
         self._texts: dict[Triple, str] | None = None  # pointing.legal_texts' table (per layout)
         self._prepare()
 
@@ -178,11 +195,17 @@ class Game:
         server asks for the legal moves three times per move: to validate the next one, for the
         status and for the ack's legal move texts). The list is the cache itself: read it, do
         not change it. Every change of the position through the engine (``push``, ``pop``,
-        ``_do``, ``_revert``, ``resign``) forgets it."""
-        cache = self._legal_cache
+        ``_do``, ``_revert``, ``resign``) forgets it; a change made to ``pos`` directly does
+        not (change a position through the engine, or build a new game from it)."""
+        cache = self._cache
         if cache is None:
-            cache = self._legal_cache = self._legal()
-        return cache
+            legal = self._legal()
+            self._cache = [legal, -1]
+            return legal
+        legal = cache[0]
+        if legal is None:
+            legal = cache[0] = self._legal()
+        return legal
 
     def is_legal(self, move: Move | str) -> bool:
         try:
@@ -202,15 +225,22 @@ class Game:
         # the same on every state of it. A waste length off the cycle (draw 3, a length that
         # is not a multiple of 3 and not the full one) is left for good by a draw: the cards
         # only it reaches are lost to the waste top, and a PLAYING can become LOST.
-        keep = (self._draws_keep_status and self._status is Status.PLAYING
+        keep = (self._draws_keep_status and self._status is _PLAYING
                 and (d == self._S or (s == self._S
                                       and len(self.pos.piles[d]) % self.rules.draw == 0)))
-        legal = self._legal_cache
+        cache = self._cache
         # a move among the known legal moves passes _check (every move _legal lists does): only
         # the others need it, for the refusal's reason
-        if legal is None or (s, d, n) not in legal:
+        if cache is None or cache[0] is None or (s, d, n) not in cache[0]:
             self._check(s, d, n)
         self._undo.append(self._do(s, d, n))
+        if cache is not None and cache[1] >= 0:  # the count home follows from the move's piles
+            home, F = cache[1], self._F_set  # (auto-fill and turning up never touch them)
+            if d in F:
+                home += n
+            if s in F:
+                home -= n
+            self._cache = [None, home]
         # a Move that resolved names exactly these piles: keep it rather than build its twin
         if type(move) is Move:
             m = move
@@ -232,23 +262,32 @@ class Game:
 
     def resign(self) -> None:
         self.resigned = True
-        self._legal_cache = None
+        self._cache = None
 
     @property
     def cards_home(self) -> int:
-        return sum(map(len, self.pos.piles[self._f_slice]))
+        """Cards on the foundations: counted once per position (see ``_cache``)."""
+        cache = self._cache
+        if cache is None:
+            home = sum(map(len, self.pos.piles[self._f_slice]))
+            self._cache = [None, home]
+            return home
+        home = cache[1]
+        if home < 0:
+            home = cache[1] = sum(map(len, self.pos.piles[self._f_slice]))
+        return home
 
     @property
     def status(self) -> Status:
         if self.resigned:
-            return Status.RESIGNED
+            return _RESIGNED
         status = self._status
         if status is None:
             status = self._status = compute_status(self)
         return status
 
     def is_over(self) -> bool:
-        return self.status is not Status.PLAYING
+        return self.status is not _PLAYING
 
     def position_text(self) -> str:
         return position_text(self.layout, self.pos)
@@ -289,7 +328,7 @@ class Game:
             raise IllegalMove("game_over", "the game is over")
         piles, down, kinds = self.pos.piles, self.pos.down, self._kinds
         ks, kd = kinds[s], kinds[d]
-        if ks is PileKind.STOCK or kd is PileKind.STOCK:
+        if ks is _STOCK or kd is _STOCK:
             self._check_stock(s, d, n)
             return
         src = piles[s]
@@ -297,17 +336,17 @@ class Game:
             raise IllegalMove("empty_source", f"{self.layout.ids[s]} is empty")
         if n < 1 or n > len(src):
             raise IllegalMove("bad_count", f"{self.layout.ids[s]} has no {n} cards to move")
-        if ks is PileKind.TABLEAU and len(src) - n < down[s]:
+        if ks is _TABLEAU and len(src) - n < down[s]:
             raise IllegalMove("not_available", "face-down cards cannot move")
         if n > 1:
-            if not (ks is PileKind.TABLEAU and kd is PileKind.TABLEAU and self._groups):
+            if not (ks is _TABLEAU and kd is _TABLEAU and self._groups):
                 raise IllegalMove("bad_count", "only one card moves at a time here")
             if self._run_length(s) < n:
                 raise IllegalMove("bad_count", f"the top {n} cards of {self.layout.ids[s]} "
                                   "are not a built sequence")
         card = src[-n]
-        if kd is PileKind.FOUNDATION:
-            if ks is PileKind.FOUNDATION:
+        if kd is _FOUNDATION:
+            if ks is _FOUNDATION:
                 if not self.rules.foundation_to_foundation:
                     raise IllegalMove("does_not_fit", "cards do not move between foundations here")
                 if not piles[d]:  # "where it continues that sequence": never starts one
@@ -315,17 +354,17 @@ class Game:
                                       "foundation's sequence")
             if not self._fits_foundation(card, d):
                 raise IllegalMove("does_not_fit", f"that card does not go on {self.layout.ids[d]}")
-        elif kd is PileKind.TABLEAU:
-            if ks is PileKind.RESERVE and not (self.rules.reserve_to_space and not piles[d]):
+        elif kd is _TABLEAU:
+            if ks is _RESERVE and not (self.rules.reserve_to_space and not piles[d]):
                 raise IllegalMove("does_not_fit", "reserve cards play only to the foundations")
-            if ks is PileKind.FOUNDATION and not self.rules.foundation_to_tableau:
+            if ks is _FOUNDATION and not self.rules.foundation_to_tableau:
                 raise IllegalMove("does_not_fit", "foundation cards stay home in this game")
             if not self._fits_tableau(card, d, n):
                 raise IllegalMove("does_not_fit", self._tableau_reason(d))
-        elif kd is PileKind.CELL:
+        elif kd is _CELL:
             if piles[d]:
                 raise IllegalMove("does_not_fit", f"cell {self.layout.ids[d]} is taken")
-            if ks not in (PileKind.TABLEAU, PileKind.WASTE):
+            if ks not in (_TABLEAU, _WASTE):
                 raise IllegalMove("does_not_fit", "only tableau or waste cards go to a cell")
         else:
             raise IllegalMove("does_not_fit", f"no card may be put on {self.layout.ids[d]}")
@@ -520,7 +559,7 @@ class Game:
 
     def _do(self, s: int, d: int, n: int) -> list[Op]:
         """Apply a checked move; return the operations that undo it."""
-        self._legal_cache = None
+        self._cache = None
         pos = self.pos
         piles = pos.piles
         S, W = self._S, self._W
@@ -544,12 +583,12 @@ class Game:
             dst.extend(src[-n:])
             del src[-n:]
         ops: list[Op] = [(_TRANSFER, s, d, n, 0)]
-        if self._kinds[s] is PileKind.TABLEAU:
+        if self._kinds[s] is _TABLEAU:
             down = pos.down
             if down[s] and len(src) == down[s]:
                 down[s] -= 1
                 ops.append((_TURN_UP, s))
-            if not src and self._auto is not AutoFill.NONE:
+            if not src and self._auto is not _NO_FILL:
                 self._auto_fill(ops)
         return ops
 
@@ -568,7 +607,7 @@ class Game:
             ops.append((_TRANSFER, source, t, 1, 0))
 
     def _revert(self, ops: list[Op]) -> None:
-        self._legal_cache = None
+        self._cache = None
         pos = self.pos
         piles = pos.piles
         for op in reversed(ops):

@@ -43,30 +43,37 @@ class Status(enum.Enum):
     RESIGNED = "resigned"
 
 
+# Enum members as module constants (``Status.WON`` costs a call of the enum metaclass's
+# ``__getattr__`` hook on Python 3.11; a module global is a dict lookup).
+_WON, _LOST, _PLAYING = Status.WON, Status.LOST, Status.PLAYING
+_KLONDIKE = LostCheck.KLONDIKE
+
+
 def compute_status(game: Game) -> Status:
     if game.cards_home == game.total_cards:
-        return Status.WON
+        return _WON
     # Cheap answers first (the server asks after every move). The legal moves are the game's
     # shared list (Game.legal_triples): the ack lists them anyway.
-    if game.rules.lost_check is LostCheck.KLONDIKE:
+    if game.rules.lost_check is _KLONDIKE:
         # Not stuck (klondike_stuck) when a move makes progress or a card that can reach the
         # waste top plays: checked in the cheapest order (a stock that can deliver makes a
         # draw or redeal legal, so it needs no test of its own).
         moves = game.legal_triples()
         if not moves:
-            return Status.LOST
-        return Status.PLAYING if _plays_home(game, moves) or _makes_progress(game, moves) or \
-            _waste_card_plays(game) else Status.LOST
+            return _LOST
+        return _PLAYING if _plays_home(game, moves) or _makes_progress(game, moves) or \
+            _waste_card_plays(game) else _LOST
     # A stock that can deliver means a draw or redeal is legal, so "no legal move" cannot
     # hold, and the reachability proof answers True at once.
     if not game.resigned and _stock_can_deliver(game):
-        return Status.PLAYING
+        return _PLAYING
     moves = game.legal_triples()
     if not moves:
-        return Status.LOST
+        return _LOST
+    known = game._cache  # (legal moves, cards home) of this position
     lost = _search(game, REACHABILITY_BUDGET, moves, eager=True) is False
-    game._legal_cache = moves  # the search left the position as it was (its do/undo forgot it)
-    return Status.LOST if lost else Status.PLAYING
+    game._cache = known  # the search left the position as it was (its do/undo forgot it)
+    return _LOST if lost else _PLAYING
 
 
 def _plays_home(game: Game, moves: list[Triple]) -> bool:
@@ -267,6 +274,7 @@ def _makes_progress(game: Game, moves: list[tuple[int, int, int]]) -> bool:
     that plays home, or take a card back from a foundation (not sure)?"""
     piles, down = game.pos.piles, game.pos.down
     F, T = game._F_set, game._T_set
+    wanted: set[int] | None = None  # the cards some foundation accepts (_fits_foundation)
     for s, d, n in moves:
         if d in F and s not in F:
             return True  # plays home
@@ -276,11 +284,25 @@ def _makes_progress(game: Game, moves: list[tuple[int, int, int]]) -> bool:
                 return True  # turns up a card
             if left == 0 and piles[d]:
                 return True  # empties a column (not a King shuttle between spaces)
-            if left > down[s] and any(game._fits_foundation(piles[s][left - 1], f) for f in F):
-                return True  # uncovers a face-up card that plays home
+            if left > down[s]:
+                if wanted is None:
+                    wanted = _home_wanted(game)
+                if piles[s][left - 1] in wanted:
+                    return True  # uncovers a face-up card that plays home
         if s in F and d in T:
             return True  # take-back: not sure
     return False
+
+
+def _home_wanted(game: Game) -> set[int]:
+    """The cards some foundation accepts now (``_fits_foundation`` of any foundation, as the
+    engine's acceptance tables give it)."""
+    piles, f_next, f_first = game.pos.piles, game._f_next, game._f_first
+    wanted: set[int] = set()
+    for f in game._F:
+        fp = piles[f]
+        wanted.update(f_next[f][fp[-1]] if fp else f_first[f])
+    return wanted
 
 
 def _waste_card_plays(game: Game) -> bool:
@@ -298,11 +320,7 @@ def _waste_card_plays(game: Game) -> bool:
         tops = _waste_tops(game)
         if not tops:
             return False
-    f_next, f_first = game._f_next, game._f_first
-    wanted: set[int] = set()
-    for f in game._F:
-        fp = piles[f]
-        wanted.update(f_next[f][fp[-1]] if fp else f_first[f])
+    wanted = _home_wanted(game)
     accept = game._t_accept
     for t in game._T:
         tp = piles[t]

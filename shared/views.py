@@ -23,7 +23,7 @@ from solrace.shared.engine import Game
 from solrace.shared.layout import PileKind
 
 WirePile = list[Any]  # [hidden: int, cards: list[str]]
-_TEXT_OF = tuple(card_text(c) for c in range(52)).__getitem__  # card -> its text
+_TEXTS = tuple(card_text(c) for c in range(52))  # card -> its text
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,8 @@ def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[s
     limit = game.rules.redeals
     redeals = pos.redeals
     scalars = {
-        "moves": len(game.moves), "home": game.cards_home, "status": game.status.value,
+        # (``_value_``: the member's value; ``.value`` is a Python-level enum property)
+        "moves": len(game.moves), "home": game.cards_home, "status": game.status._value_,
         "redeals": redeals, "redeals_left": None if limit is None else limit - redeals,
     }
     get = view.get
@@ -122,7 +123,7 @@ def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[s
     for i in sorted(touched):
         pile = piles[i]
         hidden = len(pile) if i == stock else down[i]
-        wire = [hidden, list(map(_TEXT_OF, pile[hidden:]))]
+        wire = [hidden, [_TEXTS[c] for c in pile[hidden:]]]
         pid = ids[i]
         if old.get(pid) != wire:
             changed[pid] = wire
