@@ -455,21 +455,25 @@ class Game:
         out: list[Triple] = []
         append = out.append
         down = self.pos.down
-        # card -> foundations accepting it, in pile order
-        home: dict[int, list[int]] = {}
+        # card -> the foundation accepting it, or the list of them, in pile order, when several
+        # do (``home`` and ``want`` below hold a pile index for one, a list only for more: most
+        # cards fit one place, and a list per entry was most of this function's allocations)
+        home: dict[int, int | list[int]] = {}
         f_next, f_first = self._f_next, self._f_first
         for f in self._F:
             fp = piles[f]
             for c in f_next[f][fp[-1]] if fp else f_first[f]:
                 fs = home.get(c)
                 if fs is None:
-                    home[c] = [f]
+                    home[c] = f
+                elif type(fs) is int:
+                    home[c] = [fs, f]
                 else:
                     fs.append(f)
         # One pass over the tableau: its moves home (the first sources of _to_f_sources), and
         # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
         T = self._T
-        want: dict[int, list[int]] = {}
+        want: dict[int, int | list[int]] = {}
         empties: list[int] = []
         accept = self._t_accept
         home_get = home.get
@@ -480,14 +484,19 @@ class Game:
             elif len(tp) > down[d]:
                 top = tp[-1]
                 fs = home_get(top)
-                if fs:
-                    for f in fs:
-                        append((d, f, 1))
+                if fs is not None:
+                    if type(fs) is int:
+                        append((d, fs, 1))
+                    else:
+                        for f in fs:
+                            append((d, f, 1))
                 if accept is not None:
                     for c in accept[top]:
                         ds = want.get(c)
                         if ds is None:
-                            want[c] = [d]
+                            want[c] = d
+                        elif type(ds) is int:
+                            want[c] = [ds, d]
                         else:
                             ds.append(d)
         if home:  # the other sources of moves home, after the tableau's
@@ -495,7 +504,9 @@ class Game:
                 p = piles[s]
                 if len(p) > down[s]:
                     fs = home_get(p[-1])
-                    if fs:
+                    if fs is not None:
+                        if type(fs) is int:
+                            fs = (fs,)
                         if back:  # foundation to foundation: only onto a sequence
                             for f in fs:
                                 if f != s and piles[f]:
@@ -515,8 +526,10 @@ class Game:
                 while True:
                     head = p[i]
                     ds = get(head)
+                    if ds is not None and type(ds) is int:
+                        ds = (ds,)
                     if empties and (RANK_OF[head] == 13 if king_only else n == 1):
-                        ds = sorted(ds + empties) if ds else empties
+                        ds = sorted([*ds, *empties]) if ds else empties
                     if ds:
                         for d in ds:
                             if d != s:
@@ -530,8 +543,10 @@ class Game:
                 if p:
                     c = p[-1]
                     ds = get(c)
+                    if ds is not None and type(ds) is int:
+                        ds = (ds,)
                     if empties and (not king_only or RANK_OF[c] == 13):
-                        ds = sorted(ds + empties) if ds else empties
+                        ds = sorted([*ds, *empties]) if ds else empties
                     if ds:
                         for d in ds:
                             append((s, d, 1))
