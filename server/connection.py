@@ -28,6 +28,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from solrace.server import metrics
+from solrace.server.batches import is_full_move
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
 from solrace.server.handlers import HANDLERS, accounts, lobby, rematch
@@ -431,6 +432,9 @@ class Connection:
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
             if not isinstance(req, P.Hello) and not accounts.session_held(self):
                 await accounts.check_session(self)  # revoked anywhere: refused here at once
+            if type(req) is P.MakeMove and not req.auto and is_full_move(req.move):
+                await self._move(req)  # the hottest request, without the handler's chain
+                return
             if isinstance(req, CONCURRENT):
                 if self.concurrent >= MAX_CONCURRENT:
                     raise ProtocolError("rate_limited", f"at most {MAX_CONCURRENT} daily "
@@ -441,6 +445,37 @@ class Connection:
             await self._run(req)
         except Exception as exc:
             self._report(req_id, kind, exc)
+
+    async def _move(self, req: P.MakeMove) -> None:
+        """A move in full notation: :func:`~solrace.server.handlers.play.on_move`, with its
+        common case started synchronously (:meth:`~solrace.server.racemoves.MovePath.move_now`:
+        validation, engine and the script call as plain calls) and this coroutine awaiting
+        the store's reply itself — the ack leaves only after Redis has the move, as there."""
+        started = time.perf_counter()
+        races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
+        # The ack tells this connection everything its own progress event would: that event
+        # (same version ``v``) is not sent back to it; see Feed._deliver.
+        feed.claim(rid, seq, seq + 1)
+        try:
+            pending = races.move_now(self.me, rid, seq, req.move)
+            if pending is None:  # not the common case: the general path, with its waits
+                ack = await races.move(self.me, rid, seq, req.move)
+            elif type(pending) is dict:  # a duplicate
+                ack = pending
+            else:
+                try:
+                    raw = await pending[-1]
+                except BaseException:
+                    races.move_failed(pending)
+                    raise
+                ack = races.move_done(pending, raw)
+                if ack is None:
+                    ack = await races.move_refused(pending, raw)
+        except BaseException:  # refused: another connection's move n+1 is not ours to skip
+            feed.unclaim(rid, seq, seq + 1)
+            raise
+        metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
+        self.send(P.reply(req.id, "ack", race=rid, **ack))
 
     async def _beside(self, req_id: Any, req: P.Request) -> None:
         """A CONCURRENT request, run beside the in-order queue."""
