@@ -117,16 +117,15 @@ class Connection:
                                         "set_connection_exc", "transport")):
             self.out.direct = self.write_now
         self._framed = isinstance(ws, FrameConnection)
-        self.outbox = self.out.queue
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
         self._queue: deque[bytes | str | None] = deque()  # frames for the in-order worker
         self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it
-        # a move started from the frame callback (_now): its store reply (or, refused, the task
-        # finishing it), and (request id, request, pending move, start time)
-        self._inflight: asyncio.Future[Any] | None = None
-        self._moving: tuple[Any, P.MakeMove, Any, float] | None = None
+        # a move started from the frame callback (_now): (its store reply — or, refused, the
+        # task finishing it —, request id, request, pending move, start time). One attribute:
+        # more than 30 would cost every connection a dict of its own (docs/performance.md)
+        self._moving: tuple[asyncio.Future[Any], Any, P.MakeMove, Any, float] | None = None
         self.concurrent = 0  # CONCURRENT requests running
         self._working = False  # the worker is inside a request
         self._timer: asyncio.TimerHandle | None = None  # hello deadline / idle timeout
@@ -158,9 +157,9 @@ class Connection:
             # the request in progress finishes (a move is logged or not, never half), and
             # nothing attaches after the clean-up below
             await asyncio.gather(worker, return_exceptions=True)
-            while (inflight := self._inflight) is not None:  # a move started by _now
-                await asyncio.gather(inflight, return_exceptions=True)
-                if self._inflight is inflight:  # never: its callback settles it first
+            while (moving := self._moving) is not None:  # a move started by _now
+                await asyncio.gather(moving[0], return_exceptions=True)
+                if self._moving is moving:  # never: its callback settles it first
                     break
             if self._closer is not None:  # the idle close, which ended the reader
                 await asyncio.gather(self._closer, return_exceptions=True)
@@ -177,7 +176,7 @@ class Connection:
         and wake it if it waits — unless a move started from the frame callback is still
         going (:meth:`_now`): then the frame waits for it, and its end wakes the worker."""
         self._queue.append(data)
-        if self._inflight is None or data is None:
+        if self._moving is None or data is None:
             self._wake_worker()
 
     def _wake_worker(self) -> None:
@@ -320,7 +319,7 @@ class Connection:
         nothing queued, the frame's synchronous part at once (:meth:`_now`)."""
         self._last_frame = time.monotonic()
         try:
-            if (self._wake is not None and self._inflight is None and not self._queue
+            if (self._wake is not None and self._moving is None and not self._queue
                     and not self.closing):
                 self._now(data)
             else:
@@ -360,8 +359,8 @@ class Connection:
                 feed.unclaim(rid, seq, seq + 1)
             else:
                 self._working = True
-                self._moving = (req_id, req, pending, started)
-                self._inflight = fut = pending[-1]
+                fut = pending[-1]
+                self._moving = (fut, req_id, req, pending, started)
                 fut.add_done_callback(self._moved)
                 return
         self._push(begun)  # the rest may wait: the worker's
@@ -370,7 +369,7 @@ class Connection:
         """The store's reply to a move :meth:`_now` started: the ack; a refusal is finished
         by a task (its answer may need reads), during which later frames still wait."""
         assert self._moving is not None
-        req_id, req, pending, started = self._moving
+        _, req_id, req, pending, started = self._moving
         races = self.ctx.races
         try:
             if fut.cancelled():
@@ -383,8 +382,8 @@ class Connection:
             raw = fut.result()
             ack = races.move_done(pending, raw)
             if ack is None:
-                self._inflight = asyncio.ensure_future(self._refused(req_id, req, pending, raw,
-                                                                     started))
+                task = asyncio.ensure_future(self._refused(req_id, req, pending, raw, started))
+                self._moving = (task, req_id, req, pending, started)
                 return
             self._acked(req, ack, started)
         except BaseException as exc:  # refused: another connection's move n+1 is not ours
@@ -407,7 +406,7 @@ class Connection:
     def _settle(self) -> None:
         """A move started by :meth:`_now` is over: the worker takes the frames that came
         meanwhile."""
-        self._inflight = self._moving = None
+        self._moving = None
         self._working = False
         if self._queue:
             self._wake_worker()
@@ -419,7 +418,7 @@ class Connection:
 
     async def _writer(self) -> None:
         while True:
-            frame = await self.outbox.get()
+            frame = await self.out.queue.get()
             if frame is None:
                 return
             try:
@@ -478,7 +477,7 @@ class Connection:
         self.closing = True
         self.out.flush()  # gathered messages are queued before the close
         with contextlib.suppress(asyncio.QueueFull):
-            self.outbox.put_nowait(CLOSE)
+            self.out.queue.put_nowait(CLOSE)
 
     def spawn(self, coro: Any) -> None:
         """Run ``coro`` in the background for as long as this connection lives."""
