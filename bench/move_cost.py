@@ -5,8 +5,8 @@ microseconds per move per step, or ``--instructions`` for instructions per move 
 by valgrind (exact and repeatable, whatever else the machine runs; about a minute per step).
 ``--smoke`` is a few seconds in all (CI).
 
-The steps mirror ``server/racemoves.py`` ``_move_locked`` and the delivery of the move's event
-(``server/hub.py``, ``server/feed.py``), without any I/O: the racer's request decoded
+The steps mirror ``server/racemoves.py`` ``_apply`` and ``_acked`` and the delivery of the move's
+event (``server/hub.py``, ``server/feed.py``), without any I/O: the racer's request decoded
 (``decode``), ``Game.push`` of its text (``push``: parse, validation, apply), ``Game.status``
 (``status``), the view delta (``view``: ``views.advance``), the progress event built and packed
 for the store (``event``), the legal moves in full notation (``legal``: ``pointing.legal_texts``),

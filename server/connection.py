@@ -28,6 +28,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from solrace.server import metrics
+from solrace.server.batches import is_full_move
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
 from solrace.server.handlers import HANDLERS, accounts, lobby, rematch
@@ -116,12 +117,15 @@ class Connection:
                                         "set_connection_exc", "transport")):
             self.out.direct = self.write_now
         self._framed = isinstance(ws, FrameConnection)
-        self.outbox = self.out.queue
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
         self._queue: deque[bytes | str | None] = deque()  # frames for the in-order worker
         self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it
+        # a move started from the frame callback (_now): (its store reply — or, refused, the
+        # task finishing it —, request id, request, pending move, start time). One attribute:
+        # more than 30 would cost every connection a dict of its own (docs/performance.md)
+        self._moving: tuple[asyncio.Future[Any], Any, P.MakeMove, Any, float] | None = None
         self.concurrent = 0  # CONCURRENT requests running
         self._working = False  # the worker is inside a request
         self._timer: asyncio.TimerHandle | None = None  # hello deadline / idle timeout
@@ -153,6 +157,10 @@ class Connection:
             # the request in progress finishes (a move is logged or not, never half), and
             # nothing attaches after the clean-up below
             await asyncio.gather(worker, return_exceptions=True)
+            while (moving := self._moving) is not None:  # a move started by _now
+                await asyncio.gather(moving[0], return_exceptions=True)
+                if self._moving is moving:  # never: its callback settles it first
+                    break
             if self._closer is not None:  # the idle close, which ended the reader
                 await asyncio.gather(self._closer, return_exceptions=True)
             for t in list(self._tasks):
@@ -163,9 +171,15 @@ class Connection:
             writer.cancel()
             await asyncio.gather(writer, return_exceptions=True)
 
-    def _push(self, data: bytes | str | None) -> None:
-        """Queue a frame for the worker (None: stop) and wake it if it waits."""
+    def _push(self, data: bytes | str | tuple[Any, str, P.Request, bool] | None) -> None:
+        """Queue a frame (or a request :meth:`_begin` read already) for the worker (None: stop)
+        and wake it if it waits — unless a move started from the frame callback is still
+        going (:meth:`_now`): then the frame waits for it, and its end wakes the worker."""
         self._queue.append(data)
+        if self._moving is None or data is None:
+            self._wake_worker()
+
+    def _wake_worker(self) -> None:
         wake = self._wake
         if wake is not None:
             self._wake = None
@@ -187,7 +201,10 @@ class Connection:
                 return
             self._working = True
             try:
-                await self.handle(data)
+                if type(data) is tuple:  # read by _now already
+                    await self._proceed(*data)
+                else:
+                    await self.handle(data)
             finally:
                 self._working = False
                 self._recheck()
@@ -298,16 +315,110 @@ class Connection:
 
     def _on_frame(self, data: bytes | str) -> None:
         """One message, from the websocket's ``data_received`` (:mod:`.wsconn`): what the
-        reader loop does with what ``recv()`` returns."""
+        reader loop does with what ``recv()`` returns — or, when the worker is idle with
+        nothing queued, the frame's synchronous part at once (:meth:`_now`)."""
         self._last_frame = time.monotonic()
         try:
-            self._enqueue(data)
+            if (self._wake is not None and self._moving is None and not self._queue
+                    and not self.closing):
+                self._now(data)
+            else:
+                self._enqueue(data)
         except Exception:  # never into the protocol's callback
             log.exception("queueing a frame failed")
 
+    def _now(self, data: bytes | str) -> None:
+        """A frame for an idle worker (nothing queued, nothing running), handled in the
+        frame callback as far as it goes without waiting: checks and parsing
+        (:meth:`_begin`: an error is answered here), and a move's synchronous start
+        (:meth:`~solrace.server.racemoves.MovePath.move_now`), whose store reply then
+        finishes it (:meth:`_moved`) — no wake-up of the worker, no task step. Frames that
+        come meanwhile queue and wait for it; anything else goes to the worker, already
+        read, so the connection's order holds."""
+        begun = self._begin(data)
+        if begun is None:  # answered
+            self._recheck()
+            return
+        req_id, _, req, held = begun
+        if held and type(req) is P.MakeMove and not req.auto and is_full_move(req.move):
+            started = time.perf_counter()
+            races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
+            feed.claim(rid, seq, seq + 1)
+            try:
+                pending = races.move_now(self.me, rid, seq, req.move)
+            except Exception as exc:
+                feed.unclaim(rid, seq, seq + 1)
+                self._report(req_id, "move", exc)
+                self._recheck()
+                return
+            if type(pending) is dict:  # a duplicate
+                self._acked(req, pending, started)
+                self._recheck()
+                return
+            if pending is None:  # not the common case: the worker's _move claims it again
+                feed.unclaim(rid, seq, seq + 1)
+            else:
+                self._working = True
+                fut = pending[-1]
+                self._moving = (fut, req_id, req, pending, started)
+                fut.add_done_callback(self._moved)
+                return
+        self._push(begun)  # the rest may wait: the worker's
+
+    def _moved(self, fut: asyncio.Future[Any]) -> None:
+        """The store's reply to a move :meth:`_now` started: the ack; a refusal is finished
+        by a task (its answer may need reads), during which later frames still wait."""
+        assert self._moving is not None
+        _, req_id, req, pending, started = self._moving
+        races = self.ctx.races
+        try:
+            if fut.cancelled():
+                races.move_failed(pending)
+                raise asyncio.CancelledError
+            exc = fut.exception()
+            if exc is not None:
+                races.move_failed(pending)
+                raise exc
+            raw = fut.result()
+            ack = races.move_done(pending, raw)
+            if ack is None:
+                task = asyncio.ensure_future(self._refused(req_id, req, pending, raw, started))
+                self._moving = (task, req_id, req, pending, started)
+                return
+            self._acked(req, ack, started)
+        except BaseException as exc:  # refused: another connection's move n+1 is not ours
+            self.feed.unclaim(req.race, req.seq, req.seq + 1)
+            if isinstance(exc, Exception):
+                self._report(req_id, "move", exc)
+        self._settle()
+
+    async def _refused(self, req_id: Any, req: P.MakeMove, pending: Any, raw: Any,
+                       started: float) -> None:
+        try:
+            self._acked(req, await self.ctx.races.move_refused(pending, raw), started)
+        except BaseException as exc:
+            self.feed.unclaim(req.race, req.seq, req.seq + 1)
+            if isinstance(exc, Exception):
+                self._report(req_id, "move", exc)
+        finally:
+            self._settle()
+
+    def _settle(self) -> None:
+        """A move started by :meth:`_now` is over: the worker takes the frames that came
+        meanwhile."""
+        self._moving = None
+        self._working = False
+        if self._queue:
+            self._wake_worker()
+        self._recheck()
+
+    def _acked(self, req: P.MakeMove, ack: dict[str, Any], started: float) -> None:
+        metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
+        self.send(P.reply(req.id, "ack", race=req.race, **ack))
+
     async def _writer(self) -> None:
         while True:
-            frame = await self.outbox.get()
+            frame = await self.out.queue.get()
             if frame is None:
                 return
             try:
@@ -366,7 +477,7 @@ class Connection:
         self.closing = True
         self.out.flush()  # gathered messages are queued before the close
         with contextlib.suppress(asyncio.QueueFull):
-            self.outbox.put_nowait(CLOSE)
+            self.out.queue.put_nowait(CLOSE)
 
     def spawn(self, coro: Any) -> None:
         """Run ``coro`` in the background for as long as this connection lives."""
@@ -411,6 +522,14 @@ class Connection:
     # ------------------------------------------------------------------ dispatch
 
     async def handle(self, data: bytes | str) -> None:
+        begun = self._begin(data)
+        if begun is not None:
+            await self._proceed(*begun)
+
+    def _begin(self, data: bytes | str) -> tuple[Any, str, P.Request, bool] | None:
+        """A frame's synchronous checks: the rate limit, decoding and the schema, hello and
+        name first, the session as far as it is held. Returns (echoed id, type, request,
+        whether the session is held); None when the frame was answered (an error)."""
         req_id: Any = None
         kind = "unknown"
         try:
@@ -429,8 +548,21 @@ class Connection:
                 raise ProtocolError("not_authenticated", "say hello first")
             if self.player is None and not isinstance(req, ANONYMOUS_OK):
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
-            if not isinstance(req, P.Hello) and not accounts.session_held(self):
-                await accounts.check_session(self)  # revoked anywhere: refused here at once
+            # revoked anywhere: refused here at once
+            return req_id, kind, req, isinstance(req, P.Hello) or accounts.session_held(self)
+        except Exception as exc:
+            self._report(req_id, kind, exc)
+            return None
+
+    async def _proceed(self, req_id: Any, kind: str, req: P.Request, held: bool) -> None:
+        """The rest of a request :meth:`_begin` read: the session asked in Redis unless held,
+        then its handler."""
+        try:
+            if not held:
+                await accounts.check_session(self)
+            if type(req) is P.MakeMove and not req.auto and is_full_move(req.move):
+                await self._move(req)  # the hottest request, without the handler's chain
+                return
             if isinstance(req, CONCURRENT):
                 if self.concurrent >= MAX_CONCURRENT:
                     raise ProtocolError("rate_limited", f"at most {MAX_CONCURRENT} daily "
@@ -441,6 +573,36 @@ class Connection:
             await self._run(req)
         except Exception as exc:
             self._report(req_id, kind, exc)
+
+    async def _move(self, req: P.MakeMove) -> None:
+        """A move in full notation: :func:`~solrace.server.handlers.play.on_move`, with its
+        common case started synchronously (:meth:`~solrace.server.racemoves.MovePath.move_now`:
+        validation, engine and the script call as plain calls) and this coroutine awaiting
+        the store's reply itself — the ack leaves only after Redis has the move, as there."""
+        started = time.perf_counter()
+        races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
+        # The ack tells this connection everything its own progress event would: that event
+        # (same version ``v``) is not sent back to it; see Feed._deliver.
+        feed.claim(rid, seq, seq + 1)
+        try:
+            pending = races.move_now(self.me, rid, seq, req.move)
+            if pending is None:  # not the common case: the general path, with its waits
+                ack = await races.move(self.me, rid, seq, req.move)
+            elif type(pending) is dict:  # a duplicate
+                ack = pending
+            else:
+                try:
+                    raw = await pending[-1]
+                except BaseException:
+                    races.move_failed(pending)
+                    raise
+                ack = races.move_done(pending, raw)
+                if ack is None:
+                    ack = await races.move_refused(pending, raw)
+        except BaseException:  # refused: another connection's move n+1 is not ours to skip
+            feed.unclaim(rid, seq, seq + 1)
+            raise
+        self._acked(req, ack, started)
 
     async def _beside(self, req_id: Any, req: P.Request) -> None:
         """A CONCURRENT request, run beside the in-order queue."""

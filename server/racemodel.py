@@ -69,11 +69,25 @@ class RaceInfo:
         )
 
 
+class GameLock(asyncio.Lock):
+    """The lock of one cached game, which can also be taken without a coroutine when that
+    needs no wait (the move path's synchronous start, :meth:`MovePath.move_now`)."""
+
+    def try_acquire(self) -> bool:
+        """Take the lock now if ``acquire()`` would take it without suspending — free, and
+        nobody queued for it (a queued waiter is left its turn: False, go through
+        ``acquire``); False otherwise. Released with :meth:`release` as usual."""
+        if self._locked or self._waiters:  # type: ignore[attr-defined]
+            return False
+        self._locked = True
+        return True
+
+
 @dataclass(slots=True)
 class GameEntry:
     game: Game
     view: dict[str, Any]
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: GameLock = field(default_factory=GameLock)
 
 
 def standings(rec: RaceRecord, dealt_home: int = 0) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
 """The move path of :class:`~solrace.server.races.RaceService`: a player's cached game, a move
 validated by the engine, appended by one store script and acknowledged only after it returned;
 resign. A mixin, so the hottest code of the server reads as one piece: ``move`` →
-``_move_locked`` → ``Store.append_move``."""
+``_move_locked`` (``_apply``: validation and the engine; ``Store.append_move``; ``_acked`` or
+``_refused``), and its synchronous start for the common case, :meth:`MovePath.move_now`, which
+runs the same pieces without a coroutine (docs/performance.md, "Issue 14, fifth pass")."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import msgpack
 from solrace.server import metrics
 from solrace.server.racemodel import GameEntry, Player, RaceInfo, dealt_home
+from solrace.server.store import ScriptResult
 from solrace.shared.engine import Game, Status
 from solrace.shared.errors import IllegalMove, NotationError
 from solrace.shared.notation import Move
@@ -73,10 +76,29 @@ class MovePath:
         self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str,
         retried: bool,
     ) -> dict[str, Any]:
-        game = e.game
-        if seq > len(game.moves):  # another process moved this game: refresh from the log
+        if seq > len(e.game.moves):  # another process moved this game: refresh from the log
             e = await self.entry(rid, player.pid, reload=True)
-            game = e.game
+        applied = self._apply(e, player, seq, text)
+        if type(applied) is dict:
+            return applied  # a duplicate
+        _, result, _, _, home, progressed, done, event = applied
+        try:
+            res = await self.store.append_move(
+                rid, player.pid, seq, done, home, progressed, result, _pack(event), event,
+            )
+        except BaseException:  # store unreachable: the cache must not keep an unlogged move
+            e.game.pop()
+            raise
+        if res.status != "ok":
+            return await self._refused(info, e, player, rid, seq, text, retried, res)
+        return self._acked(info, e, rid, applied, res)
+
+    def _apply(self, e: GameEntry, player: Player, seq: int, text: str) -> Any:
+        """Validation and the engine, no I/O: the move pushed on the cached game, and what
+        the store and the ack need — (status, result, view after, delta, cards home, whether
+        it put a card home, move text, progress event); or the ack of a duplicate (a dict).
+        The caller holds the game's lock and has refreshed a game that is behind ``seq``."""
+        game = e.game
         if seq != len(game.moves):
             if seq < len(game.moves) and game.moves[seq] == _parse(text):
                 return _duplicate(e, seq)
@@ -99,32 +121,12 @@ class MovePath:
         }
         if result:
             event["result"] = result
-        try:
-            res = await self.store.append_move(
-                rid, player.pid, seq, done, home, home > before_home, result,
-                _pack(event), event,
-            )
-        except BaseException:  # store unreachable: the cache must not keep an unlogged move
-            game.pop()
-            raise
-        if res.status != "ok":
-            game.pop()
-            if res.status in ("stale", "dup"):
-                e = await self.entry(rid, player.pid, reload=True)
-                if res.status == "dup":
-                    return _duplicate(e, seq)
-                raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
-                                    seq=int(res.values[0]))
-            code = res.values[0]
-            if code == "time_up":
-                self._spawn(self.try_finish(rid))
-                raise ProtocolError("not_running", "time is up")
-            if code == "not_running" and not retried:
-                rec = await self.record(rid)
-                if rec.state == "countdown":
-                    await self.start(rid)
-                    return await self._move_locked(info, e, player, rid, seq, text, True)
-            self._raise(res, rid)
+        return (status, result, after, change, home, home > before_home, done, event)
+
+    def _acked(self, info: RaceInfo, e: GameEntry, rid: str, applied: Any,
+               res: ScriptResult) -> dict[str, Any]:
+        """The ack fields of a move the store appended (``res.status == "ok"``)."""
+        status, _, after, change, _, _, done, _ = applied
         version, elapsed, unfinished, _ = map(int, res.values)
         e.view = after
         moves = _MOVES.get(info.variant)
@@ -133,9 +135,97 @@ class MovePath:
         moves.inc()
         if unfinished == 0:
             self._spawn(self.try_finish(rid))
+        game = e.game
         return {"seq": len(game.moves), "delta": change, "v": version, "elapsed": elapsed,
                 "status": status.value, "move": done, "moves": [done],
                 "legal": legal_texts(game)}
+
+    async def _refused(
+        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str,
+        retried: bool, res: ScriptResult,
+    ) -> dict[str, Any]:
+        """The store did not append the move (its sequence or the race's state said no): the
+        cached game forgets it, and the reply says why (or, after a countdown that ended
+        meanwhile, the move is tried once more)."""
+        e.game.pop()
+        if res.status in ("stale", "dup"):
+            e = await self.entry(rid, player.pid, reload=True)
+            if res.status == "dup":
+                return _duplicate(e, seq)
+            raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
+                                seq=int(res.values[0]))
+        code = res.values[0]
+        if code == "time_up":
+            self._spawn(self.try_finish(rid))
+            raise ProtocolError("not_running", "time is up")
+        if code == "not_running" and not retried:
+            rec = await self.record(rid)
+            if rec.state == "countdown":
+                await self.start(rid)
+                return await self._move_locked(info, e, player, rid, seq, text, True)
+        self._raise(res, rid)
+        raise AssertionError("unreachable")  # _raise raises for every status but "ok"
+
+    # ------------------------------------------------------------------ the synchronous start
+
+    def move_now(self, player: Player, rid: str, seq: int, text: str) -> Any:
+        """:meth:`move` without a coroutine, for the common case — the race's info and the
+        game cached, the game's lock free, the game not behind ``seq``, no replica barrier:
+        the lock is taken, the move validated and pushed and its script call submitted, here
+        and now. Returns None when the case is not the common one (then await :meth:`move`,
+        which does the same with waits), the ack fields of a duplicate (a dict), or the
+        pending move: await its last item (the store's raw reply, the move is not
+        acknowledged before it), then call :meth:`move_done` — or :meth:`move_failed` if the
+        await raised. Every check and outcome is :meth:`move`'s; only the coroutine chain
+        (``move`` → ``_move_locked`` → ``append_move``, the lock's ``async with``) is gone."""
+        info = self.infos.get(rid)
+        e = self.games.get((rid, player.pid))
+        store = self.store
+        if (info is None or e is None or store.replication is not None
+                or seq > len(e.game.moves) or not e.lock.try_acquire()):
+            return None
+        try:
+            applied = self._apply(e, player, seq, text)
+            if type(applied) is dict:
+                e.lock.release()
+                return applied
+            _, result, _, _, home, progressed, done, event = applied
+            try:
+                fut = store.submit_move(rid, player.pid, seq, done, home, progressed, result,
+                                        _pack(event), event)
+            except BaseException:
+                e.game.pop()
+                raise
+        except BaseException:
+            e.lock.release()
+            raise
+        return (info, e, player, rid, seq, text, applied, fut)
+
+    def move_done(self, pending: Any, raw: Any) -> dict[str, Any] | None:
+        """The ack fields of a pending move whose script replied ``raw`` (lock released);
+        None when the store refused it: then await :meth:`move_refused`."""
+        info, e, _, rid, _, _, applied, _ = pending
+        res = ScriptResult.of(raw)
+        if res.status != "ok":
+            return None
+        e.lock.release()
+        return self._acked(info, e, rid, applied, res)
+
+    async def move_refused(self, pending: Any, raw: Any) -> dict[str, Any]:
+        """A pending move the store refused: :meth:`move`'s answer to it (lock released)."""
+        info, e, player, rid, seq, text, _, _ = pending
+        try:
+            return await self._refused(info, e, player, rid, seq, text, False,
+                                       ScriptResult.of(raw))
+        finally:
+            e.lock.release()
+
+    def move_failed(self, pending: Any) -> None:
+        """A pending move whose script call raised (the store unreachable): the cached game
+        must not keep an unlogged move (lock released)."""
+        e = pending[1]
+        e.game.pop()
+        e.lock.release()
 
     async def resign(self, player: Player, rid: str) -> dict[str, Any]:
         res = await self.store.resign(rid, player.pid, dealt_home(await self.info(rid)))

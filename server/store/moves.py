@@ -60,16 +60,48 @@ class MovesMixin(StoreCore):
         the msgpack progress event (a map of at most 14 entries); the script adds ``elapsed``
         and ``at``. ``event_map``: the same event unpacked (local delivery copies it instead of
         unpacking ``event`` again)."""
-        self._count()
-        keys, player, channel, process = self._consts(rid, pid)
-        res = ScriptResult.of(await self.batcher.call(self._move, keys=keys,
-            args=[player, seq, move, home, "1" if progressed else "0", result,
-                  channel, event, process],
-            on_done=self._deliver_after(rid, [event], [event_map]),
-        ))
+        res = ScriptResult.of(await self.submit_move(rid, pid, seq, move, home, progressed,
+                                                     result, event, event_map))
         if self.replication is not None:
             await self.durable(rid, res)
         return res
+
+    def submit_move(
+        self, rid: str, pid: str, seq: int, move: str, home: int, progressed: bool, result: str,
+        event: bytes, event_map: dict[str, Any] | None = None,
+    ) -> Any:
+        """:meth:`append_move`'s script call, submitted now without a coroutine: the future
+        of its raw reply (no replica barrier: the caller checks ``replication`` is None or
+        awaits :meth:`durable` itself). Local delivery runs from the reply, as there."""
+        self._count()
+        keys, player, channel, process = self._consts(rid, pid)
+        return self.batcher.call(
+            self._move, keys=keys,
+            args=[player, seq, move, home, "1" if progressed else "0", result,
+                  channel, event, process],
+            on_done=(self._deliver_after(rid, [event]) if event_map is None
+                     else self._deliver_one(rid, event_map)),
+        )
+
+    def _deliver_one(self, rid: str, event_map: dict[str, Any]) -> Callable[[Any], None] | None:
+        """:meth:`_deliver_after` for one move whose event map is known (every single move):
+        no lists, no loop."""
+        local = self.local
+        if local is None:
+            return None
+
+        def done(raw: Any) -> None:
+            if _s(raw[0]) != "ok":
+                return
+            ev = dict(event_map)
+            v = int(raw[1])
+            ev["elapsed"], ev["at"], ev["v"] = int(raw[2]), int(raw[4]), v
+            try:
+                local(rid, v, ev)
+            except Exception:
+                log.exception("local delivery of race %s v%d failed", rid, v)
+
+        return done
 
     async def durable(self, rid: str, res: ScriptResult) -> None:
         """With ``--wait-replicas N``: return only once N replicas hold the race's writes so

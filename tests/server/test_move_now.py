@@ -1,0 +1,112 @@
+"""The move path's synchronous start (docs/performance.md, "Issue 14, fifth pass"): a move on an
+idle connection is validated, applied and submitted from the frame callback
+(``Connection._now`` → ``MovePath.move_now``) and acknowledged from the store's reply
+(``Connection._moved``); when the game's lock is held the general path waits for it; a refused
+move is answered in order, before the frames that followed it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from harness import (
+    Racer,
+    RawConnection,
+    choose_move,
+    close_all,
+    race_info,
+    running_server,
+    start_race,
+    ws_url,
+)
+from solrace.server.connection import Connection
+from solrace.server.racemoves import MovePath
+from solrace.shared import protocol as P
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, cls: type, name: str, calls: list[str]) -> None:
+    original = getattr(cls, name)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(cls, name, wrapped)
+
+
+async def test_idle_moves_start_synchronously_and_ack_after_the_store(
+        redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    for name in ("_moved", "_move"):
+        spy(monkeypatch, Connection, name, calls)
+    spy(monkeypatch, MovePath, "move", calls)
+    async with running_server(redis_url) as server:
+        url = ws_url(server)
+        cs, summary = await start_race(url, redis_url, "unlimited", ["alice", "bob"])
+        try:
+            rid = summary["race"]
+            secrets = await race_info(redis_url, rid)
+            alice = Racer(cs[0], rid, secrets.game())
+            await alice.step()  # the first move fills the game cache (the general path)
+            calls.clear()
+            made = await alice.play(6)
+            assert made == 6
+            assert calls == ["_moved"] * made, calls  # neither the worker's _move nor move()
+            # the lock held (as a hint or a bot would): the general path waits for it
+            lock = server.ctx.races.games[(rid, cs[0].player or "")].lock
+            await lock.acquire()
+            calls.clear()
+            step = asyncio.create_task(alice.step())
+            await asyncio.sleep(0.2)
+            assert not step.done()
+            lock.release()
+            assert await asyncio.wait_for(step, 10) is not None
+            assert calls == ["_move", "move"], calls
+        finally:
+            await close_all(cs)
+
+
+async def test_pipelined_moves_and_refusals_are_answered_in_order(redis_url: str) -> None:
+    """A duplicate (answered in the frame callback), a move in flight with a ping queued behind
+    it, a move the general path refuses, another ping: the replies come in that order."""
+    async with running_server(redis_url) as server:
+        url = ws_url(server)
+        cs, summary = await start_race(url, redis_url, "unlimited", ["alice", "bob"])
+        raw = None
+        try:
+            rid = summary["race"]
+            secrets = await race_info(redis_url, rid)
+            alice = Racer(cs[0], rid, secrets.game())
+            await alice.step()
+            first = alice.game.moves[0].text()
+            move = choose_move(alice.game)
+            assert move is not None
+            raw = await RawConnection.open(url)
+            welcome = await raw.request("hello", v=P.PROTOCOL_VERSION, token=cs[0].token)
+            assert welcome["t"] == "welcome", welcome
+            frames = [
+                {"t": "move", "id": 1, "race": rid, "seq": 0, "move": first},
+                {"t": "move", "id": 2, "race": rid, "seq": 1, "move": move.text()},
+                {"t": "ping", "id": 3},
+                {"t": "move", "id": 4, "race": rid, "seq": 99, "move": move.text()},
+                {"t": "ping", "id": 5},
+            ]
+            for f in frames:
+                await raw.send(P.encode(f))
+            replies = []
+            while len(replies) < len(frames):
+                msg = await raw.recv()
+                if "re" in msg:
+                    replies.append(msg)
+            assert [m["re"] for m in replies] == [1, 2, 3, 4, 5], replies
+            assert replies[0]["t"] == "ack" and replies[0]["duplicate"] is True, replies[0]
+            assert replies[1]["t"] == "ack" and replies[1]["seq"] == 2, replies[1]
+            assert replies[2]["t"] == "pong", replies[2]
+            assert (replies[3]["t"], replies[3]["code"], replies[3]["seq"]) == \
+                ("error", "stale_seq", 2), replies[3]
+            assert replies[4]["t"] == "pong", replies[4]
+        finally:
+            if raw is not None:
+                await raw.close()
+            await close_all(cs)
