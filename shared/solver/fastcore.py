@@ -192,7 +192,8 @@ OWN = DEAD_START | DEAD_NODES | STOCK_HOME | STOCK_ORDER
 
 
 def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True,
-           dead_ends: bool | int = True) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+           dead_ends: bool | int = True, shorten: bool = True
+           ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     """Search ``game``'s current position with the core: (outcome, engine triples of the line
     when won, nodes), or ``None`` when the core is unavailable or the position is not one it
     handles (then the Python search runs). ``seconds``: what is left of a time budget.
@@ -205,16 +206,19 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     starting position and on every node, rule S, the stock order of draw 3 in the blocking test
     at the start (docs/solver.md) — ``True`` for ``OWN``, or
     an int of their flags; ``False`` turns them off, and the core then searches the Python
-    search's graph, node for node."""
+    search's graph, node for node. ``shorten``: the core shortens a won line itself
+    (klondike.c's ``shorten_line``: shorten.py's walk on the core's edges, repeated until a
+    pass gains nothing) — in milliseconds, where shorten.py spends 0.1-0.5 s of Python."""
     lib = library()
     if lib is None or not handles(game) or game.resigned:
         return None
     if not streamline:
-        return _run(lib, game, budget.nodes, seconds, greedy=False, dead=dead_ends)
+        return _run(lib, game, budget.nodes, seconds, greedy=False, dead=dead_ends,
+                    shorten=shorten)
     t0 = time.perf_counter()
     first = _run(lib, game, _part(budget.nodes, STREAMLINE_SHARE),
                  None if seconds is None else seconds * STREAMLINE_SHARE, greedy=True,
-                 dead=dead_ends)
+                 dead=dead_ends, shorten=shorten)
     if first is None:
         return None
     if first[0] is Outcome.WON:
@@ -222,7 +226,7 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     used = first[2]
     nodes = None if budget.nodes is None else max(1, budget.nodes - used)
     left = None if seconds is None else max(1e-3, seconds - (time.perf_counter() - t0))
-    second = _run(lib, game, nodes, left, greedy=False, dead=dead_ends)
+    second = _run(lib, game, nodes, left, greedy=False, dead=dead_ends, shorten=shorten)
     if second is None:
         return None
     return second[0], second[1], used + second[2]
@@ -233,11 +237,12 @@ def _part(nodes: int | None, share: float) -> int | None:
 
 
 def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None, *,
-         greedy: bool, dead: bool | int) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+         greedy: bool, dead: bool | int, shorten: bool
+         ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     pos = game.pos
     piles, down = pos.piles, pos.down
     cfg = [game.rules.draw, int(game.rules.foundation_to_tableau), *game._F, *game._T,
-           game._S, game._W, int(greedy), OWN if dead is True else int(dead)]
+           game._S, game._W, int(greedy), OWN if dead is True else int(dead), int(shorten)]
     tabl: list[int] = []
     for t in game._T:
         tabl += [len(piles[t]), down[t], *piles[t]]
