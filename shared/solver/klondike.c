@@ -43,6 +43,8 @@ typedef struct {
     int greedy;                 /* the streamliner: every foundation move is made at once */
     int own;                    /* the core's own prunings (OWN_ flags), beyond the Python graph */
     int shorten;                /* shorten a won line before returning it */
+    uint64_t rseed, rcount;     /* restarts: a pseudo-random 0..jitter-1 added to move scores */
+    int jitter;
     int fidx[4], tidx[NT], S, W;
     /* state */
     uint8_t t[NT][MAXP], len[NT], down[NT];
@@ -622,6 +624,21 @@ static void gen_all(Ctx *c, EList *L, EList *tmp) {
     }
 }
 
+/* Restarts: each edge's score plus a pseudo-random number, a function of the seed, the edge and
+ * how many nodes were expanded before (deterministic for a node budget), for another order. */
+static void shake(Ctx *c, EList *L) {
+    uint64_t salt = mix(c->rseed * 0x9e3779b97f4a7c15ull + ++c->rcount);
+    for (int i = 0; i < L->n; i++) {
+        const Edge *e = &L->e[i];
+        uint64_t x = (uint64_t)e->st[0].jk | (uint64_t)e->st[0].s << 8 | (uint64_t)e->st[0].d << 16
+                   | (uint64_t)e->st[0].n << 24 | (uint64_t)e->ns << 32;
+        if (e->ns == 2) x ^= ((uint64_t)e->st[1].jk | (uint64_t)e->st[1].s << 8
+                              | (uint64_t)e->st[1].d << 16 | (uint64_t)e->st[1].n << 24) << 36;
+        L->e[i].score = (int16_t)(e->score + (int)(mix(x ^ salt)
+                                                   % (uint64_t)c->jitter));
+    }
+}
+
 static void order(EList *L) {  /* stable: by score, highest first */
     for (int i = 1; i < L->n; i++) {
         Edge x = L->e[i]; int j = i - 1;
@@ -726,7 +743,8 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* cfg: draw, takeback, f1..f4, t1..t7, S, W (engine pile indexes), greedy, own, shorten.
+/* cfg: draw, takeback, f1..f4, t1..t7, S, W (engine pile indexes), greedy, own, shorten,
+ * restart seed, jitter.
  * tab: 7 x (len, down, cards[len]) ; found: 4 x (len, cards) in engine order ; seq/k.
  * Returns 1 won, 0 lost, 2 unknown, -1 a position this core does not handle, -2 no memory.
  */
@@ -770,7 +788,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     for (int i = 0; i < 4; i++) c->fidx[i] = cfg[2 + i];
     for (int i = 0; i < NT; i++) c->tidx[i] = cfg[6 + i];
     c->S = cfg[13]; c->W = cfg[14]; c->greedy = cfg[15]; c->own = cfg[16];
-    c->shorten = cfg[17];
+    c->shorten = cfg[17]; c->rseed = (uint64_t)cfg[18]; c->jitter = cfg[19];
     int at = 0, bad = 0, count[52] = {0};
     for (int i = 0; i < NT; i++) {
         int len = tabl[at++], dn = tabl[at++];
@@ -818,7 +836,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     EList L = {0}, tmp = {0};
     int result = 0;
 #define NEWFRAME(MU, MM) do { \
-        L.n = 0; gen_all(c, &L, &tmp); order(&L); \
+        L.n = 0; gen_all(c, &L, &tmp); if (c->jitter > 0) shake(c, &L); order(&L); \
         c->pool = grow(c->pool, &c->cappool, c->npool + L.n, sizeof(Edge), &c->oom); \
         fr = grow(fr, &capframes, nframes + 1, sizeof(Frame), &c->oom); \
         if (c->oom) { result = -2; goto out; } \
