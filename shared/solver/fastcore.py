@@ -192,29 +192,34 @@ OWN = DEAD_START | DEAD_NODES | STOCK_HOME | STOCK_ORDER
 
 
 def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True,
-           dead_ends: bool | int = True) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+           dead_ends: bool | int = True, shorten: bool = True,
+           share: float = STREAMLINE_SHARE
+           ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     """Search ``game``'s current position with the core: (outcome, engine triples of the line
     when won, nodes), or ``None`` when the core is unavailable or the position is not one it
     handles (then the Python search runs). ``seconds``: what is left of a time budget.
 
     Two phases, like the Python portfolio: first the *streamlined* game, in which every card
     that fits a foundation goes there at once (a smaller game: its wins are wins, its
-    exhaustion proves nothing), on ``STREAMLINE_SHARE`` of the budget; then, unless that won,
+    exhaustion proves nothing), on ``share`` of the budget; then, unless that won,
     the full search on what is left, which alone can prove a deal lost (``streamline=False``:
     the full search alone). ``dead_ends``: the core's own prunings — the blocking test on the
     starting position and on every node, rule S, the stock order of draw 3 in the blocking test
     at the start (docs/solver.md) — ``True`` for ``OWN``, or
     an int of their flags; ``False`` turns them off, and the core then searches the Python
-    search's graph, node for node."""
+    search's graph, node for node. ``shorten``: the core shortens a won line itself
+    (klondike.c's ``shorten_line``: shorten.py's walk on the core's edges, repeated until a
+    pass gains nothing) — in milliseconds, where shorten.py spends 0.1-0.5 s of Python."""
     lib = library()
     if lib is None or not handles(game) or game.resigned:
         return None
     if not streamline:
-        return _run(lib, game, budget.nodes, seconds, greedy=False, dead=dead_ends)
+        return _run(lib, game, budget.nodes, seconds, greedy=False, dead=dead_ends,
+                    shorten=shorten)
     t0 = time.perf_counter()
-    first = _run(lib, game, _part(budget.nodes, STREAMLINE_SHARE),
-                 None if seconds is None else seconds * STREAMLINE_SHARE, greedy=True,
-                 dead=dead_ends)
+    first = _run(lib, game, _part(budget.nodes, share),
+                 None if seconds is None else seconds * share, greedy=True,
+                 dead=dead_ends, shorten=shorten)
     if first is None:
         return None
     if first[0] is Outcome.WON:
@@ -222,10 +227,47 @@ def search(game: Game, budget: Budget, seconds: float | None, *, streamline: boo
     used = first[2]
     nodes = None if budget.nodes is None else max(1, budget.nodes - used)
     left = None if seconds is None else max(1e-3, seconds - (time.perf_counter() - t0))
-    second = _run(lib, game, nodes, left, greedy=False, dead=dead_ends)
+    second = _run(lib, game, nodes, left, greedy=False, dead=dead_ends, shorten=shorten)
     if second is None:
         return None
     return second[0], second[1], used + second[2]
+
+
+RESTART_NODES = 25_000  # nodes of the first two restarts; each further pair doubles them
+RESTART_JITTER = 40  # restarts add a pseudo-random 0..39 to the move-order scores (10..140)
+
+
+def restarts(game: Game, budget: Budget, seconds: float | None
+             ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+    """Short searches in other move orders until one decides or ``budget`` is spent: restart
+    ``r`` (1, 2, ...) adds a pseudo-random number, seeded by ``r``, to every move's order score
+    (klondike.c's ``shake``), runs on ``RESTART_NODES`` nodes doubled every second restart,
+    and is streamlined on odd ``r``, the full search on even ones. Depth-first in a fixed order
+    wanders for millions of nodes on some deals that another order wins in tens (draw 1, seeds
+    1..200, unknown at 10 s: 6 of 24 won by one of eight 100k-node restarts). A full restart
+    that ends is a proof (any order visits every node); a streamlined one proves nothing. The
+    order is a function of the seed and the nodes expanded, so node budgets stay
+    deterministic. (outcome, line, nodes) as :func:`search`; ``None`` as there."""
+    lib = library()
+    if lib is None or not handles(game) or game.resigned:
+        return None
+    t0 = time.perf_counter()
+    used, r = 0, 1
+    while True:
+        size = RESTART_NODES << ((r - 1) // 2)
+        if budget.nodes is not None:
+            size = min(size, budget.nodes - used)
+        left = None if seconds is None else seconds - (time.perf_counter() - t0)
+        if size < 1 or (left is not None and left <= 1e-3):
+            return Outcome.UNKNOWN, [], used
+        run = _run(lib, game, size, left, greedy=r % 2 == 1, dead=True, shorten=True, seed=r,
+                   jitter=RESTART_JITTER)
+        if run is None:
+            return None
+        used += run[2]
+        if run[0] is not Outcome.UNKNOWN:
+            return run[0], run[1], used
+        r += 1
 
 
 def _part(nodes: int | None, share: float) -> int | None:
@@ -233,11 +275,13 @@ def _part(nodes: int | None, share: float) -> int | None:
 
 
 def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None, *,
-         greedy: bool, dead: bool | int) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+         greedy: bool, dead: bool | int, shorten: bool, seed: int = 0, jitter: int = 0
+         ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     pos = game.pos
     piles, down = pos.piles, pos.down
     cfg = [game.rules.draw, int(game.rules.foundation_to_tableau), *game._F, *game._T,
-           game._S, game._W, int(greedy), OWN if dead is True else int(dead)]
+           game._S, game._W, int(greedy), OWN if dead is True else int(dead), int(shorten),
+           seed, jitter]
     tabl: list[int] = []
     for t in game._T:
         tabl += [len(piles[t]), down[t], *piles[t]]

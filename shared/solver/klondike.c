@@ -42,6 +42,9 @@ typedef struct {
     int draw, takeback;
     int greedy;                 /* the streamliner: every foundation move is made at once */
     int own;                    /* the core's own prunings (OWN_ flags), beyond the Python graph */
+    int shorten;                /* shorten a won line before returning it */
+    uint64_t rseed, rcount;     /* restarts: a pseudo-random 0..jitter-1 added to move scores */
+    int jitter;
     int fidx[4], tidx[NT], S, W;
     /* state */
     uint8_t t[NT][MAXP], len[NT], down[NT];
@@ -621,12 +624,113 @@ static void gen_all(Ctx *c, EList *L, EList *tmp) {
     }
 }
 
+/* Restarts: each edge's score plus a pseudo-random number, a function of the seed, the edge and
+ * how many nodes were expanded before (deterministic for a node budget), for another order. */
+static void shake(Ctx *c, EList *L) {
+    uint64_t salt = mix(c->rseed * 0x9e3779b97f4a7c15ull + ++c->rcount);
+    for (int i = 0; i < L->n; i++) {
+        const Edge *e = &L->e[i];
+        uint64_t x = (uint64_t)e->st[0].jk | (uint64_t)e->st[0].s << 8 | (uint64_t)e->st[0].d << 16
+                   | (uint64_t)e->st[0].n << 24 | (uint64_t)e->ns << 32;
+        if (e->ns == 2) x ^= ((uint64_t)e->st[1].jk | (uint64_t)e->st[1].s << 8
+                              | (uint64_t)e->st[1].d << 16 | (uint64_t)e->st[1].n << 24) << 36;
+        L->e[i].score = (int16_t)(e->score + (int)(mix(x ^ salt)
+                                                   % (uint64_t)c->jitter));
+    }
+}
+
 static void order(EList *L) {  /* stable: by score, highest first */
     for (int i = 1; i < L->n; i++) {
         Edge x = L->e[i]; int j = i - 1;
         while (j >= 0 && L->e[j].score < x.score) { L->e[j + 1] = L->e[j]; j--; }
         L->e[j + 1] = x;
     }
+}
+
+/* ------------------------------------------------------------------ shortening */
+
+/* The exact position (not the canonical key: a shortcut must land on the very position the
+ * line passes through, so that the rest of the line replays move for move): the piles in
+ * order, the foundations with the engine pile of each suit, the waste and the stock. */
+#define XB 96
+typedef struct { uint64_t hash; uint8_t n, b[XB]; } Exact;
+
+static void exact(const Ctx *c, Exact *x) {
+    int n = 0;
+    for (int i = 0; i < NT; i++) {
+        x->b[n++] = c->len[i]; x->b[n++] = c->down[i];
+        memcpy(&x->b[n], c->t[i], c->len[i]); n += c->len[i];
+    }
+    for (int s = 0; s < 4; s++) { x->b[n++] = c->h[s]; x->b[n++] = (uint8_t)c->fp[s]; }
+    x->b[n++] = c->slen; x->b[n++] = c->k;
+    memcpy(&x->b[n], c->seq, c->slen); n += c->slen;  /* at most 14 + 8 + 2 + 52 bytes */
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < n; i++) h = (h ^ x->b[i]) * 0x100000001b3ull;
+    x->hash = h; x->n = (uint8_t)n;
+}
+
+static void play(Ctx *c, const Edge *e) {
+    for (int i = 0; i < e->ns; i++) do_step(c, &e->st[i]);
+    close_safe(c);
+}
+
+/* Make the won line shorter (shorten.py's walk, on the core's own edges): from each position
+ * of the line try every edge, and take the one that lands furthest along the line for fewer
+ * engine moves than the line spends getting there (any won position counts as the end);
+ * repeat until a pass gains nothing. `path` holds the n edges from the root (whose position
+ * is at the undo marks mu0, mm0) to the win; on return the state is won again and c->mv holds
+ * the new line. Exact comparisons: the spliced line replays move for move. Returns 0, or -2
+ * when out of memory (the line is then the original). */
+static int shorten_line(Ctx *c, Edge *path, int n, size_t mu0, size_t mm0, EList *L,
+                        EList *tmp) {
+    Exact *pos = malloc((size_t)(n + 1) * sizeof(Exact)), here;
+    size_t *cost = malloc((size_t)(n + 1) * sizeof(size_t));
+    Edge *out = malloc((size_t)(n > 0 ? n : 1) * sizeof(Edge));
+    int rc = 0;
+    if (!pos || !cost || !out) { rc = -2; goto done; }
+    for (int pass = 0; pass < 8; pass++) {
+        undo_to(c, mu0, mm0);
+        for (int i = 0; i <= n; i++) {
+            exact(c, &pos[i]); cost[i] = c->nmv;
+            if (i < n) play(c, &path[i]);
+        }
+        undo_to(c, mu0, mm0);
+        int m = 0, gained = 0;
+        for (int i = 0; i < n;) {
+            L->n = 0; gen_all(c, L, tmp);
+            if (c->oom) { rc = -2; goto done; }
+            int bj = -1, bi = -1; long bgain = 0;
+            for (int x = 0; x < L->n; x++) {
+                size_t mu = c->nundo, mm = c->nmv;
+                play(c, &L->e[x]);
+                if (c->oom) { rc = -2; goto done; }
+                int j = -1;
+                if (won(c)) j = n;
+                else {
+                    exact(c, &here);
+                    for (int y = n - 1; y > i; y--)
+                        if (pos[y].hash == here.hash && pos[y].n == here.n
+                            && !memcmp(pos[y].b, here.b, here.n)) { j = y; break; }
+                }
+                long gain = j < 0 ? 0 : (long)(cost[j] - cost[i]) - (long)(c->nmv - mm);
+                undo_to(c, mu, mm);
+                if (gain > bgain) { bgain = gain; bj = j; bi = x; }
+            }
+            if (bi >= 0) { out[m++] = L->e[bi]; play(c, &L->e[bi]); i = bj; gained = 1; }
+            else { out[m++] = path[i]; play(c, &path[i]); i++; }
+        }
+        memcpy(path, out, (size_t)m * sizeof(Edge));
+        n = m;
+        if (!gained) break;
+    }
+done:
+    if (rc) {  /* replay the line as it stands */
+        c->oom = 0;
+        undo_to(c, mu0, mm0);
+        for (int i = 0; i < n; i++) play(c, &path[i]);
+    }
+    free(pos); free(cost); free(out);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ the search */
@@ -639,7 +743,8 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* cfg: draw, takeback, f1..f4, t1..t7, S, W (engine pile indexes).
+/* cfg: draw, takeback, f1..f4, t1..t7, S, W (engine pile indexes), greedy, own, shorten,
+ * restart seed, jitter.
  * tab: 7 x (len, down, cards[len]) ; found: 4 x (len, cards) in engine order ; seq/k.
  * Returns 1 won, 0 lost, 2 unknown, -1 a position this core does not handle, -2 no memory.
  */
@@ -683,6 +788,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     for (int i = 0; i < 4; i++) c->fidx[i] = cfg[2 + i];
     for (int i = 0; i < NT; i++) c->tidx[i] = cfg[6 + i];
     c->S = cfg[13]; c->W = cfg[14]; c->greedy = cfg[15]; c->own = cfg[16];
+    c->shorten = cfg[17]; c->rseed = (uint64_t)cfg[18]; c->jitter = cfg[19];
     int at = 0, bad = 0, count[52] = {0};
     for (int i = 0; i < NT; i++) {
         int len = tabl[at++], dn = tabl[at++];
@@ -730,7 +836,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     EList L = {0}, tmp = {0};
     int result = 0;
 #define NEWFRAME(MU, MM) do { \
-        L.n = 0; gen_all(c, &L, &tmp); order(&L); \
+        L.n = 0; gen_all(c, &L, &tmp); if (c->jitter > 0) shake(c, &L); order(&L); \
         c->pool = grow(c->pool, &c->cappool, c->npool + L.n, sizeof(Edge), &c->oom); \
         fr = grow(fr, &capframes, nframes + 1, sizeof(Frame), &c->oom); \
         if (c->oom) { result = -2; goto out; } \
@@ -751,7 +857,19 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
         for (int i = 0; i < e.ns; i++) do_step(c, &e.st[i]);
         close_safe(c);
         if (c->oom) { result = -2; goto out; }
-        if (won(c)) { result = 1; goto out; }
+        if (won(c)) {
+            result = 1;
+            if (c->shorten) {  /* the path: the edge taken out of every frame, then e */
+                Edge *path = malloc((nframes + 1) * sizeof(Edge));
+                if (path) {
+                    for (size_t i = 0; i < nframes; i++) path[i] = c->pool[fr[i].first + fr[i].i - 1];
+                    path[nframes - 1] = e;
+                    shorten_line(c, path, (int)nframes, fr[0].mu, fr[0].mm, &L, &tmp);
+                    free(path);
+                }
+            }
+            goto out;
+        }
         key = make_key(c, &bad);
         if (!tab_insert(c, &key)) {
             if (c->oom) { result = -2; goto out; }

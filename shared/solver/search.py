@@ -311,14 +311,22 @@ def default_phases(game: Game) -> tuple[str, ...]:
 
 CORE_QUICK = 20_000  # nodes of the compiled core's quick first pass
 CORE_BEST = 3_000  # nodes of the Python best-first pass that follows it
+RESTART_SHARE = 0.25  # of the rest for the core's restarts in other move orders
 
 
-def core_portfolio(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], int] | None:
+def core_portfolio(game: Game, budget: Budget
+                   ) -> tuple[Outcome, list[Triple], int, bool] | None:
     """The portfolio on the compiled core (Klondike): the core on ``CORE_QUICK`` nodes (most
     deals are won in a few hundred), then Python best-first on ``CORE_BEST`` (it wins some
     deals in a few hundred nodes that depth-first misses for millions: on seeds 1..200 of
-    draw 1 at 10 s, 11 of the wins), then the core on the rest. ``None`` when the core does
-    not handle the position. Node budgets stay deterministic."""
+    draw 1 at 10 s, 11 of the wins), then the core's restarts in other move orders on a
+    quarter of the rest (``fastcore.restarts``), then the core on what is left: streamlined on
+    a third, the full search (the one that proves most deals lost) on the other two thirds — the
+    same half of the rest as without restarts. ``None`` when the core does
+    not handle the position. Node budgets stay deterministic. The last item says whether a won
+    line is already short: the core shortens its own lines (``fastcore.search``), in
+    milliseconds where :func:`.shorten` takes 0.1-0.5 s of Python (most of a typical deal's
+    time); best-first's line is left to :func:`.shorten`."""
     t0 = time.perf_counter()
 
     def left(cap: int | None) -> Budget | None:
@@ -339,21 +347,32 @@ def core_portfolio(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], i
         return None
     used += fast[2]
     if fast[0] is not Outcome.UNKNOWN:
-        return fast
+        return fast[0], fast[1], used, True
     best = left(CORE_BEST)
     if best is not None:
         searcher = Searcher(game)
         outcome, line = searcher.run_best(best)
         used += searcher.nodes
         if outcome is not Outcome.UNKNOWN:
-            return outcome, line, used
+            return outcome, line, used, False
     rest = left(None)
     if rest is None:
-        return Outcome.UNKNOWN, [], used
-    fast = fastcore.search(game, rest, rest.seconds)
+        return Outcome.UNKNOWN, [], used, True
+    some = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * RESTART_SHARE)),
+                  seconds=None if rest.seconds is None else rest.seconds * RESTART_SHARE)
+    fast = fastcore.restarts(game, some, some.seconds)
     if fast is None:
         return None
-    return fast[0], fast[1], used + fast[2]
+    used += fast[2]
+    if fast[0] is not Outcome.UNKNOWN:
+        return fast[0], fast[1], used, True
+    rest = left(None)
+    if rest is None:
+        return Outcome.UNKNOWN, [], used, True
+    fast = fastcore.search(game, rest, rest.seconds, share=1 / 3)
+    if fast is None:
+        return None
+    return fast[0], fast[1], used + fast[2], True
 
 
 def _compiled_member(work: Game, share: Budget, member: str, core: str
@@ -422,13 +441,14 @@ def _search_game(
     nodes = 0
     outcome, triples = Outcome.UNKNOWN, []
     fast = None
+    short = False  # the line is already shortened (the compiled core's own)
     if strategy == "portfolio" and pruning and core != "python":
         fast = core_portfolio(work, budget)
         if fast is None and core == "c" and not onepass.handles(work) \
                 and not fortyeight.handles(work):
             raise RuntimeError("the compiled core cannot search this position")
     if fast is not None:
-        outcome, triples, nodes = fast
+        outcome, triples, nodes, short = fast
         phases = ()
     for i, name in enumerate(phases):
         kind, prune, streamline = MEMBERS[name]
@@ -453,7 +473,7 @@ def _search_game(
             outcome = Outcome.UNKNOWN  # lost without take-backs or greedily: not a proof
         if outcome is not Outcome.UNKNOWN:
             break
-    if outcome is Outcome.WON and pruning:  # the baseline's lines stay as found
+    if outcome is Outcome.WON and pruning and not short:  # the baseline's stay as found
         end = None if budget.seconds is None else t0 + budget.seconds
         triples = shorten(work, triples, max_edges=SHORTEN_EDGES, deadline=end)
     elapsed = time.perf_counter() - t0

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from positions import make, top_first
 from solrace.shared import Game
+from solrace.shared.notation import Move
 from solrace.shared.solver import Budget, Outcome, fastcore, solve
 from solrace.shared.solver.search import search_game
 
@@ -288,3 +289,54 @@ def test_stock_order_proves_draw_three_deals_lost_at_the_deal() -> None:
         assert on[0] is Outcome.LOST and on[2] == 2
         assert without[0] is not Outcome.LOST
         assert full[0] is Outcome.LOST and full[2] > 100
+
+
+@needs_core
+@pytest.mark.parametrize(("options", "seed"), [({}, 145), ({}, 154), ({}, 156)])
+def test_restarts_win_what_the_fixed_order_misses(options: dict[str, str], seed: int) -> None:
+    """Draw-1 deals the fixed move order leaves undecided at 100k nodes (both phases) are won
+    by a restart in another order; the line replays, and the restarts are deterministic."""
+    game = Game("unlimited", options, seed)
+    assert fastcore.search(game, Budget(nodes=100_000), None)[0] is Outcome.UNKNOWN
+    a = fastcore.restarts(game, Budget(nodes=100_000), None)
+    b = fastcore.restarts(game, Budget(nodes=100_000), None)
+    assert a is not None and a[0] is Outcome.WON and a == b
+    check = Game("unlimited", options, seed)
+    ids = check.layout.ids
+    for s, d, n in a[1]:
+        check.push(Move(ids[s], ids[d], n))
+    assert check.cards_home == 52
+
+
+@needs_core
+@pytest.mark.parametrize(("options", "seed"), LOST)
+def test_a_full_restart_in_another_order_proves_the_same_deals_lost(
+        options: dict[str, str], seed: int) -> None:
+    """Move order does not change what an exhausted search visits: a shaken order counts the
+    same nodes as the fixed one on a deal proved lost (so a full restart's "lost" is a proof)."""
+    game = Game("unlimited", options, seed)
+    lib = fastcore.library()
+    fixed = fastcore._run(lib, game, 20_000, None, greedy=False, dead=False, shorten=True)
+    shaken = fastcore._run(lib, game, 20_000, None, greedy=False, dead=False, shorten=True,
+                           seed=3, jitter=fastcore.RESTART_JITTER)
+    assert fixed is not None and shaken is not None
+    assert fixed[0] is shaken[0] is Outcome.LOST and fixed[2] == shaken[2]
+
+
+@needs_core
+@pytest.mark.parametrize("options", [{}, DRAW3])
+def test_core_lines_are_shortened_and_replay(options: dict[str, str]) -> None:
+    """The core's own shortening: never longer than the line found, and it replays."""
+    for seed in range(2, 9):
+        game = Game("unlimited", options, seed)
+        raw = fastcore.search(game, Budget(nodes=20_000), None, shorten=False)
+        short = fastcore.search(game, Budget(nodes=20_000), None)
+        assert raw is not None and short is not None and raw[0] is short[0]
+        assert raw[2] == short[2]  # the same search: shortening spends no nodes
+        if short[0] is Outcome.WON:
+            assert len(short[1]) <= len(raw[1])
+            check = Game("unlimited", options, seed)
+            ids = check.layout.ids
+            for s, d, n in short[1]:
+                check.push(Move(ids[s], ids[d], n))
+            assert check.cards_home == 52
