@@ -529,19 +529,28 @@ class Game:
                     continue
                 # the top n cards for n = 1, 2, ... while they form a built run (_run_length)
                 i, lo, n = len(p) - 1, down[s], 1
+                head = p[i]
                 while True:
-                    head = p[i]
                     ds = get(head)
-                    if ds is not None and type(ds) is int:
-                        ds = (ds,)
                     if empties and (RANK_OF[head] == 13 if king_only else n == 1):
-                        ds = sorted([*ds, *empties]) if ds else empties
-                    if ds:
-                        for d in ds:
-                            if d != s:
-                                append((s, d, n))
-                    if not groups or i <= lo or head not in run_next[p[i - 1]]:
+                        if ds is None:
+                            ds = empties
+                        else:
+                            ds = sorted([ds, *empties] if type(ds) is int else [*ds, *empties])
+                    if ds is not None:
+                        if type(ds) is int:  # one destination (see home above)
+                            if ds != s:
+                                append((s, ds, n))
+                        else:
+                            for d in ds:
+                                if d != s:
+                                    append((s, d, n))
+                    if not groups or i <= lo:
                         break
+                    upper = p[i - 1]  # the next head, when head continues a run on it
+                    if head not in run_next[upper]:
+                        break
+                    head = upper
                     i -= 1
                     n += 1
             for s in to_t_single:
