@@ -15,6 +15,9 @@ reading (and the client's keepalive pongs keep arriving) while a request runs. R
 one at a time in arrival order — moves and their acks, ``sync`` then attach, keep their
 order — except the ones that may wait minutes for a solver (:data:`CONCURRENT`: ``daily``
 and ``daily.start`` while a deal is certified, and ``hint``), which run beside the queue.
+A frame that finds the worker idle with nothing queued is started in the protocol's callback
+itself (:meth:`Connection._now`: its checks, and a move's synchronous start, acked from the
+store's reply), and frames arriving meanwhile wait behind it exactly as behind the worker.
 """
 
 from __future__ import annotations

@@ -205,7 +205,11 @@ class MovePath:
         """The ack fields of a pending move whose script replied ``raw`` (lock released);
         None when the store refused it: then await :meth:`move_refused`."""
         info, e, _, rid, _, _, applied, _ = pending
-        res = ScriptResult.of(raw)
+        try:
+            res = ScriptResult.of(raw)
+        except BaseException:  # a reply it cannot read: as if the call had failed
+            self.move_failed(pending)
+            raise
         if res.status != "ok":
             return None
         e.lock.release()

@@ -2,7 +2,8 @@
 idle connection is validated, applied and submitted from the frame callback
 (``Connection._now`` → ``MovePath.move_now``) and acknowledged from the store's reply
 (``Connection._moved``); when the game's lock is held the general path waits for it; a refused
-move is answered in order, before the frames that followed it."""
+move is answered in order, before the frames that followed it; the game lock is taken without
+a coroutine only when ``acquire()`` would not wait."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from harness import (
     ws_url,
 )
 from solrace.server.connection import Connection
+from solrace.server.racemodel import GameLock
 from solrace.server.racemoves import MovePath
 from solrace.shared import protocol as P
 
@@ -110,3 +112,19 @@ async def test_pipelined_moves_and_refusals_are_answered_in_order(redis_url: str
             if raw is not None:
                 await raw.close()
             await close_all(cs)
+
+
+async def test_the_game_lock_is_taken_at_once_only_when_acquire_would_not_wait() -> None:
+    lock = GameLock()
+    assert lock.try_acquire() and lock.locked()
+    assert not lock.try_acquire()
+    waiter = asyncio.create_task(lock.acquire())
+    await asyncio.sleep(0)  # queued
+    lock.release()  # free, but its turn is the waiter's
+    assert not lock.try_acquire()
+    assert await waiter
+    assert not lock.try_acquire()
+    lock.release()
+    assert lock.try_acquire()
+    lock.release()
+    assert not lock.locked()
