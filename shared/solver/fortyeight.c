@@ -72,6 +72,8 @@ typedef struct {
     long long nodes, max_nodes;
     double deadline;
     int oom, prune, greedy;
+    uint64_t rng;  /* the shuffled members' generator (splitmix64) */
+    int shuffled;  /* 0: the engine's order */
 } Ctx;
 
 static double now(void) {
@@ -418,6 +420,31 @@ static void node_edges(const Ctx *c, const State *s, Edges *o) {
     for (int i = 0; i < nl; i++) push(o, edge1(L[i].s, L[i].d));
 }
 
+/* A shuffled member (cfg[2] != 0, plain modes): each new node's edges in a random order
+ * (Fisher-Yates over splitmix64, one draw per swap), a trailing draw or redeal kept last, the
+ * same permutation as Searcher._shuffle. Deterministic: the nodes are expanded in the same
+ * order at any budget, so the generator is at the same state at each of them. */
+static inline uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void shuffle(Ctx *c, Edges *o, size_t first) {
+    if (!c->shuffled || o->oom) return;
+    size_t n = o->n - first;
+    if (n && o->e[o->n - 1].n == 1) {
+        int a = o->e[o->n - 1].a[0], b = o->e[o->n - 1].b[0];
+        if ((a == PS && b == PW) || (a == PW && b == PS)) n--;
+    }
+    Edge *e = o->e + first;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(splitmix(&c->rng) % i);
+        Edge t = e[i - 1]; e[i - 1] = e[j]; e[j] = t;
+    }
+}
+
 /* ---------------------------------------------------------------- key */
 
 static inline void sort16(uint16_t *a, int n) {
@@ -538,6 +565,7 @@ static int run_dfs(Ctx *c, const State *root) {
     size_t top = 0;
     fr[0].s = *root; fr[0].first = 0; fr[0].next = 0;
     node_edges(c, root, &o);
+    shuffle(c, &o, 0);
     fr[0].count = o.n;
     for (;;) {
         if (o.oom) { rc = -1; break; }
@@ -574,6 +602,7 @@ static int run_dfs(Ctx *c, const State *root) {
         top++;
         fr[top].s = s; fr[top].in = e; fr[top].first = o.n; fr[top].next = 0;
         node_edges(c, &s, &o);
+        shuffle(c, &o, fr[top].first);
         fr[top].count = o.n - fr[top].first;
     }
     free(fr); free(o.e);
@@ -599,7 +628,7 @@ void fe_moves(void *h, int32_t *out) {
 
 /* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first, 2 pruned depth-first with
  * greedy home moves: every top that fits a foundation goes there, a streamliner; 3 plain
- * depth-first with greedy home moves).
+ * depth-first with greedy home moves); shuffle seed (0: none; plain modes only).
  * pos: 8 foundation heights, 8 foundation suits; for each of the 8 tableau piles its length
  * and cards bottom to top; redeals used; the waste length k, nseq, and nseq cards (waste
  * bottom-to-top, then stock top-to-bottom). Returns -1 for a position it does not take. */
@@ -609,6 +638,8 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     c->takeback = cfg[0] != 0;
     c->prune = cfg[1] == 0 || cfg[1] == 2;
     c->greedy = cfg[1] == 2 || cfg[1] == 3;
+    c->rng = (uint64_t)(uint32_t)cfg[2];
+    c->shuffled = !c->prune && cfg[2] != 0;
     int i = 0;
     for (int f = 0; f < NF; f++) {
         if (pos[i] < 0 || pos[i] > 13) return -1;

@@ -63,7 +63,7 @@ def handles(game: Game) -> bool:
 
 
 
-def _encode(game: Game, kind: str) -> tuple[list[int], list[int]] | None:
+def _encode(game: Game, kind: str, shuffle: int = 0) -> tuple[list[int], list[int]] | None:
     """The core's configuration and position (``fe_solve``); ``None`` for one it does not take
     (set up by hand: face-down cards, a pile longer than play makes, a stock over 64)."""
     if not handles(game) or game.resigned:
@@ -72,7 +72,7 @@ def _encode(game: Game, kind: str) -> tuple[list[int], list[int]] | None:
     piles = pos.piles
     if any(pos.down) or pos.redeals not in (0, 1):
         return None
-    cfg = [int(game.rules.foundation_to_tableau), MODES[kind]]
+    cfg = [int(game.rules.foundation_to_tableau), MODES[kind], shuffle]
     state = [len(piles[f]) for f in game._F]
     state += [SUIT_OF[piles[f][0]] if piles[f] else 0 for f in game._F]
     for t in game._T:
@@ -88,15 +88,18 @@ def _encode(game: Game, kind: str) -> tuple[list[int], list[int]] | None:
     return cfg, state
 
 
-def search(game: Game, budget: Budget, kind: str) -> tuple[Outcome, list[Triple], int] | None:
+def search(game: Game, budget: Budget, kind: str, shuffle: int = 0
+           ) -> tuple[Outcome, list[Triple], int] | None:
     """Run one portfolio member (``kind``: ``"dfs"``, pruned; ``"plain"``; ``"gdfs"`` and
     ``"gplain"``, the same with greedy home moves) on ``game``'s current position: (outcome,
     engine triples of the line when won, nodes), the same as ``Searcher(game, pruning=kind in
     ("dfs", "gdfs"), greedy=kind in ("gdfs", "gplain")).run_dfs``; ``None`` when the core is
     unavailable or does not take the position (then the Python search runs). A greedy
-    member's exhaustion is the greedy game's: the caller must not report it as a proof."""
+    member's exhaustion is the greedy game's: the caller must not report it as a proof.
+    ``shuffle`` (plain members only): a seed of the random child order of ``Searcher(...,
+    shuffle=seed)``, 0 for the engine's order."""
     lib = library()
-    encoded = None if lib is None else _encode(game, kind)
+    encoded = None if lib is None else _encode(game, kind, shuffle)
     if lib is None or encoded is None:
         return None
     cfg, state = encoded

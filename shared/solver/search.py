@@ -40,15 +40,16 @@ from solrace.shared.rules import AutoFill
 from solrace.shared.solver import fastcore, fortyeight, onepass
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.deadends import dead_end_test
-from solrace.shared.solver.moves import MoveGen, Triple
+from solrace.shared.solver.moves import Edge, MoveGen, Triple
 from solrace.shared.solver.result import Budget, Outcome, SolveResult
 from solrace.shared.solver.shorten import shorten
 
 _TIME_CHECK = 256  # nodes between clock readings
+_M64 = (1 << 64) - 1
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
 STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "depth3", "best", "dfs",
-              "plain", "sbest", "sdfs", "gdfs", "gplain", "greedy2")
+              "plain", "sbest", "sdfs", "gdfs", "gplain", "greedy2", "restarts")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -64,8 +65,10 @@ class Searcher(MoveGen):
     W_DEPTH = 1  # per edge from the start: prefers short lines
 
     def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False,
-                 greedy: bool = False, dead_ends: bool = True) -> None:
+                 greedy: bool = False, dead_ends: bool = True, shuffle: int = 0) -> None:
         super().__init__(game, pruning=pruning, streamline=streamline, greedy=greedy)
+        # the plain depth-first search's children in a random order (seed; 0: the engine's)
+        self.shuffle = 0 if pruning else shuffle & 0xFFFFFFFF
         rules = game.rules
         self.key = key_function(game)
         # a position this proves lost is counted as a node and never expanded (deadends.py)
@@ -97,7 +100,9 @@ class Searcher(MoveGen):
             key = self.key
             seen = {key()}
             path_moves: list[list[Triple]] = []
-            stack = [iter(self.edges())]
+            children = self._shuffled if self.shuffle else self.edges
+            self._rng = self.shuffle
+            stack = [iter(children())]
             revert, apply, home = game._revert, self.apply, self.home
             nodes = self.nodes = 1
             while stack:
@@ -128,12 +133,29 @@ class Searcher(MoveGen):
                     continue
                 path_ops.append(ops)
                 path_moves.append(moves)
-                stack.append(iter(self.edges()))
+                stack.append(iter(children()))
             return Outcome.LOST, []
         finally:
             while path_ops:
                 game._revert(path_ops.pop())
             game._revert(ops0)
+
+    def _shuffled(self) -> list[Edge]:
+        """The edges in a random order (Fisher-Yates over splitmix64), a trailing draw or
+        redeal kept last: the order of ``fortyeight.c``'s shuffled members, draw for draw."""
+        edges = self.edges()
+        n = len(edges)
+        if n and (edges[-1][0][0] == self.S or edges[-1][0][1] == self.S):
+            n -= 1
+        x = self._rng
+        for i in range(n, 1, -1):
+            x = (x + 0x9E3779B97F4A7C15) & _M64
+            z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+            j = (z ^ (z >> 31)) % i
+            edges[i - 1], edges[j] = edges[j], edges[i - 1]
+        self._rng = x
+        return edges
 
     # ------------------------------------------------------------------ best-first
 
@@ -270,6 +292,10 @@ MEMBERS: dict[str, Member] = {
     "gdfs": ("gdfs", True, False),
     "gplain": ("gplain", False, False),
 }
+# ``rgplain<k>``: ``gplain`` with its children in a random order of seed k (restarts of the
+# greedy plain search; streamliners like it)
+SHUFFLED: dict[str, int] = {f"rgplain{k}": k for k in range(1, 10)}
+MEMBERS.update({name: MEMBERS["gplain"] for name in SHUFFLED})
 GREEDY = ("gdfs", "gplain")  # members with greedy home moves: their exhaustion proves nothing
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
@@ -277,6 +303,7 @@ PHASES: dict[str, tuple[str, ...]] = {
     "streamlined": ("sbest", "best", "dfs"),
     "depth3": ("gdfs", "dfs", "plain"),
     "greedy2": ("gplain", "dfs"),
+    "restarts": ("gplain", "rgplain1", "rgplain2", "dfs"),
 }
 
 
@@ -293,19 +320,23 @@ def phases_of(strategy: str) -> tuple[str, ...] | None:
 
 def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
-    and Eight) two depth-first searches instead (``greedy2``): plain depth-first with greedy
-    home moves (every card that fits a foundation goes home at once), then pruned depth-first,
-    which alone can prove a position lost. The plain search draws one card per node and so
-    explores "play through the stock, using each card as it comes" first, which the
-    macro-moves (every tableau move before any later waste card) reach late — with two passes
-    through the stock that order matters — and the greedy home moves shrink its game: alone at
-    1M nodes it wins 29 of seeds 1..40, against 20 for the three-member ``depth3`` and none for
-    best-first in its third of 50k nodes (docs/solver.md, fifth round). On Unlimited
-    (unlimited redeals) and the auto-fill games a third phase only thins the other two."""
+    and Eight) depth-first searches instead (``restarts``): plain depth-first with greedy home
+    moves (every card that fits a foundation goes home at once), the same twice more with
+    each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned
+    depth-first, which alone can prove a position lost — a quarter of the budget each, and a
+    greedy game searched to the end hands the shuffled members' shares on. The plain search
+    draws one card per node and so explores "play through the stock, using each card as it
+    comes" first, which the macro-moves (every tableau move before any later waste card)
+    reach late, and the greedy home moves shrink its game: alone at 1M nodes it wins 29 of
+    seeds 1..40, against 20 for the three-member ``depth3`` (fifth round); a depth-first
+    search's first choices fix a subtree of millions of positions, and restarts in other
+    orders win deals the engine's order misses (seeds 1..60: 47 of 60 at 3M nodes against 45
+    for ``greedy2``, docs/solver.md, sixth round). On Unlimited (unlimited redeals) and the
+    auto-fill games a third phase only thins the other two."""
     rules = game.rules
     macro = rules.draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
     if macro and rules.redeals is not None:
-        return PHASES["greedy2"]
+        return PHASES["restarts"]
     return PHASES["portfolio2"]
 
 
@@ -383,8 +414,9 @@ def _compiled_member(work: Game, share: Budget, member: str, core: str
     position and cannot is an error."""
     if member in ("best", "dfs") and onepass.handles(work):
         compiled = onepass.search(work, share, member)
-    elif member in fortyeight.MODES and fortyeight.handles(work):
-        compiled = fortyeight.search(work, share, member)
+    elif MEMBERS[member][0] in fortyeight.MODES and fortyeight.handles(work):
+        kind = "plain" if member == "plain" else MEMBERS[member][0]
+        compiled = fortyeight.search(work, share, kind, SHUFFLED.get(member, 0))
     else:
         return None
     if compiled is None and core == "c":
@@ -450,9 +482,13 @@ def _search_game(
     if fast is not None:
         outcome, triples, nodes, short = fast
         phases = ()
-    for i, name in enumerate(phases):
-        kind, prune, streamline = MEMBERS[name]
-        share = _share(budget, i, len(phases), nodes, time.perf_counter() - t0)
+    spent: set[Member] = set()  # streamlined graphs searched to the end without a win
+    todo = list(phases)
+    while todo:
+        name = todo.pop(0)
+        member = MEMBERS[name]
+        kind, prune, streamline = member
+        share = _share(budget, 0, len(todo) + 1, nodes, time.perf_counter() - t0)
         compiled = None
         if core != "python" and pruning and not streamline:
             compiled = _compiled_member(work, share, name, core)
@@ -461,18 +497,21 @@ def _search_game(
             nodes += count
             if outcome is Outcome.LOST and kind in GREEDY:
                 outcome = Outcome.UNKNOWN  # lost with greedy home moves: not a proof
-            if outcome is not Outcome.UNKNOWN:
-                break
-            continue
-        searcher = Searcher(work, pruning=pruning and prune, streamline=streamline,
-                            greedy=kind in GREEDY)
-        run = searcher.run_best if kind == "best" else searcher.run_dfs
-        outcome, triples = run(share)
-        nodes += searcher.nodes
-        if outcome is Outcome.LOST and (searcher.no_takeback or searcher.greedy):
-            outcome = Outcome.UNKNOWN  # lost without take-backs or greedily: not a proof
+                spent.add(member)
+        else:
+            searcher = Searcher(work, pruning=pruning and prune, streamline=streamline,
+                                greedy=kind in GREEDY, shuffle=SHUFFLED.get(name, 0))
+            run = searcher.run_best if kind == "best" else searcher.run_dfs
+            outcome, triples = run(share)
+            nodes += searcher.nodes
+            if outcome is Outcome.LOST and (searcher.no_takeback or searcher.greedy):
+                outcome = Outcome.UNKNOWN  # lost without take-backs or greedily: not a proof
+                spent.add(member)
         if outcome is not Outcome.UNKNOWN:
             break
+        # the same graph in another child order (a shuffled member) cannot win either: its
+        # share goes to the members left
+        todo = [n for n in todo if MEMBERS[n] not in spent]
     if outcome is Outcome.WON and pruning and not short:  # the baseline's stay as found
         end = None if budget.seconds is None else t0 + budget.seconds
         triples = shorten(work, triples, max_edges=SHORTEN_EDGES, deadline=end)

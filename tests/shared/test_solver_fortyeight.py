@@ -197,3 +197,52 @@ def test_a_greedy_members_exhaustion_is_no_proof(core: str) -> None:
         result = search_game(game, Budget(nodes=40_000), strategy=kind, core=core)
         assert result.outcome is Outcome.UNKNOWN and result.nodes == member[2]  # ...no proof
     assert search_game(game, Budget(nodes=40_000), core=core).outcome is Outcome.LOST
+
+
+def _shuffled(game: Game, seed: int, nodes: int) -> tuple[Outcome, list, int]:
+    searcher = Searcher(game, pruning=False, greedy=True, shuffle=seed)
+    outcome, line = searcher.run_dfs(Budget(nodes=nodes))
+    return outcome, line, searcher.nodes
+
+
+@needs_core
+@pytest.mark.parametrize("options", OPTIONS, ids=IDS)
+def test_shuffled_members_are_the_python_search_node_for_node(options: dict[str, str]) -> None:
+    """``rgplain<k>``: the greedy plain search with each node's children in a random order
+    of seed k — the core draws the same permutations as the Python search (same outcome,
+    node count and line at every budget cut), and the order really differs from
+    ``gplain``'s."""
+    won = differs = 0
+    for seed, stock in [(7, 64), (10, 64), (2, 64), (3, 40), (6, 20)]:
+        game = _walk(options, seed, stock, 0)
+        plain = _member(game, "gplain", 3_000)
+        for k in (1, 2):
+            for nodes in (1, 9, 700, 3_000):
+                py = _shuffled(game, k, nodes)
+                assert fortyeight.search(game, Budget(nodes=nodes), "gplain", k) == py
+                won += py[0] is Outcome.WON
+            differs += py != plain
+            result = search_game(game, Budget(nodes=3_000), strategy=f"rgplain{k}", core="c")
+            assert (result.outcome, result.nodes) == py[::2]
+            if result.won:
+                game.replay(result.moves)  # the line replays through Game.push
+                assert game.cards_home == game.total_cards
+                game = _walk(options, seed, stock, 0)
+    assert won and differs
+
+
+@pytest.mark.parametrize("core", ["python", "c"])
+def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> None:
+    """Once ``gplain`` has searched its whole (greedy) game without a win, the shuffled
+    members, the same game in other orders, cannot win either: they are skipped and their
+    shares go to the pruned member, which proves the position lost."""
+    if core == "c" and fortyeight.library() is None:
+        pytest.skip(f"no compiled solver core here: {fortyeight.CORE.error}")
+    game = _walk(NO, 9, 10)
+    greedy = _member(game, "gplain", 40_000)
+    assert greedy[0] is Outcome.LOST
+    pruned = _member(game, "dfs", 40_000)
+    assert pruned[0] is Outcome.LOST
+    result = search_game(game, Budget(nodes=40_000), strategy="gplain+rgplain1+rgplain2+dfs",
+                         core=core)
+    assert result.outcome is Outcome.LOST and result.nodes == greedy[2] + pruned[2]
