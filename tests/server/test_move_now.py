@@ -51,6 +51,16 @@ async def test_idle_moves_start_synchronously_and_ack_after_the_store(
             secrets = await race_info(redis_url, rid)
             alice = Racer(cs[0], rid, secrets.game())
             await alice.step()  # the first move fills the game cache (the general path)
+            # the fast path needs the session held under a live notice token (a PING answered
+            # after the player's channel was subscribed): on a loaded machine that can take a
+            # few PING rounds, and until then every request asks Redis on the worker's path
+            hub, pid = server.ctx.hub, cs[0].player or ""
+            for _ in range(100):
+                if hub.notices_live(pid) is not None:
+                    break
+                await asyncio.sleep(0.05)
+            assert hub.notices_live(pid) is not None
+            await alice.step()  # verified in Redis under that token: held from now on
             calls.clear()
             made = await alice.play(6)
             assert made == 6
