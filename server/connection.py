@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from solrace.server import metrics
 from solrace.server.batches import is_full_move
+from solrace.server.fastmoves import MoveStart
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
 from solrace.server.handlers import HANDLERS, accounts, lobby, rematch
@@ -98,7 +99,7 @@ class TokenBucket:
         return False
 
 
-class Connection:
+class Connection(MoveStart):
     def __init__(self, ws: ServerConnection, ctx: Context) -> None:
         self.ws = ws
         self.ctx = ctx
@@ -330,95 +331,6 @@ class Connection:
         except Exception:  # never into the protocol's callback
             log.exception("queueing a frame failed")
 
-    def _now(self, data: bytes | str) -> None:
-        """A frame for an idle worker (nothing queued, nothing running), handled in the
-        frame callback as far as it goes without waiting: checks and parsing
-        (:meth:`_begin`: an error is answered here), and a move's synchronous start
-        (:meth:`~solrace.server.racemoves.MovePath.move_now`), whose store reply then
-        finishes it (:meth:`_moved`) — no wake-up of the worker, no task step. Frames that
-        come meanwhile queue and wait for it; anything else goes to the worker, already
-        read, so the connection's order holds."""
-        begun = self._begin(data)
-        if begun is None:  # answered
-            self._recheck()
-            return
-        req_id, _, req, held = begun
-        if held and type(req) is P.MakeMove and not req.auto and is_full_move(req.move):
-            started = time.perf_counter()
-            races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
-            feed.claim(rid, seq, seq + 1)
-            try:
-                pending = races.move_now(self.me, rid, seq, req.move)
-            except Exception as exc:
-                feed.unclaim(rid, seq, seq + 1)
-                self._report(req_id, "move", exc)
-                self._recheck()
-                return
-            if type(pending) is dict:  # a duplicate
-                self._acked(req, pending, started)
-                self._recheck()
-                return
-            if pending is None:  # not the common case: the worker's _move claims it again
-                feed.unclaim(rid, seq, seq + 1)
-            else:
-                self._working = True
-                fut = pending[-1]
-                self._moving = (fut, req_id, req, pending, started)
-                fut.add_done_callback(self._moved)
-                return
-        self._push(begun)  # the rest may wait: the worker's
-
-    def _moved(self, fut: asyncio.Future[Any]) -> None:
-        """The store's reply to a move :meth:`_now` started: the ack; a refusal is finished
-        by a task (its answer may need reads), during which later frames still wait."""
-        assert self._moving is not None
-        _, req_id, req, pending, started = self._moving
-        races = self.ctx.races
-        try:
-            if fut.cancelled():
-                races.move_failed(pending)
-                raise asyncio.CancelledError
-            exc = fut.exception()
-            if exc is not None:
-                races.move_failed(pending)
-                raise exc
-            raw = fut.result()
-            ack = races.move_done(pending, raw)
-            if ack is None:
-                task = asyncio.ensure_future(self._refused(req_id, req, pending, raw, started))
-                self._moving = (task, req_id, req, pending, started)
-                return
-            self._acked(req, ack, started)
-        except BaseException as exc:  # refused: another connection's move n+1 is not ours
-            self.feed.unclaim(req.race, req.seq, req.seq + 1)
-            if isinstance(exc, Exception):
-                self._report(req_id, "move", exc)
-        self._settle()
-
-    async def _refused(self, req_id: Any, req: P.MakeMove, pending: Any, raw: Any,
-                       started: float) -> None:
-        try:
-            self._acked(req, await self.ctx.races.move_refused(pending, raw), started)
-        except BaseException as exc:
-            self.feed.unclaim(req.race, req.seq, req.seq + 1)
-            if isinstance(exc, Exception):
-                self._report(req_id, "move", exc)
-        finally:
-            self._settle()
-
-    def _settle(self) -> None:
-        """A move started by :meth:`_now` is over: the worker takes the frames that came
-        meanwhile."""
-        self._moving = None
-        self._working = False
-        if self._queue:
-            self._wake_worker()
-        self._recheck()
-
-    def _acked(self, req: P.MakeMove, ack: dict[str, Any], started: float) -> None:
-        metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
-        self.send(P.reply(req.id, "ack", race=req.race, **ack))
-
     async def _writer(self) -> None:
         while True:
             frame = await self.out.queue.get()
@@ -576,36 +488,6 @@ class Connection:
             await self._run(req)
         except Exception as exc:
             self._report(req_id, kind, exc)
-
-    async def _move(self, req: P.MakeMove) -> None:
-        """A move in full notation: :func:`~solrace.server.handlers.play.on_move`, with its
-        common case started synchronously (:meth:`~solrace.server.racemoves.MovePath.move_now`:
-        validation, engine and the script call as plain calls) and this coroutine awaiting
-        the store's reply itself — the ack leaves only after Redis has the move, as there."""
-        started = time.perf_counter()
-        races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
-        # The ack tells this connection everything its own progress event would: that event
-        # (same version ``v``) is not sent back to it; see Feed._deliver.
-        feed.claim(rid, seq, seq + 1)
-        try:
-            pending = races.move_now(self.me, rid, seq, req.move)
-            if pending is None:  # not the common case: the general path, with its waits
-                ack = await races.move(self.me, rid, seq, req.move)
-            elif type(pending) is dict:  # a duplicate
-                ack = pending
-            else:
-                try:
-                    raw = await pending[-1]
-                except BaseException:
-                    races.move_failed(pending)
-                    raise
-                ack = races.move_done(pending, raw)
-                if ack is None:
-                    ack = await races.move_refused(pending, raw)
-        except BaseException:  # refused: another connection's move n+1 is not ours to skip
-            feed.unclaim(rid, seq, seq + 1)
-            raise
-        self._acked(req, ack, started)
 
     async def _beside(self, req_id: Any, req: P.Request) -> None:
         """A CONCURRENT request, run beside the in-order queue."""

@@ -1,0 +1,153 @@
+"""A connection's moves without the worker: the synchronous start of a frame that finds the
+worker idle, and the in-order worker's own move path (docs/performance.md, "Issue 14, fifth
+pass: the plumbing").
+
+A mixin of :class:`~solrace.server.connection.Connection`, kept apart so that the connection
+module stays about its lifecycle, limits and dispatch. :meth:`MoveStart._now` runs a frame's
+checks in the websocket's frame callback and, for a full move with a held session, starts it
+synchronously (:meth:`~solrace.server.racemoves.MovePath.move_now`); the store's reply then
+acks it from the future's done callback (:meth:`MoveStart._moved`): no wake-up future, no task
+step. Frames that arrive meanwhile wait in the connection's queue; the move's end
+(:meth:`MoveStart._settle`) wakes the worker for them, so the connection's order holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from solrace.server import metrics
+from solrace.server.batches import is_full_move
+from solrace.shared import protocol as P
+
+
+class MoveStart:
+    """The move path of a connection (its state: ``ctx``, ``feed``, ``_queue``, ``_moving``,
+    ``_working``; its helpers: ``_begin``, ``_push``, ``_report``, ``_recheck``, ``send``)."""
+
+    # provided by Connection
+    ctx: Any
+    feed: Any
+    _queue: Any
+    _moving: Any
+    _working: bool
+
+    def _now(self, data: bytes | str) -> None:
+        """A frame for an idle worker (nothing queued, nothing running), handled in the
+        frame callback as far as it goes without waiting: checks and parsing
+        (:meth:`_begin`: an error is answered here), and a move's synchronous start
+        (:meth:`~solrace.server.racemoves.MovePath.move_now`), whose store reply then
+        finishes it (:meth:`_moved`) — no wake-up of the worker, no task step. Frames that
+        come meanwhile queue and wait for it; anything else goes to the worker, already
+        read, so the connection's order holds."""
+        begun = self._begin(data)
+        if begun is None:  # answered
+            self._recheck()
+            return
+        req_id, _, req, held = begun
+        if held and type(req) is P.MakeMove and not req.auto and is_full_move(req.move):
+            started = time.perf_counter()
+            races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
+            feed.claim(rid, seq, seq + 1)
+            try:
+                pending = races.move_now(self.me, rid, seq, req.move)
+            except Exception as exc:
+                feed.unclaim(rid, seq, seq + 1)
+                self._report(req_id, "move", exc)
+                self._recheck()
+                return
+            if type(pending) is dict:  # a duplicate
+                self._acked(req, pending, started)
+                self._recheck()
+                return
+            if pending is None:  # not the common case: the worker's _move claims it again
+                feed.unclaim(rid, seq, seq + 1)
+            else:
+                self._working = True
+                fut = pending[-1]
+                self._moving = (fut, req_id, req, pending, started)
+                fut.add_done_callback(self._moved)
+                return
+        self._push(begun)  # the rest may wait: the worker's
+
+    def _moved(self, fut: asyncio.Future[Any]) -> None:
+        """The store's reply to a move :meth:`_now` started: the ack; a refusal is finished
+        by a task (its answer may need reads), during which later frames still wait."""
+        assert self._moving is not None
+        _, req_id, req, pending, started = self._moving
+        races = self.ctx.races
+        try:
+            if fut.cancelled():
+                races.move_failed(pending)
+                raise asyncio.CancelledError
+            exc = fut.exception()
+            if exc is not None:
+                races.move_failed(pending)
+                raise exc
+            raw = fut.result()
+            ack = races.move_done(pending, raw)
+            if ack is None:
+                task = asyncio.ensure_future(self._refused(req_id, req, pending, raw, started))
+                self._moving = (task, req_id, req, pending, started)
+                return
+            self._acked(req, ack, started)
+        except BaseException as exc:  # refused: another connection's move n+1 is not ours
+            self.feed.unclaim(req.race, req.seq, req.seq + 1)
+            if isinstance(exc, Exception):
+                self._report(req_id, "move", exc)
+        self._settle()
+
+    async def _refused(self, req_id: Any, req: P.MakeMove, pending: Any, raw: Any,
+                       started: float) -> None:
+        try:
+            self._acked(req, await self.ctx.races.move_refused(pending, raw), started)
+        except BaseException as exc:
+            self.feed.unclaim(req.race, req.seq, req.seq + 1)
+            if isinstance(exc, Exception):
+                self._report(req_id, "move", exc)
+        finally:
+            self._settle()
+
+    def _settle(self) -> None:
+        """A move started by :meth:`_now` is over: the worker takes the frames that came
+        meanwhile."""
+        self._moving = None
+        self._working = False
+        if self._queue:
+            self._wake_worker()
+        self._recheck()
+
+    def _acked(self, req: P.MakeMove, ack: dict[str, Any], started: float) -> None:
+        metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
+        self.send(P.reply(req.id, "ack", race=req.race, **ack))
+
+    async def _move(self, req: P.MakeMove) -> None:
+        """A move in full notation: :func:`~solrace.server.handlers.play.on_move`, with its
+        common case started synchronously (:meth:`~solrace.server.racemoves.MovePath.move_now`:
+        validation, engine and the script call as plain calls) and this coroutine awaiting
+        the store's reply itself — the ack leaves only after Redis has the move, as there."""
+        started = time.perf_counter()
+        races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
+        # The ack tells this connection everything its own progress event would: that event
+        # (same version ``v``) is not sent back to it; see Feed._deliver.
+        feed.claim(rid, seq, seq + 1)
+        try:
+            pending = races.move_now(self.me, rid, seq, req.move)
+            if pending is None:  # not the common case: the general path, with its waits
+                ack = await races.move(self.me, rid, seq, req.move)
+            elif type(pending) is dict:  # a duplicate
+                ack = pending
+            else:
+                try:
+                    raw = await pending[-1]
+                except BaseException:
+                    races.move_failed(pending)
+                    raise
+                ack = races.move_done(pending, raw)
+                if ack is None:
+                    ack = await races.move_refused(pending, raw)
+        except BaseException:  # refused: another connection's move n+1 is not ours to skip
+            feed.unclaim(rid, seq, seq + 1)
+            raise
+        self._acked(req, ack, started)
