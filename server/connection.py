@@ -31,7 +31,6 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from solrace.server import metrics
-from solrace.server.batches import is_full_move
 from solrace.server.fastmoves import MoveStart
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
@@ -475,9 +474,6 @@ class Connection(MoveStart):
         try:
             if not held:
                 await accounts.check_session(self)
-            if type(req) is P.MakeMove and not req.auto and is_full_move(req.move):
-                await self._move(req)  # the hottest request, without the handler's chain
-                return
             if isinstance(req, CONCURRENT):
                 if self.concurrent >= MAX_CONCURRENT:
                     raise ProtocolError("rate_limited", f"at most {MAX_CONCURRENT} daily "

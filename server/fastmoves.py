@@ -1,6 +1,5 @@
 """A connection's moves without the worker: the synchronous start of a frame that finds the
-worker idle, and the in-order worker's own move path (docs/performance.md, "Issue 14, fifth
-pass: the plumbing").
+worker idle (docs/performance.md, "Issue 14, fifth pass: the plumbing").
 
 A mixin of :class:`~solrace.server.connection.Connection`, kept apart so that the connection
 module stays about its lifecycle, limits and dispatch. :meth:`MoveStart._now` runs a frame's
@@ -8,7 +7,9 @@ checks in the websocket's frame callback and, for a full move with a held sessio
 synchronously (:meth:`~solrace.server.racemoves.MovePath.move_now`); the store's reply then
 acks it from the future's done callback (:meth:`MoveStart._moved`): no wake-up future, no task
 step. Frames that arrive meanwhile wait in the connection's queue; the move's end
-(:meth:`MoveStart._settle`) wakes the worker for them, so the connection's order holds.
+(:meth:`MoveStart._settle`) wakes the worker for them, so the connection's order holds. A
+move the worker handles goes through its handler
+(:func:`~solrace.server.handlers.play.on_move`), which starts it the same way.
 """
 
 from __future__ import annotations
@@ -121,33 +122,3 @@ class MoveStart:
     def _acked(self, req: P.MakeMove, ack: dict[str, Any], started: float) -> None:
         metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
         self.send(P.reply(req.id, "ack", race=req.race, **ack))
-
-    async def _move(self, req: P.MakeMove) -> None:
-        """A move in full notation: :func:`~solrace.server.handlers.play.on_move`, with its
-        common case started synchronously (:meth:`~solrace.server.racemoves.MovePath.move_now`:
-        validation, engine and the script call as plain calls) and this coroutine awaiting
-        the store's reply itself — the ack leaves only after Redis has the move, as there."""
-        started = time.perf_counter()
-        races, feed, rid, seq = self.ctx.races, self.feed, req.race, req.seq
-        # The ack tells this connection everything its own progress event would: that event
-        # (same version ``v``) is not sent back to it; see Feed._deliver.
-        feed.claim(rid, seq, seq + 1)
-        try:
-            pending = races.move_now(self.me, rid, seq, req.move)
-            if pending is None:  # not the common case: the general path, with its waits
-                ack = await races.move(self.me, rid, seq, req.move)
-            elif type(pending) is dict:  # a duplicate
-                ack = pending
-            else:
-                try:
-                    raw = await pending[-1]
-                except BaseException:
-                    races.move_failed(pending)
-                    raise
-                ack = races.move_done(pending, raw)
-                if ack is None:
-                    ack = await races.move_refused(pending, raw)
-        except BaseException:  # refused: another connection's move n+1 is not ours to skip
-            feed.unclaim(rid, seq, seq + 1)
-            raise
-        self._acked(req, ack, started)

@@ -24,14 +24,31 @@ async def on_move(conn: Connection, req: P.MakeMove) -> dict[str, Any]:
     # (same version ``v``) is not sent back to it; see Feed._deliver.
     if req.auto or not batches.is_full_move(req.move):  # a source only, or with autoplay
         return await pointing.batch(conn, req, "move", req.move, req.auto)
-    feed = conn.feed
-    feed.claim(req.race, req.seq, req.seq + 1)
+    # Its common case starts synchronously (MovePath.move_now: validation, engine and the
+    # script call as plain calls) and this coroutine awaits the store's reply itself — the ack
+    # leaves only after Redis has the move. An idle connection does the same without even
+    # this coroutine (server/fastmoves.py).
+    races, feed, rid, seq = conn.ctx.races, conn.feed, req.race, req.seq
+    feed.claim(rid, seq, seq + 1)
     try:
-        ack = await conn.ctx.races.move(conn.me, req.race, req.seq, req.move)
+        pending = races.move_now(conn.me, rid, seq, req.move)
+        if pending is None:  # not the common case: the general path, with its waits
+            ack = await races.move(conn.me, rid, seq, req.move)
+        elif type(pending) is dict:  # a duplicate
+            ack = pending
+        else:
+            try:
+                raw = await pending[-1]
+            except BaseException:
+                races.move_failed(pending)
+                raise
+            ack = races.move_done(pending, raw)
+            if ack is None:
+                ack = await races.move_refused(pending, raw)
     except BaseException:  # refused: another connection's move n+1 is not ours to skip
-        feed.unclaim(req.race, req.seq, req.seq + 1)
+        feed.unclaim(rid, seq, seq + 1)
         raise
-    return P.reply(req.id, "ack", race=req.race, **ack)
+    return P.reply(req.id, "ack", race=rid, **ack)
 
 
 @handles(P.Resign)

@@ -79,29 +79,8 @@ class MovesMixin(StoreCore):
             self._move, keys=keys,
             args=[player, seq, move, home, "1" if progressed else "0", result,
                   channel, event, process],
-            on_done=(self._deliver_after(rid, [event]) if event_map is None
-                     else self._deliver_one(rid, event_map)),
+            on_done=self._deliver_after(rid, [event], [event_map]),
         )
-
-    def _deliver_one(self, rid: str, event_map: dict[str, Any]) -> Callable[[Any], None] | None:
-        """:meth:`_deliver_after` for one move whose event map is known (every single move):
-        no lists, no loop."""
-        local = self.local
-        if local is None:
-            return None
-
-        def done(raw: Any) -> None:
-            if _s(raw[0]) != "ok":
-                return
-            ev = dict(event_map)
-            v = int(raw[1])
-            ev["elapsed"], ev["at"], ev["v"] = int(raw[2]), int(raw[4]), v
-            try:
-                local(rid, v, ev)
-            except Exception:
-                log.exception("local delivery of race %s v%d failed", rid, v)
-
-        return done
 
     async def durable(self, rid: str, res: ScriptResult) -> None:
         """With ``--wait-replicas N``: return only once N replicas hold the race's writes so
