@@ -93,14 +93,15 @@ class MovePath:
             return await self._refused(info, e, player, rid, seq, text, retried, res)
         return self._acked(info, e, rid, applied, res)
 
-    def _apply(self, e: GameEntry, player: Player, seq: int, text: str) -> Any:
+    def _apply(self, e: GameEntry, player: Player, seq: int, text: str | Move) -> Any:
         """Validation and the engine, no I/O: the move pushed on the cached game, and what
         the store and the ack need — (status, result, view after, delta, cards home, whether
         it put a card home, move text, progress event); or the ack of a duplicate (a dict).
         The caller holds the game's lock and has refreshed a game that is behind ``seq``."""
         game = e.game
         if seq != len(game.moves):
-            if seq < len(game.moves) and game.moves[seq] == _parse(text):
+            if seq < len(game.moves) and game.moves[seq] == (
+                    text if type(text) is Move else _parse(text)):
                 return _duplicate(e, seq)
             raise ProtocolError("stale_seq", f"your game has {len(game.moves)} moves, not {seq}",
                                 seq=len(game.moves))
@@ -168,7 +169,7 @@ class MovePath:
 
     # ------------------------------------------------------------------ the synchronous start
 
-    def move_now(self, player: Player, rid: str, seq: int, text: str) -> Any:
+    def move_now(self, player: Player, rid: str, seq: int, text: str | Move) -> Any:
         """:meth:`move` without a coroutine, for the common case — the race's info and the
         game cached, the game's lock free, the game not behind ``seq``, no replica barrier:
         the lock is taken, the move validated and pushed and its script call submitted, here
@@ -177,7 +178,9 @@ class MovePath:
         pending move: await its last item (the store's raw reply, the move is not
         acknowledged before it), then call :meth:`move_done` — or :meth:`move_failed` if the
         await raised. Every check and outcome is :meth:`move`'s; only the coroutine chain
-        (``move`` → ``_move_locked`` → ``append_move``, the lock's ``async with``) is gone."""
+        (``move`` → ``_move_locked`` → ``append_move``, the lock's ``async with``) is gone.
+        ``text`` may be the move parsed already (a :class:`Move`: ``Game.push`` takes it as
+        it is, so a full-notation move is parsed once)."""
         info = self.infos.get(rid)
         e = self.games.get((rid, player.pid))
         store = self.store

@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from solrace.server import batches, metrics
+from solrace.server.fastmoves import ack_reply
 from solrace.server.handlers import pointing
 from solrace.server.handlers.base import handles
 from solrace.shared import protocol as P
@@ -48,7 +49,7 @@ async def on_move(conn: Connection, req: P.MakeMove) -> dict[str, Any]:
     except BaseException:  # refused: another connection's move n+1 is not ours to skip
         feed.unclaim(rid, seq, seq + 1)
         raise
-    return P.reply(req.id, "ack", race=rid, **ack)
+    return ack_reply(req.id, rid, ack)
 
 
 @handles(P.Resign)

@@ -137,3 +137,49 @@ async def test_the_game_lock_is_taken_at_once_only_when_acquire_would_not_wait()
     assert lock.try_acquire()
     lock.release()
     assert not lock.locked()
+
+
+@pytest.mark.parametrize("req_id", [7, "abc", None])
+def test_ack_reply_is_the_reply_websockets_would_carry(req_id: Any) -> None:
+    """``ack_reply`` builds what ``P.reply(..., "ack", race=..., **ack)`` builds: the same
+    keys in the same order, so the same bytes in both codecs."""
+    from solrace.server.fastmoves import ack_reply
+    from solrace.shared.jsonwire import encode_json
+
+    ack = {"seq": 12, "delta": [[3, [["7h", 1]]]], "v": 40, "elapsed": 5000,
+           "status": "playing", "move": "t3f1", "moves": ["t3f1"], "legal": ["s", "t1f1"]}
+    want = P.reply(req_id, "ack", race="r1", **ack)
+    got = ack_reply(req_id, "r1", ack)
+    assert list(got.items()) == list(want.items())
+    assert P.encode(got) == P.encode(want)
+    assert encode_json(got) == encode_json(want)
+
+
+def test_a_parsed_move_is_pushed_and_recognised_as_a_duplicate() -> None:
+    """``move_now`` takes the move parsed once (``full_move``): ``_apply`` pushes it as it is,
+    and a duplicate of an earlier move is recognised from it as from its text."""
+    from solrace.server.batches import is_full_move
+    from solrace.server.fastmoves import full_move
+    from solrace.server.racemodel import GameEntry, Player
+    from solrace.shared.engine import Game
+    from solrace.shared.views import view_of
+
+    for text in ("t3f1", "s", "w1t2", "t1:3t2", "t3", "zz", "f1t9", ""):
+        assert (full_move(text) is not None) == is_full_move(text), text
+    game = Game("unlimited", {"draw": "1"}, 5)
+    e = GameEntry(game, view_of(game).wire())
+    path, me = MovePath(), Player("p1", "alice")
+    texts = []
+    for _ in range(3):
+        text = choose_move(game)
+        assert text is not None
+        move = full_move(text.text())
+        assert move is not None
+        applied = path._apply(e, me, len(game.moves), move)
+        assert type(applied) is tuple and applied[6] == text.text()
+        e.view = applied[2]
+        texts.append(text.text())
+    dup = path._apply(e, me, 1, full_move(texts[1]))
+    assert type(dup) is dict and dup["duplicate"] is True and dup["move"] == texts[1]
+    with pytest.raises(P.ProtocolError):  # another move at an old seq: stale, as from text
+        path._apply(e, me, 1, full_move(texts[2] if texts[2] != texts[1] else "s"))
