@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +47,9 @@ class ScriptBatcher:
         self._pool: ConnectionPool | None = (
             pool if isinstance(redis, Redis) and isinstance(pool, ConnectionPool) else None)
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: The pooled connection the last batch ended well on, and its event loop: the next
+        #: batch's (see :meth:`_exchange`).
+        self._held: tuple[Any, asyncio.AbstractEventLoop] | None = None
 
     def call(self, script: Any, keys: list[Any], args: list[Any],
              on_done: Callable[[Any], None] | None = None) -> asyncio.Future[Any]:
@@ -62,19 +67,52 @@ class ScriptBatcher:
 
     async def _exchange(self, batch: list[Any]) -> list[Any]:
         """One write of the packed batch, then its replies in order (an error reply is
-        returned in its place, as ``raise_on_error=False`` does)."""
+        returned in its place, as ``raise_on_error=False`` does).
+
+        The pooled connection a batch ended well on is kept for the next batch (batches go
+        one at a time), instead of a ``get_connection``/``release`` per batch — each a lock
+        and the pool's instrumentation; the pool's check that a connection is fit (not
+        closed by the server, nothing unread) is made here without a coroutine (``_clean``),
+        and one that fails it, or any failure of a batch, gives the connection back to the
+        pool (disconnected on a failure), and the next batch takes one afresh. A connected
+        connection is written to directly, under the same deadline as the replies (the
+        connection's socket timeout), not through ``send_packed_command``, which runs the
+        write in a task of its own (``asyncio.wait_for``); a write that fails disconnects
+        and raises ``ConnectionError`` as it does, so the pool's retry policy sees the same.
+        About 40 % of a one-call batch's instructions (docs/performance.md, "sixth pass")."""
         pool = self._pool
         assert pool is not None
         packed = b"".join([pack(sha_of(c[0]), c[1], c[2]) for c in batch])
-        conn = await pool.get_connection()
+        loop = asyncio.get_running_loop()
+        held, self._held = self._held, None
+        if held is not None and held[1] is loop and _clean(held[0]):
+            conn = held[0]
+        else:
+            if held is not None:  # closed by the server, unread data, another event loop:
+                with contextlib.suppress(Exception):  # the pool connects it afresh
+                    await held[0].disconnect(nowait=True)
+                await pool.release(held[0])
+            conn = await pool.get_connection()
+        kept = False
         try:
             async def io() -> list[Any]:
-                await conn.send_packed_command(packed, check_health=False)
+                writer = conn._writer
+                direct = writer is not None and conn.is_connected
+                if not direct:  # (re)connects first, as every redis-py command does
+                    await conn.send_packed_command(packed, check_health=False)
                 out: list[Any] = []
-                # one deadline (the connection's socket timeout) for all the batch's replies,
-                # not one timer per reply
+                # one deadline (the connection's socket timeout) for the write and all the
+                # batch's replies, not one timer (and a task) for each
                 try:
                     async with asyncio.timeout(conn.socket_timeout):
+                        if direct:
+                            try:
+                                writer.write(packed)
+                                await writer.drain()
+                            except OSError as exc:
+                                await conn.disconnect(nowait=True)
+                                raise ConnectionError(
+                                    f"Error while writing to socket. {exc.args}") from exc
                         if _direct(conn):
                             await _read_replies(conn, len(batch), out)
                         else:
@@ -91,12 +129,17 @@ class ScriptBatcher:
             async def failed(_error: Exception) -> None:
                 await conn.disconnect()
 
-            return await conn.retry.call_with_retry(io, failed)  # type: ignore[no-any-return]
+            out = await conn.retry.call_with_retry(io, failed)
+            kept = conn.is_connected
+            return out  # type: ignore[no-any-return]
         except BaseException:
             await conn.disconnect()
             raise
         finally:
-            await pool.release(conn)
+            if kept:
+                self._held = (conn, loop)
+            else:
+                await pool.release(conn)
 
     def _flush(self) -> None:
         """Send what is pending — unless a batch is still out: then the calls wait for it to
@@ -147,6 +190,36 @@ class ScriptBatcher:
             for *_, fut, _ in batch:
                 if not fut.done():
                     fut.set_exception(exc)
+
+
+def _clean(conn: Any) -> bool:
+    """Whether a kept connection is fit for the next batch: what the pool's
+    ``ensure_connection`` checks before it hands a connection out (connected, not closed by
+    the server, no unread data), without its coroutine — and, where the transport's socket
+    is at hand (asyncio's selector transports), the socket itself is asked without waiting
+    (``MSG_PEEK``): a connection Redis closed a moment ago shows its end there before the
+    event loop has read it (the pool, handing out the connection released last, rarely
+    meets one; a kept connection always would)."""
+    stream = getattr(conn, "_reader", None)
+    if not conn.is_connected or stream is None or stream.at_eof() or stream._buffer:
+        return False
+    reader = getattr(getattr(conn, "_parser", None), "_reader", None)
+    if reader is not None and hasattr(reader, "has_data") and reader.has_data():
+        return False
+    writer = getattr(conn, "_writer", None)
+    sock = getattr(getattr(writer, "transport", None), "_sock", None)
+    if sock is None:
+        return True
+    try:
+        sock.recv(1, _PEEK)
+    except (BlockingIOError, InterruptedError):
+        return True  # nothing to read: open, nothing unread
+    except OSError:
+        return False
+    return False  # unread data, or b"": closed by the server
+
+
+_PEEK = socket.MSG_PEEK | getattr(socket, "MSG_DONTWAIT", 0)
 
 
 def _direct(conn: Any) -> bool:

@@ -54,8 +54,50 @@ async def test_one_tick_of_calls_is_one_batch_with_each_reply_to_its_caller(redi
         else:
             assert res == [f"k{i}".encode(), str(i).encode()]
     assert len(done) == 300 - len(range(3, 300, 7))  # on_done: successful replies only
-    conn = redis.connection_pool._available_connections[0]
+    assert batcher._held is not None  # the connection is kept for the next batch
+    conn = batcher._held[0]
     assert _direct(conn) == isinstance(conn._parser, rconn._AsyncHiredisParser)
+
+
+async def test_the_connection_is_kept_between_batches_and_replaced_after_a_failure(
+        redis: Redis) -> None:
+    """Batches reuse the connection the last one ended well on (no pool round per batch);
+    one that failed is disconnected and given back, and the next batch takes one afresh."""
+    batcher = ScriptBatcher(redis)
+    echo = redis.register_script(ECHO)
+    await redis.script_load(ECHO)
+    pool = redis.connection_pool
+    assert await batcher.call(echo, ["a"], [1]) == [b"a", b"1"]
+    assert batcher._held is not None
+    first = batcher._held[0]
+    for n in range(2, 5):
+        assert await batcher.call(echo, ["a"], [n]) == [b"a", str(n).encode()]
+        assert batcher._held is not None and batcher._held[0] is first
+    assert first in pool._in_use_connections and first not in pool._available_connections
+    other = Redis(connection_pool=pool)
+    assert await other.ping()  # the rest of the store still has the pool's other connections
+    await redis.client_kill_filter(_type="normal", skipme=True)  # every connection dropped
+    assert await batcher.call(echo, ["a"], [5]) == [b"a", b"5"]  # retried by the policy
+    assert batcher._held is not None and batcher._held[0].is_connected
+    stalled = Redis.from_url(str(pool.connection_kwargs.get("path") or "") or
+                             f"redis://{pool.connection_kwargs['host']}:"
+                             f"{pool.connection_kwargs['port']}", socket_timeout=0.3,
+                             retry=None)
+    try:
+        b2 = ScriptBatcher(stalled)
+        e2 = stalled.register_script(ECHO)
+        assert await b2.call(e2, ["a"], [6]) == [b"a", b"6"]
+        kept = b2._held[0] if b2._held is not None else None
+        await redis.execute_command("CLIENT", "PAUSE", "800", "ALL")
+        with pytest.raises(Exception) as caught:
+            await b2.call(e2, ["a"], [7])
+        assert is_outage(caught.value)
+        assert b2._held is None and kept in stalled.connection_pool._available_connections
+        assert kept is not None and not kept.is_connected  # given back, disconnected
+        await asyncio.sleep(0.7)
+        assert await b2.call(e2, ["a"], [8]) == [b"a", b"8"]
+    finally:
+        await stalled.aclose()
 
 
 async def test_noscript_is_retried_after_loading(redis: Redis) -> None:
