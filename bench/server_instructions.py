@@ -1,6 +1,7 @@
 """Instructions the server executes per move under load, counted by valgrind (callgrind).
 
     python bench/server_instructions.py --n 100 --seconds 20 [--out /tmp/cg.out]
+    python bench/server_instructions.py --n 100 --seconds 20 --echo   # the floor: echo.py
 
 The same set-up as one solrace window of ``bench/server.py`` (a private Redis, the server with
 its benchmark flags, ``bench/loadgen.py`` players in 2-seat races, each "send a move, wait for
@@ -85,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=float, default=5.0, help="warm-up before it (5)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="keep callgrind's output here")
+    ap.add_argument("--echo", action="store_true",
+                    help="count bench/echo.py instead (the floor): instructions per reply, "
+                         "counted as its socket sends (one per echoed message)")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("valgrind (with callgrind_control) is not installed")
@@ -96,13 +100,16 @@ def main(argv: list[str] | None = None) -> int:
     real_spawn = bench._spawn
 
     def spawn(argv: list[str], **kw: Any) -> subprocess.Popen[bytes]:
-        if "solrace.server" in argv:  # the server (not echo): under valgrind
+        if args.echo and any(a.endswith("echo.py") for a in argv):  # the floor: under valgrind
+            argv = [*valgrind, *argv]
+        elif "solrace.server" in argv and not args.echo:  # the server: under valgrind
             at = argv.index("-m")
             argv = [*valgrind, *argv[:at], "-c", PRELUDE, *argv[at + 2:]]
         return real_spawn(argv, **kw)
 
     def toggle_on(pid: int, _seconds: float, _out: Path) -> None:
-        os.kill(pid, signal.SIGUSR1)
+        if not args.echo:  # (echo has no such handler: the signal would end it)
+            os.kill(pid, signal.SIGUSR1)
         marks["moves0"] = _moves(rds)
         subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True,
                        capture_output=True)
@@ -118,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     srv = None
     try:
         bench._spawn = spawn
-        srv = bench.start_solrace(redis_proc.url, work, 1)
+        srv = bench.start_echo(work) if args.echo else bench.start_solrace(redis_proc.url, work, 1)
         srv.wait(timeout=600)
         b = bench.Bench(ns, work)
         b.redis_proc, b.redis = redis_proc, rds
@@ -142,28 +149,31 @@ def main(argv: list[str] | None = None) -> int:
 
         bench.LoadGens.expect = expect  # type: ignore[method-assign]
         bench.loadgen.STEP_TIMEOUT *= 10  # (the players are forked: they see this)
-        m = b.window("solrace", args.n, [srv], profile=work / "unused")
+        m = b.window("echo" if args.echo else "solrace", args.n, [srv], profile=work / "unused")
     finally:
         if srv is not None:
             srv.stop(grace=120)
         rds.close()
         redis_proc.stop()
-    moves = marks["moves1"] - marks["moves0"]
+    moves = 0 if args.echo else marks["moves1"] - marks["moves0"]
     # one file per process (a forked worker writes its own): the server's is the busiest
     total, acks = 0, 0
     for path in out.parent.glob(out.name + ".*"):
         for line in path.read_text(errors="replace").splitlines():
             if line.startswith(("totals:", "summary:")) and int(line.split()[1]) > total:
                 total = int(line.split()[1])
-                acks = calls_to(path, ACKED)
+                acks = calls_to(path, "sock_send" if args.echo else ACKED)
     if not args.out:
         shutil.rmtree(work, ignore_errors=True)
     print(f"N={args.n}, window {args.seconds:g} s: {moves} moves appended "
-          f"({m.count} acks counted by the players), errors {m.errors or 'none'}")
+          f"({m.count} {'replies' if args.echo else 'acks'} counted by the players), "
+          f"errors {m.errors or 'none'}")
     print(f"instructions in the window: {total:,}")
     if moves:
         print(f"instructions per move: {total / moves:,.0f} (per XADD)")
-    if acks:
+    if acks and args.echo:
+        print(f"instructions per reply: {total / acks:,.0f} (per socket send: {acks})")
+    elif acks:
         print(f"instructions per move: {total / acks:,.0f} (per ack built: {acks} calls of "
               f"legal_texts, compiled)")
     return 0

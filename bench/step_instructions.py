@@ -16,6 +16,14 @@ function). Steps (what the server does once per move):
 * ``write-websockets`` — one binary frame written through ``websockets`` (frame object,
   serializer, write list, ``send_data``) to a transport that drops it;
 * ``write-direct`` — the same frame through ``FrameConnection.write_message``'s framing;
+* ``read-websockets`` / ``read-lean`` — one move frame (masked, binary) received by a
+  ``FrameConnection``: through websockets' own ``data_received`` (its stream reader, parser
+  generators, frame object, ``process_event``), or split by ``FrameConnection.data_received``
+  (issue 14's sixth pass);
+* ``batch-1`` / ``batch-8`` — one batch of 1 or 8 script calls through the
+  ``ScriptBatcher`` to a private Redis (another process, not counted), each awaited: the
+  event loop's iterations, the batch task, the write, the replies (``--calls 300`` is
+  plenty: a batch costs hundreds of thousands of instructions);
 * ``move`` — the engine's work of one move in ``racemoves.py`` ``_move_locked``: ``cards_home``
   before, ``Game.push`` of the text, ``game.status``, ``views.advance``, ``cards_home`` and the
   move's text, the progress event packed, ``pointing.legal_texts``; over the moves of seeded
@@ -36,6 +44,55 @@ import os
 import subprocess
 import sys
 import tempfile
+
+#: A FrameConnection receiving one move frame (``read-websockets``, ``read-lean``).
+READ = """
+import asyncio
+import msgpack
+from websockets.frames import Frame, Opcode
+from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+from solrace.server.wsconn import FrameConnection, _Inbox
+loop = asyncio.new_event_loop()
+p = ServerProtocol(max_size=64 * 1024)
+p.state = OPEN
+p.parser = p.parse()
+next(p.parser)
+c = FrameConnection.__new__(FrameConnection)
+c.protocol, c.request, c.close_deadline = p, object(), None
+c._inbox = _Inbox(loop.create_future())
+got = []
+c._inbox.sink = got.append
+payload = msgpack.packb({"t": "move", "id": 17, "race": "0123456789abcdef", "seq": 612,
+                         "move": "t3f1"})
+frame = Frame(Opcode.BINARY, payload).serialize(mask=True, extensions=[])
+"""
+#: The script batcher against a private Redis (``batch-1``, ``batch-8``): ``K`` calls a batch.
+BATCH = """
+import asyncio, atexit, tempfile
+from pathlib import Path
+from redis.asyncio import Redis
+from solrace.server.redisproc import RedisProcess
+from solrace.server.store.batch import ScriptBatcher
+rp = RedisProcess(data_dir=Path(tempfile.mkdtemp()), appendonly=False)
+rp.start()
+atexit.register(rp.stop)
+loop = asyncio.new_event_loop()
+asyncio.set_event_loop(loop)
+r = Redis.from_url(rp.url)
+script = r.register_script("return {'ok', 1, 2, 3, 4}")
+b = ScriptBatcher(r)
+keys = [b"sr:race:{0123456789abcdef}", b"sr:race:{0123456789abcdef}:log:p-abc",
+        b"sr:race:{0123456789abcdef}:ev"]
+args = [b"p-abc", 612, "t3f1", 5, "1", "", b"sr:race:{0123456789abcdef}",
+        b"\\x87" + b"x" * 60, b"proc1"]
+loop.run_until_complete(script(keys=[], args=[]))
+async def main(n):  # counted: n batches of K calls, each awaited (Redis is another process)
+    for _ in range(n):
+        futs = [b.call(script, keys, args) for _ in range(K)]
+        for fut in futs:
+            await fut
+"""
 
 SETUP = {
     "parse": """
@@ -105,6 +162,21 @@ def f():  # the checks and the write of FrameConnection.write_message
         raise AssertionError
     t.write(frame_head(len(frame), False) + frame)
 """,
+    "read-websockets": READ + """
+from websockets.asyncio.server import ServerConnection
+def f():  # websockets' own reading: stream reader, parser generators, frame, process_event
+    ServerConnection.data_received(c, frame)
+    got.clear()
+""",
+    "read-lean": READ + """
+c.data_received(frame)
+assert got == [payload] and c._inbox.lean == 64 * 1024
+def f():  # FrameConnection.data_received's own frame split
+    c.data_received(frame)
+    got.clear()
+""",
+    "batch-1": "K = 1" + BATCH,
+    "batch-8": "K = 8" + BATCH,
 }
 
 # The engine's part of a move (see ``move`` above); UPTO: the number of its steps run.
@@ -169,7 +241,10 @@ def count(setup: str, calls: int) -> int:
     fd, out = tempfile.mkstemp(prefix="solrace-steps-")
     os.close(fd)
     try:
-        code = f"{setup}\nfor _ in range({calls}):\n    f()\n"
+        if "async def main(" in setup:  # an event loop's work: one run of main(calls)
+            code = f"{setup}\nloop.run_until_complete(main({calls}))\n"
+        else:
+            code = f"{setup}\nfor _ in range({calls}):\n    f()\n"
         done = subprocess.run(
             ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
              sys.executable, "-c", code],
