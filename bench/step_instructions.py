@@ -31,7 +31,12 @@ function). Steps (what the server does once per move):
   replayed from its deal as the server caches it (its legal moves asked once, by the board);
 * ``push``, ``status``, ``view``, ``event``, ``legal`` — ``move`` cut into those steps (each the
   difference of two prefixes of it, so a saving that lands on the next move's work counts for
-  the step that causes it, and the five add up to ``move``).
+  the step that causes it, and the five add up to ``move``);
+* ``ack``, ``rival`` — the two steps after ``move`` on the server: the ack built
+  (``protocol.reply``) and encoded as the connection's outbox encodes it, and the progress
+  event as a rival's connection gets it (unpacked as the hub does, ``racer_event``, the
+  ``event`` frame built and encoded); ``whole`` is ``parse`` + ``move`` + ``ack`` + ``rival``,
+  the engine/protocol part of one move.
 
 Before/after: run it once with the code as it is, once with ``PYTHONPATH`` naming a directory
 whose ``solrace`` is another checkout (``git archive REV | tar -x -C DIR/solrace``).
@@ -183,6 +188,7 @@ def f():  # FrameConnection.data_received's own frame split
 MOVE = """
 import random
 import msgpack
+from solrace.shared import protocol as P
 from solrace.shared.engine import Game, Status
 from solrace.shared.pointing import legal_texts
 from solrace.shared.views import advance, view_of
@@ -225,12 +231,26 @@ def f():
              "move": done, "delta": change}}
     if result:
         event["result"] = result
-    _pack(event), home > before_home
+    packed = _pack(event)
+    home > before_home
     if UPTO < 5:
         return
-    legal_texts(game)
+    legal = legal_texts(game)
+    if UPTO < 6:
+        return
+    ack = {{"seq": len(game.moves), "delta": change, "v": 7 + len(game.moves),
+            "elapsed": 12345, "status": status.value, "move": done, "moves": [done],
+            "legal": legal}}
+    P.encode(P.reply(1000 + len(game.moves), "ack", race="0123456789abcdef", **ack))
+    if UPTO < 7:
+        return
+    ev = msgpack.unpackb(packed, raw=False)
+    ev["v"] = 7 + len(game.moves)
+    ev = P.racer_event(ev)
+    P.encode({{"t": "event", "race": "0123456789abcdef", **ev}})
 """
-MOVE_STEPS = ("push", "status", "view", "event", "legal")
+MOVE_STEPS = ("push", "status", "view", "event", "legal", "ack", "rival")
+MOVE_PART = 5  # ``move``: the first five steps (the engine's part, as counted before)
 
 
 def move_setup(upto: int, calls: int) -> str:
@@ -266,14 +286,18 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"steps to count (default: all of {', '.join(SETUP)})")
     ap.add_argument("--calls", type=int, default=2000, help="calls counted per step (2000)")
     args = ap.parse_args(argv)
-    known = [*SETUP, "move", *MOVE_STEPS]
+    known = [*SETUP, "move", "whole", *MOVE_STEPS]
     unknown = [s for s in args.steps if s not in known]
     if unknown:
         ap.error(f"unknown step {unknown[0]!r}")
     prefixes: dict[int, float] = {}  # move steps 1..k -> instructions per call
 
+    counted: dict[str, float] = {}
+
     def per_call(setup: str) -> float:
-        return (count(setup, 100 + args.calls) - count(setup, 100)) / args.calls
+        if setup not in counted:
+            counted[setup] = (count(setup, 100 + args.calls) - count(setup, 100)) / args.calls
+        return counted[setup]
 
     def prefix(k: int) -> float:
         if k not in prefixes:
@@ -283,7 +307,9 @@ def main(argv: list[str] | None = None) -> int:
     for step in args.steps or list(SETUP):
         try:
             if step == "move":
-                n = prefix(len(MOVE_STEPS))
+                n = prefix(MOVE_PART)
+            elif step == "whole":
+                n = per_call(SETUP["parse"]) + prefix(len(MOVE_STEPS))
             elif step in MOVE_STEPS:
                 k = MOVE_STEPS.index(step) + 1
                 n = prefix(k) - (prefix(k - 1) if k > 1 else 0)

@@ -14,6 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+try:
+    import cython
+except ImportError:  # Cython is optional at run time: its declarations are then no-ops
+    from solrace.shared import nocython as cython
+
 from solrace.shared.cards import RANK_OF, RED_OF, SUIT_OF
 from solrace.shared.deal import Position, deal_position
 from solrace.shared.errors import IllegalMove, NotationError
@@ -450,6 +455,20 @@ class Game:
 
     # ----------------------------------------------------------------- generation
 
+    # C types for the generation's locals (compiled only; the .py runs as written): the piles
+    # as lists read by C index, the tables as tuples, indexes and cards as C integers. Every
+    # value declared here is exactly of that type (Position holds lists of ints 0..51, _gen
+    # tuples of pile indexes), so the compiled code computes what the .py does.
+    @cython.locals(piles=list, down=list, out=list, home=list, want=list, empties=list,
+                   free=list, fp=list, tp=list, p=list, F=tuple, T=tuple, R=tuple, C=tuple,
+                   to_f_rest=tuple, to_t_single=tuple, to_c_sources=tuple, f_next=tuple,
+                   f_first=tuple, run_next=tuple, d=cython.Py_ssize_t, s=cython.Py_ssize_t,
+                   f=cython.Py_ssize_t, i=cython.Py_ssize_t, lo=cython.Py_ssize_t,
+                   n=cython.Py_ssize_t, S=cython.Py_ssize_t, W=cython.Py_ssize_t,
+                   total=cython.Py_ssize_t, top=cython.Py_ssize_t, head=cython.Py_ssize_t,
+                   upper=cython.Py_ssize_t, king_only=cython.bint, groups=cython.bint,
+                   reserve_to_space=cython.bint, any_home=cython.bint, any_want=cython.bint,
+                   c=cython.Py_ssize_t)
     def _legal(self) -> list[Triple]:
         """Every legal move as a triple. The fits are looked up: each destination's top says
         which cards it accepts (``_FIRST``/``_NEXT``/``_BUILD_ON``), so the cost grows with the
@@ -468,29 +487,32 @@ class Game:
         # card -> the foundation accepting it, or the list of them, in pile order, when several
         # do (``home`` and ``want`` below hold a pile index for one, a list only for more: most
         # cards fit one place, and a list per entry was most of this function's allocations)
-        home: dict[int, int | list[int]] = {}
+        # (both indexed by the card, 0..51: a list read by index is cheaper than a dict)
+        home: list[int | list[int] | None] = [None] * 52
+        any_home = False
         for f in F:
             fp = piles[f]
             for c in f_next[f][fp[-1]] if fp else f_first[f]:
-                fs = home.get(c)
+                fs = home[c]
                 if fs is None:
                     home[c] = f
                 elif type(fs) is int:
                     home[c] = [fs, f]
                 else:
                     fs.append(f)
+                any_home = True
         # One pass over the tableau: its moves home (the first sources of _to_f_sources), and
         # card -> non-empty tableau piles accepting it, in pile order; and the empty piles
-        want: dict[int, int | list[int]] = {}
+        want: list[int | list[int] | None] = [None] * 52
+        any_want = False
         empties: list[int] = []
-        home_get = home.get
         for d in T:
             tp = piles[d]
             if not tp:
                 empties.append(d)
             elif len(tp) > down[d]:
                 top = tp[-1]
-                fs = home_get(top)
+                fs = home[top]
                 if fs is not None:
                     if type(fs) is int:
                         append((d, fs, 1))
@@ -499,18 +521,19 @@ class Game:
                             append((d, f, 1))
                 if accept is not None:
                     for c in accept[top]:
-                        ds = want.get(c)
+                        ds = want[c]
                         if ds is None:
                             want[c] = d
                         elif type(ds) is int:
                             want[c] = [ds, d]
                         else:
                             ds.append(d)
-        if home:  # the other sources of moves home, after the tableau's
+                        any_want = True
+        if any_home:  # the other sources of moves home, after the tableau's
             for s, back in to_f_rest:
                 p = piles[s]
                 if len(p) > down[s]:
-                    fs = home_get(p[-1])
+                    fs = home[p[-1]]
                     if fs is not None:
                         if type(fs) is int:
                             fs = (fs,)
@@ -521,8 +544,7 @@ class Game:
                         else:
                             for f in fs:
                                 append((s, f, 1))
-        if want or empties:
-            get = want.get
+        if any_want or empties:
             for s in T:
                 p = piles[s]
                 if not p:
@@ -531,7 +553,7 @@ class Game:
                 i, lo, n = len(p) - 1, down[s], 1
                 head = p[i]
                 while True:
-                    ds = get(head)
+                    ds = want[head]
                     if empties and (RANK_OF[head] == 13 if king_only else n == 1):
                         if ds is None:
                             ds = empties
@@ -557,7 +579,7 @@ class Game:
                 p = piles[s]
                 if p:
                     c = p[-1]
-                    ds = get(c)
+                    ds = want[c]
                     if ds is not None and type(ds) is int:
                         ds = (ds,)
                     if empties and (not king_only or RANK_OF[c] == 13):

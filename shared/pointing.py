@@ -23,6 +23,11 @@ from __future__ import annotations
 
 import re
 
+try:
+    import cython
+except ImportError:  # Cython is optional at run time: its declarations are then no-ops
+    from solrace.shared import nocython as cython
+
 from solrace.shared.cards import card_text
 from solrace.shared.engine import Game
 from solrace.shared.errors import CannotFinish, IllegalMove, NoLegalMove, NotationError
@@ -156,19 +161,21 @@ def click_for(game: Game, move: Move) -> str | None:
 _TEXTS: dict[tuple[str, ...], dict[tuple[int, int, int], str]] = {}
 
 
+@cython.locals(table=dict, out=list, legal=list)
 def legal_texts(game: Game) -> list[str]:
-    """Every legal move of the position, full notation, in the engine's fixed order."""
+    """Every legal move of the position, full notation, in the engine's fixed order (the
+    table and the lists typed for the compiled module: the dict's and the list's C calls)."""
     table = game._texts
     if table is None:
         table = game._texts = _TEXTS.setdefault(game.layout.ids, {})
     out = []
-    append = out.append
-    for t in game.legal_triples():
+    legal = game.legal_triples()
+    for t in legal:
         text = table.get(t)
         if text is None:
             ids = game.layout.ids
             text = table[t] = Move(ids[t[0]], ids[t[1]], t[2]).text()
-        append(text)
+        out.append(text)
     return out
 
 

@@ -18,6 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+try:
+    import cython
+except ImportError:  # Cython is optional at run time: its declarations are then no-ops
+    from solrace.shared import nocython as cython
+
 from solrace.shared.cards import card_text, parse_card
 from solrace.shared.engine import Game
 from solrace.shared.layout import PileKind
@@ -92,6 +97,11 @@ def view_of(game: Game) -> View:
 _SCALARS = ("moves", "home", "status", "redeals", "redeals_left")
 
 
+# C types for advance's locals (compiled only; the .py runs as written): every value declared
+# is exactly of that type (Position holds lists, the ops tuples of ints).
+@cython.locals(touched=set, op=tuple, piles=list, down=list, pile=list, wire=list, change=dict,
+               changed=dict, scalars=dict, i=cython.Py_ssize_t, hidden=cython.Py_ssize_t,
+               stock=cython.Py_ssize_t, redeals=cython.Py_ssize_t, c=cython.Py_ssize_t)
 def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The wire view after the game's last move, and its delta from ``view`` (the wire view
     before that move) — computed from the piles the move touched, not from a full view.

@@ -80,13 +80,40 @@ class ProtocolError(Exception):
 _PACKERS = threading.local()  # one msgpack Packer per thread: a Packer is not thread-safe
 
 
+def _plain(obj: Any) -> Any:
+    """The Packer's ``default`` under ``strict_types``: what msgpack's non-strict packing makes
+    of an instance of a subclass of a type it packs (a tuple or named tuple: an array; an
+    ``IntEnum``: its integer; a ``str``, ``dict``, ``list``... subclass: its base value) as a
+    value of the exact type, so that the strict Packer writes the same bytes; anything else
+    is refused with msgpack's own error."""
+    if isinstance(obj, tuple):
+        return list(tuple.__iter__(obj))
+    if isinstance(obj, int):  # (bool cannot be subclassed, and True/False never get here)
+        return int.__index__(obj)
+    if isinstance(obj, float):
+        return float.__float__(obj)
+    if isinstance(obj, (bytes, bytearray)):
+        return bytes(memoryview(obj))
+    if isinstance(obj, str):
+        return str.__str__(obj)
+    if isinstance(obj, dict):
+        return dict(obj.items())
+    if isinstance(obj, list):
+        return list.copy(obj)
+    raise TypeError(f"can not serialize {type(obj).__name__!r} object")
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """``msgpack.packb(message, use_bin_type=True)``, by a Packer kept per thread (building
-    one per message cost a fifth of the packing of an ack; the bytes are the same)."""
+    one per message cost a fifth of the packing of an ack; the bytes are the same). The Packer
+    checks types exactly (``strict_types``: a fifth less work per object than its subclass
+    checks, measured on an ack); the rare value of a subclass (a tuple, an enum) goes
+    through :func:`_plain` and packs to the same bytes as before."""
     try:
         pack = _PACKERS.pack
     except AttributeError:
-        pack = _PACKERS.pack = msgpack.Packer(use_bin_type=True).pack
+        pack = _PACKERS.pack = msgpack.Packer(use_bin_type=True, strict_types=True,
+                                              default=_plain).pack
     return pack(message)
 
 

@@ -191,3 +191,38 @@ def test_without_cython_nothing_is_built(tmp_path: Path) -> None:
                          text=True, timeout=120)
     assert run.returncode == 1 and "Cython is not installed" in run.stderr, run.stderr
     assert not where.exists() or not any(where.iterdir())
+
+
+# Without Cython installed: ``import cython`` fails, the declared modules take shared/nocython.py
+# and run as written (the same moves, views, texts and requests as with Cython).
+WITHOUT_CYTHON = (
+    "import sys\n"
+    "sys.modules['cython'] = None  # import cython raises ImportError\n"
+    "import json, random\n"
+    "from solrace.shared import protocol as P\n"
+    "from solrace.shared.engine import Game\n"
+    "from solrace.shared.pointing import legal_texts\n"
+    "from solrace.shared.views import advance, view_of\n"
+    "import solrace.shared.engine as E\n"
+    "assert E.cython.__name__ == 'solrace.shared.nocython', E.cython\n"
+    "g = Game('unlimited', {'draw': '1'}, 7)\n"
+    "view, rng, out = view_of(g).wire(), random.Random(7), []\n"
+    "for _ in range(60):\n"
+    "    g.push(rng.choice(g.legal_moves()))\n"
+    "    view, change = advance(g, view)\n"
+    "    out.append([legal_texts(g), change, g.status.value])\n"
+    "req = P.parse_request({'t': 'move', 'race': 'abcdefgh', 'seq': 1, 'move': 'w'})\n"
+    "print(json.dumps([out, req.move, P.racer_event({'k': 'progress', 'move': 'w'})]))\n"
+)
+
+
+def test_the_declared_modules_run_without_cython() -> None:
+    ours = subprocess.run([sys.executable, "-c", WITHOUT_CYTHON],
+                          env=_env(SOLRACE_COMPILED="python"), capture_output=True, text=True)
+    assert ours.returncode == 0, ours.stderr
+    plain = subprocess.run([sys.executable, "-c", WITHOUT_CYTHON.replace(
+        "sys.modules['cython'] = None", "pass").replace(
+        "assert E.cython.__name__ == 'solrace.shared.nocython', E.cython", "pass")],
+        env=_env(SOLRACE_COMPILED="python"), capture_output=True, text=True)
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(ours.stdout) == json.loads(plain.stdout)

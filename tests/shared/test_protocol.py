@@ -8,10 +8,12 @@ error code cannot be added without documenting it.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import enum
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 import pytest
@@ -871,3 +873,103 @@ def test_parse_request_builds_what_the_dataclass_would(kind: str, data: st.DataO
         msg[name] = base[name] if use_valid else data.draw(_field_values)
     assert _outcome(P.parse_request, msg) == _outcome(_reference_parse, msg)
     assert _outcome(P.parse_request, {**base}) == _outcome(_reference_parse, {**base})
+
+
+_move_values = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(
+    [0, 612, 2**53 - 1, 2**53, -1, "", "t3f1", " t3f1 ", "t3f1" + " " * 14, "t3f1" * 5,
+     "0123456789abcdef", "abcdefgh", "ABCDEFGH", "x" * 64, "x" * 65, 1.5, b"t3f1", [1], {}])
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_move_fast_path_builds_what_the_dataclass_would(data: st.DataObject) -> None:
+    """``move`` maps near the common shape (each field valid, of another type, out of range,
+    missing, or an unknown one added): the fast path (``messages._move``) or the general one
+    gives the same request or the same error as the dataclass's own construction."""
+    base = {"t": "move", "id": 17, "race": "0123456789abcdef", "seq": 612, "move": "t3f1",
+            "auto": False}
+    msg: dict[str, Any] = {"t": "move"}
+    for name in data.draw(st.permutations(["id", "race", "seq", "move", "auto", "bogus", b"id"])):
+        how = data.draw(st.sampled_from(["valid", "valid", "other", "absent"]))
+        if how == "valid" and name in base:
+            msg[name] = base[name]
+        elif how != "absent":
+            msg[name] = data.draw(_move_values)
+    assert _outcome(P.parse_request, msg) == _outcome(_reference_parse, msg)
+
+
+def test_the_common_move_frame_takes_the_fast_path() -> None:
+    from solrace.shared.protocol import messages as M
+
+    P.parse_request({"t": "resign", "race": "0123456789abcdef"})  # the race id checked once
+    for msg in ({"t": "move", "id": 17, "race": "0123456789abcdef", "seq": 612, "move": "t3f1"},
+                {"t": "move", "race": "0123456789abcdef", "seq": 0, "move": "w", "auto": True},
+                {"t": "move", "id": None, "race": "0123456789abcdef", "seq": 3, "move": "s"},
+                {"t": "move", "id": "x" * 64, "race": "0123456789abcdef", "seq": 3,
+                 "move": "t3"}):
+        fast = M._move(dict(msg))
+        assert fast is not None and fast == _reference_parse(dict(msg))
+        assert type(fast) is P.MakeMove and fast.auto is msg.get("auto", False)
+    for msg in ({"t": "move", "id": True, "race": "0123456789abcdef", "seq": 1, "move": "w"},
+                {"t": "move", "race": "0123456789abcdef", "seq": -1, "move": "w"},
+                {"t": "move", "race": "notaraceid!", "seq": 1, "move": "w"},
+                {"t": "move", "race": "0123456789abcdef", "seq": 1, "move": "w", "x": 1},
+                {"t": "move", "race": "0123456789abcdef", "seq": 1, "move": "w" * 17}):
+        assert M._move(dict(msg)) is None  # the general path answers these
+
+
+class _Kind(enum.IntEnum):
+    A = 3
+
+
+class _Text(str):
+    pass
+
+
+class _Pair(NamedTuple):
+    a: Any
+    b: Any
+
+
+_leaves = (st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.floats(allow_nan=False)
+           | st.text(max_size=8) | st.binary(max_size=8) | st.sampled_from(list(_Kind))
+           | st.text(max_size=8).map(_Text) | st.binary(max_size=4).map(bytearray))
+_values = st.recursive(_leaves, lambda inner: (
+    st.lists(inner, max_size=4) | st.lists(inner, max_size=4).map(tuple)
+    | st.builds(_Pair, inner, inner) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    | st.dictionaries(st.text(max_size=4), inner, max_size=4).map(collections.OrderedDict)),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(message=st.dictionaries(st.text(max_size=6), _values, max_size=5))
+def test_encode_packs_exactly_what_packb_packs(message: dict[str, Any]) -> None:
+    """The strict Packer of ``encode`` (with its ``default``) writes the bytes of
+    ``msgpack.packb(..., use_bin_type=True)``, also for tuples, named tuples, enums and
+    subclasses of str, dict, bytearray."""
+    assert P.encode(message) == msgpack.packb(message, use_bin_type=True)
+
+
+def test_encode_refuses_what_packb_refuses() -> None:
+    for bad in (object(), {1, 2}, complex(1, 2)):
+        with pytest.raises(TypeError) as ours:
+            P.encode({"x": bad})
+        with pytest.raises(TypeError) as theirs:
+            msgpack.packb({"x": bad}, use_bin_type=True)
+        assert str(ours.value) == str(theirs.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.sampled_from(["k", "player", "move", "delta", "reveal", "boards", "v",
+                                      "home", "at"]), unique=True),
+       ordered=st.booleans())
+def test_racer_event_keeps_the_other_keys_in_order(keys: list[str], ordered: bool) -> None:
+    event: dict[str, Any] = dict.fromkeys(keys, 1)
+    if ordered:
+        event = collections.OrderedDict(event)
+    before = list(event.items())
+    seen = P.racer_event(event)
+    assert list(seen.items()) == [(k, v) for k, v in before if k not in P.SPECTATOR_ONLY]
+    assert list(event.items()) == before  # the original is untouched
+    if P.SPECTATOR_ONLY.isdisjoint(keys):
+        assert seen is event  # nothing to remove: no copy

@@ -1,0 +1,19 @@
+"""What the compiled modules' Cython declarations mean without Cython: nothing.
+
+A module that declares C types for a hot function (``@cython.locals(...)``, pure-Python mode)
+imports ``cython``; Cython is optional at run time (``shared/accel.py``), so without it the
+module imports this instead and the declarations are no-ops: the ``.py`` runs as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+compiled = False
+Py_ssize_t = int
+bint = bool
+
+
+def locals(**_types: Any) -> Callable[[Any], Any]:  # Cython's name
+    return lambda f: f
