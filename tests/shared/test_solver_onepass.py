@@ -131,6 +131,54 @@ def test_members_from_mid_game_positions_and_cut_budgets(
     assert game.cards_home == game.total_cards
 
 
+@needs_core
+@pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=IDS)
+def test_shuffled_depth_first_is_the_python_search_node_for_node(
+        variant: str, options: dict[str, str]) -> None:
+    """``rdfs<k>``: the pruned depth-first search with each node's children in a random order
+    of seed k, a trailing draw kept last — the core draws the same permutations as
+    ``Searcher(shuffle=k)`` (same outcome, node count and line at every budget cut, from
+    deals and from positions of play), the order really differs from ``dfs``'s, and through
+    ``search_game`` the line replays and an exhaustion is no proof (``unknown``)."""
+    won = differs = 0
+    for seed, stock in [(8, 200), (11, 200), (2, 60), (5, 30)]:
+        game = _walk(variant, options, seed, stock)
+        plain = onepass.search(game, Budget(nodes=3_000), "dfs")
+        for k in (1, 2):
+            for nodes in (1, 9, 700, 3_000):
+                searcher = Searcher(game, shuffle=k)
+                outcome, line = searcher.run_dfs(Budget(nodes=nodes))
+                py = (outcome, line, searcher.nodes)
+                assert onepass.search(game, Budget(nodes=nodes), "dfs", shuffle=k) == py
+                won += outcome is Outcome.WON
+            differs += py != plain
+            result = search_game(game, Budget(nodes=3_000), strategy=f"rdfs{k}", core="c")
+            python = search_game(game, Budget(nodes=3_000), strategy=f"rdfs{k}", core="python")
+            assert (result.outcome, result.nodes, result.moves) == (
+                python.outcome, python.nodes, python.moves)
+            assert (result.outcome, result.nodes) == ((Outcome.UNKNOWN, py[2])
+                                                      if py[0] is Outcome.LOST else py[::2])
+            if result.won:
+                game.replay(result.moves)  # the line replays through Game.push
+                assert game.cards_home == game.total_cards
+                game = _walk(variant, options, seed, stock)
+    assert won and differs
+
+
+@needs_core
+def test_a_shuffled_exhaustion_leaves_the_proof_to_dfs() -> None:
+    """A late position the shuffled member exhausts: reported ``unknown`` by it, and the
+    unshuffled ``dfs`` after it still runs (it is not skipped as the same graph) and proves
+    the position lost, in Python and on the core alike."""
+    game = _walk(DAK, NO, 6, 5)
+    alone = search_game(game, Budget(nodes=30_000), strategy="rdfs1", core="c")
+    assert alone.outcome is Outcome.UNKNOWN and alone.nodes < 30_000
+    for core in ("python", "c"):
+        result = search_game(game, Budget(nodes=60_000), strategy="rdfs1+rdfs2+dfs", core=core)
+        assert result.outcome is Outcome.LOST
+        assert result.nodes == 2 * alone.nodes  # rdfs2 skipped, dfs searched it all again
+
+
 def test_only_positions_of_its_games_go_to_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
     for variant, options in [("forty-and-eight", {}), ("seven-by-five", {}), ("unlimited", {}),
                              (SIXES, {"empty_fill": "manual"})]:
