@@ -18,7 +18,15 @@ from positions import make
 from solrace.shared import Game
 from solrace.shared.solver import Budget, Outcome, fastcore, onepass
 from solrace.shared.solver.moves import MoveGen
-from solrace.shared.solver.search import Searcher, search_game
+from solrace.shared.solver.search import (
+    CAPPED_PART,
+    PHASES,
+    RESTARTS,
+    Searcher,
+    default_phases,
+    phases_of,
+    search_game,
+)
 
 needs_core = pytest.mark.skipif(onepass.library() is None,
                                 reason=f"no compiled solver core here: {onepass.CORE.error}")
@@ -177,6 +185,28 @@ def test_a_shuffled_exhaustion_leaves_the_proof_to_dfs() -> None:
         result = search_game(game, Budget(nodes=60_000), strategy="rdfs1+rdfs2+dfs", core=core)
         assert result.outcome is Outcome.LOST
         assert result.nodes == 2 * alone.nodes  # rdfs2 skipped, dfs searched it all again
+
+
+@pytest.mark.parametrize("core", ["python", "c"])
+def test_a_capped_member_stops_at_its_cap(core: str) -> None:
+    """``name@N``: at most N nodes, and at most a ``CAPPED_PART``-th of the whole budget; the
+    default portfolio of Double Aces and Kings starts with such restarts, Forty and Eight's
+    too (plain ones), Sixes and Sevens keeps the halves."""
+    if core == "c" and onepass.library() is None:
+        pytest.skip(f"no compiled solver core here: {onepass.CORE.error}")
+    game = Game(DAK, NO, 3)  # no order wins it in the first few hundred nodes
+    budget = Budget(nodes=300 * CAPPED_PART)
+    assert search_game(game, budget, strategy="rdfs1@300", core=core).nodes == 300
+    assert search_game(game, budget, strategy="rdfs1@200+rdfs2@50", core=core).nodes == 250
+    small = Budget(nodes=10 * CAPPED_PART)  # the whole budget's part caps instead
+    assert search_game(game, small, strategy="rdfs1@300", core=core).nodes == 10
+    timed = search_game(game, Budget(nodes=None, seconds=60.0), strategy="rdfs1@300", core=core)
+    assert timed.outcome is Outcome.UNKNOWN and timed.nodes == 300
+    assert phases_of("rdfs1@0") is None and phases_of("rdfs1@x") is None
+    assert default_phases(game) == PHASES["shaken"]
+    assert len(PHASES["shaken"]) == RESTARTS + 2 and PHASES["shaken"][-2:] == ("best", "dfs")
+    assert default_phases(Game("forty-and-eight", {}, 1)) == PHASES["shaken-plain"]
+    assert default_phases(Game(SIXES, AUTO, 1)) == PHASES["portfolio2"]
 
 
 def test_only_positions_of_its_games_go_to_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
