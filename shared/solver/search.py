@@ -323,7 +323,7 @@ PHASES: dict[str, tuple[str, ...]] = {
 # beat one long search (docs/solver.md, seventh round)
 RESTARTS = 32  # shuffled orders tried
 RESTART_NODES = 2_000  # nodes each, at most
-CAPPED_PART = 128  # a capped member also gets at most this part of the whole budget
+CAPPED_PART = 4  # the capped members together get at most this part of the whole budget
 PHASES["shaken"] = (*(f"rdfs{k}@{RESTART_NODES}" for k in range(1, RESTARTS + 1)),
                     "best", "dfs")
 # Forty and Eight: short shuffled restarts of the plain search (no greedy home moves), then
@@ -337,9 +337,11 @@ PHASES["shaken-plain"] = (*(f"rplain{k}@{PLAIN_RESTART_NODES}"
 
 def member_of(name: str) -> tuple[str, int | None]:
     """A phase's member and its node cap: ``rdfs3@5000`` is ``rdfs3`` on at most 5,000
-    nodes and at most a ``CAPPED_PART``-th of the whole budget (so that 32 of them leave three
-    quarters of a small budget, a hint's, to the members after them: a late position lost in
-    2k nodes is still proved at 30k), ``dfs`` is ``dfs`` on its share."""
+    nodes, ``dfs`` is ``dfs`` on its share. The capped members of a portfolio together get at
+    most a ``CAPPED_PART``-th of the whole budget, in order (those after it is spent are
+    skipped), so a small budget — a hint's 20k nodes — still runs a few restarts at full size
+    and leaves three quarters to the members after them (a late position lost in 2k nodes is
+    still proved at 30k)."""
     base, _, cap = name.partition("@")
     return base, (int(cap) if cap else None)
 
@@ -542,21 +544,25 @@ def _search_game(
         phases = ()
     spent: set[Member] = set()  # streamlined graphs searched to the end without a win
     todo = list(phases)
+    capped_nodes, capped_seconds = 0, 0.0  # spent by capped members so far
     while todo:
         name, cap = member_of(todo.pop(0))
         member = MEMBERS[name]
         kind, prune, streamline = member
-        share = _share(budget, 0, len(todo) + 1, nodes, time.perf_counter() - t0)
+        now = time.perf_counter() - t0
+        share = _share(budget, 0, len(todo) + 1, nodes, now)
         if cap is not None:
-            part = Budget(nodes=None if budget.nodes is None
-                          else max(1, budget.nodes // CAPPED_PART),
-                          seconds=None if budget.seconds is None
-                          else budget.seconds / CAPPED_PART)
-            limits = [n for n in (cap, share.nodes, part.nodes) if n is not None]
-            share = Budget(nodes=min(limits),
-                           seconds=None if share.seconds is None
-                           else min(share.seconds, part.seconds or share.seconds))
+            limits = [n for n in (cap, share.nodes) if n is not None]
+            if budget.nodes is not None:
+                limits.append(budget.nodes // CAPPED_PART - capped_nodes)
+            seconds = share.seconds
+            if budget.seconds is not None and seconds is not None:
+                seconds = min(seconds, budget.seconds / CAPPED_PART - capped_seconds)
+            if min(limits) < 1 or (seconds is not None and seconds <= 1e-3):
+                continue  # the capped members' part of the budget is spent
+            share = Budget(nodes=min(limits), seconds=seconds)
         compiled = None
+        before_nodes = nodes
         if core != "python" and pruning and not streamline:
             compiled = _compiled_member(work, share, name, core)
         if compiled is not None:
@@ -575,6 +581,9 @@ def _search_game(
                                             or name in SHUFFLED):
                 outcome = Outcome.UNKNOWN  # lost without take-backs, greedily or shuffled
                 spent.add(member)
+        if cap is not None:
+            capped_nodes += nodes - before_nodes
+            capped_seconds += time.perf_counter() - t0 - now
         if outcome is not Outcome.UNKNOWN:
             break
         # the same graph in another child order (a shuffled member) cannot win either: its

@@ -189,7 +189,8 @@ def test_a_shuffled_exhaustion_leaves_the_proof_to_dfs() -> None:
 
 @pytest.mark.parametrize("core", ["python", "c"])
 def test_a_capped_member_stops_at_its_cap(core: str) -> None:
-    """``name@N``: at most N nodes, and at most a ``CAPPED_PART``-th of the whole budget; the
+    """``name@N``: at most N nodes, and the capped members together at most a
+    ``CAPPED_PART``-th of the whole budget (those after it is spent are skipped); the
     default portfolio of Double Aces and Kings starts with such restarts, Forty and Eight's
     too (plain ones), Sixes and Sevens keeps the halves."""
     if core == "c" and onepass.library() is None:
@@ -198,6 +199,10 @@ def test_a_capped_member_stops_at_its_cap(core: str) -> None:
     budget = Budget(nodes=300 * CAPPED_PART)
     assert search_game(game, budget, strategy="rdfs1@300", core=core).nodes == 300
     assert search_game(game, budget, strategy="rdfs1@200+rdfs2@50", core=core).nodes == 250
+    three = search_game(game, budget, strategy="rdfs1@200+rdfs2@200+rdfs3@200", core=core)
+    assert three.nodes == 300  # 200, then the 100 left of the part, then none
+    after = search_game(game, budget, strategy="rdfs1@200+rdfs2@200+rdfs3@200+dfs", core=core)
+    assert after.nodes == budget.nodes  # the uncapped member after them gets the rest
     small = Budget(nodes=10 * CAPPED_PART)  # the whole budget's part caps instead
     assert search_game(game, small, strategy="rdfs1@300", core=core).nodes == 10
     timed = search_game(game, Budget(nodes=None, seconds=60.0), strategy="rdfs1@300", core=core)
