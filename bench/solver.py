@@ -217,14 +217,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="per deal: nodes (50k) or seconds (10s); default 50k")
     parser.add_argument("--jobs", type=int, default=1, help="deals solved at once (1)")
     parser.add_argument("--strategy", default="portfolio",
-                        help="search: portfolio (the default: portfolio2, or restarts "
-                        "with a limited stock), portfolio2 (best-first, then depth-first), "
+                        help="search: portfolio (the default: portfolio2, restarts "
+                        "with a limited stock, shaken for Double Aces and Kings), shaken (32 "
+                        "shuffled depth-first restarts of 2k nodes, rdfs1@2000 ..., then "
+                        "portfolio2), portfolio2 (best-first, then depth-first), "
                         "portfolio3 (then plain depth-first too), depth3 (greedy, pruned "
                         "and plain depth-first), greedy2 (greedy plain, then pruned "
                         "depth-first), restarts (greedy plain, twice more in random child "
                         "orders: rgplain1, rgplain2, then pruned depth-first), best, dfs, "
-                        "gdfs, plain or gplain alone, "
-                        f"or members joined by '+' (sbest+best+dfs); known: {STRATEGIES}")
+                        "gdfs, plain or gplain alone (rdfs<k>, rplain<k>, rgplain<k>: "
+                        "shuffled with seed k), or members joined by '+' (sbest+best+dfs; "
+                        f"member@N: at most N nodes); known: {STRATEGIES}")
     parser.add_argument("--core", default="auto", choices=("auto", "python", "c"),
                         help="Klondike and Double Aces and Kings search: the compiled core "
                         "when available (auto), the Python search (python), or the compiled "

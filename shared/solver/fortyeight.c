@@ -420,9 +420,10 @@ static void node_edges(const Ctx *c, const State *s, Edges *o) {
     for (int i = 0; i < nl; i++) push(o, edge1(L[i].s, L[i].d));
 }
 
-/* A shuffled member (cfg[2] != 0, plain modes): each new node's edges in a random order
- * (Fisher-Yates over splitmix64, one draw per swap), a trailing draw or redeal kept last, the
- * same permutation as Searcher._shuffle. Deterministic: the nodes are expanded in the same
+/* A shuffled member (cfg[2] != 0, any mode): each new node's edges in a random order
+ * (Fisher-Yates over splitmix64, one draw per swap), a trailing draw or redeal kept last (the
+ * plain modes' last resort; the pruned modes have none: their stock edges are jumps), the
+ * same permutation as Searcher._shuffled. Deterministic: the nodes are expanded in the same
  * order at any budget, so the generator is at the same state at each of them. */
 static inline uint64_t splitmix(uint64_t *x) {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
@@ -628,7 +629,7 @@ void fe_moves(void *h, int32_t *out) {
 
 /* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first, 2 pruned depth-first with
  * greedy home moves: every top that fits a foundation goes there, a streamliner; 3 plain
- * depth-first with greedy home moves); shuffle seed (0: none; plain modes only).
+ * depth-first with greedy home moves); shuffle seed (0: none).
  * pos: 8 foundation heights, 8 foundation suits; for each of the 8 tableau piles its length
  * and cards bottom to top; redeals used; the waste length k, nseq, and nseq cards (waste
  * bottom-to-top, then stock top-to-bottom). Returns -1 for a position it does not take. */
@@ -639,7 +640,7 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     c->prune = cfg[1] == 0 || cfg[1] == 2;
     c->greedy = cfg[1] == 2 || cfg[1] == 3;
     c->rng = (uint64_t)(uint32_t)cfg[2];
-    c->shuffled = !c->prune && cfg[2] != 0;
+    c->shuffled = cfg[2] != 0;
     int i = 0;
     for (int f = 0; f < NF; f++) {
         if (pos[i] < 0 || pos[i] > 13) return -1;

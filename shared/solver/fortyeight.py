@@ -96,8 +96,8 @@ def search(game: Game, budget: Budget, kind: str, shuffle: int = 0
     ("dfs", "gdfs"), greedy=kind in ("gdfs", "gplain")).run_dfs``; ``None`` when the core is
     unavailable or does not take the position (then the Python search runs). A greedy
     member's exhaustion is the greedy game's: the caller must not report it as a proof.
-    ``shuffle`` (plain members only): a seed of the random child order of ``Searcher(...,
-    shuffle=seed)``, 0 for the engine's order."""
+    ``shuffle``: a seed of the random child order of ``Searcher(..., shuffle=seed)``, 0 for
+    the engine's order."""
     lib = library()
     encoded = None if lib is None else _encode(game, kind, shuffle)
     if lib is None or encoded is None:

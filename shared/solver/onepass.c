@@ -17,11 +17,17 @@
  * Double Aces and Kings has none (rule E). In Sixes and Sevens a node that the pile-up test
  * (pile_up below; deadends.py in Python) proves lost is counted and never expanded.
  *
- * The key is exact, never a hash: foundation heights sorted per group (per suit in Sixes and
- * Sevens), tableau cards sorted, each reserve as (height, the first reserve whose dealt cards
- * begin with the same ranks), the waste boundary, and the waste's card sequence written as its
- * leftmost embedding in the drawn cards (two wastes with the same cards in the same order
- * share one embedding). Double Aces and Kings drops suits throughout: no rule reads them.
+ * The key is exact, never a hash: the multiset of foundation heights per group (per suit in
+ * Sixes and Sevens), the multiset of tableau cards, each reserve as (height, the first reserve
+ * whose dealt cards begin with the same ranks), the waste boundary, and the waste's card
+ * sequence written as its leftmost embedding in the drawn cards (two wastes with the same
+ * cards in the same order share one embedding; kept in the state as the waste changes, not
+ * recomputed). Double Aces and Kings drops suits throughout (no rule reads them) and writes its
+ * multisets as counts, a nibble per value, where Sixes and Sevens sorts.
+ *
+ * Besides the two portfolio members, the depth-first one with each node's children in a
+ * random order (op_solve's shuffle seed: the rdfs<k> restarts, Searcher(shuffle=k) in Python,
+ * permutation for permutation).
  *
  * Python (shared/solver/onepass.py) compiles this file on first use with fastcore's builder and
  * calls it through ctypes; the line it returns is replayed through Game.push before it is
@@ -54,6 +60,7 @@ typedef struct {
     uint8_t wlen;
     uint16_t home;
     uint64_t wb[3];     /* which of seq[0..L) are on the waste */
+    uint64_t eb[3];     /* the waste's leftmost embedding in seq (the key's), kept as it grows */
 } State;
 
 typedef struct {
@@ -67,6 +74,7 @@ typedef struct {
     uint8_t nxt[MAXSEQ + 1][53];    /* first q >= p with seq[q] == card x, else nseq */
     int32_t prefix[3 * NT * 2]; int nprefix;  /* safe moves made at the root */
     int deadcheck;                  /* the pile-up test (Sixes and Sevens): 0 off, 1 on */
+    uint64_t rng; int shuffled;     /* the shuffled depth-first member's generator */
     /* transposition table */
     Key *tab; size_t tabsize, tabused;
     /* search */
@@ -106,11 +114,32 @@ static inline int waste_top(const State *s) {  /* index into seq of the waste to
     return -1;
 }
 
+/* The waste's card sequence changes only at its top, and the leftmost embedding of a sequence
+ * extends that of its prefix: a card put on the waste is embedded at the first place after
+ * the embedding's last one that holds the same card, and the waste top leaves with the
+ * embedding's last place. So the key's embedding is kept in the state, not recomputed. */
+static inline int emb_top(const State *s) {  /* the embedding's last place, -1 */
+    for (int i = 2; i >= 0; i--)
+        if (s->eb[i]) return i * 64 + 63 - __builtin_clzll(s->eb[i]);
+    return -1;
+}
+
+static inline void emb_push(const Ctx *c, State *s, int card) {
+    int at = c->nxt[emb_top(s) + 1][card];
+    s->eb[at >> 6] |= 1ull << (at & 63);
+}
+
+static inline void emb_pop(State *s) {
+    int at = emb_top(s);
+    s->eb[at >> 6] &= ~(1ull << (at & 63));
+}
+
 static void move(const Ctx *c, State *s, Edge e) {
     int card = 0;
     switch (e.sk) {
     case K_S:  /* draw */
         s->wb[s->L >> 6] |= 1ull << (s->L & 63);
+        emb_push(c, s, c->seq[s->L]);
         s->L++; s->wlen++;
         return;
     case K_T:
@@ -120,6 +149,7 @@ static void move(const Ctx *c, State *s, Edge e) {
             int w = waste_top(s);
             s->t[e.si] = c->seq[w];
             s->wb[w >> 6] &= ~(1ull << (w & 63));
+            emb_pop(s);
             s->wlen--;
         } else if (s->L < c->nseq) {  /* from the stock */
             s->t[e.si] = c->seq[s->L]; s->L++;
@@ -130,6 +160,7 @@ static void move(const Ctx *c, State *s, Edge e) {
         int w = waste_top(s);
         card = c->seq[w];
         s->wb[w >> 6] &= ~(1ull << (w & 63));
+        emb_pop(s);
         s->wlen--;
         break;
     }
@@ -188,19 +219,10 @@ static inline void sort8(uint8_t *a, int n) {
     }
 }
 
-/* The waste's cards as their leftmost embedding in seq[0..L), from word w0 of the key on. */
-static void waste_key(const Ctx *c, const State *s, Key *k, int w0) {
-    int p = 0;
-    for (int i = 0; i < 3; i++) {
-        uint64_t b = s->wb[i];
-        while (b) {
-            int q = i * 64 + __builtin_ctzll(b);
-            b &= b - 1;
-            int at = c->nxt[p][c->seq[q]];
-            k->w[w0 + (at >> 6)] |= 1ull << (at & 63);
-            p = at + 1;
-        }
-    }
+/* The waste's cards as their leftmost embedding in seq[0..L) (State.eb), from word w0 of the
+ * key on. */
+static inline void waste_key(const State *s, Key *k, int w0) {
+    for (int i = 0; w0 + i < 6 && i < 3; i++) k->w[w0 + i] |= s->eb[i];
 }
 
 static Key key_of(const Ctx *c, const State *s) {
@@ -216,18 +238,19 @@ static Key key_of(const Ctx *c, const State *s) {
         memcpy(a, s->t, NT); sort8(a, NT);
         memcpy(b + 16, a, NT);
         b[25] = s->L;
-        waste_key(c, s, &k, 4);  /* at most 128 drawn cards (79 in a deal) */
+        waste_key(s, &k, 4);  /* at most 128 drawn cards (79 in a deal) */
         return k;
     }
-    uint64_t w = 0;
-    for (int g = 0; g < 2; g++) {
-        memcpy(a, s->h + 8 * g, 8); sort8(a, 8);
-        for (int i = 0; i < 8; i++) w = (w << 4) | a[i];
-    }
-    k.w[0] = w;
-    memcpy(a, s->t, 8); sort8(a, 8);
-    w = 0;
-    for (int i = 0; i < 8; i++) w = (w << 4) | (a[i] == EMPTY ? 0 : a[i]);
+    /* Double Aces and Kings: each multiset as counts, a nibble per value (at most 8 of
+     * each), not sorted: the up foundations' heights (w0), the down ones' (w5), the tableau
+     * ranks, 0 for a space (w1, with L above); the reserves (h, rep) sorted and the waste
+     * embedding (w2..w4: nseq <= 148, so w4's bits 40.. are free) */
+    uint64_t up = 0, down = 0, tab = 0;
+    for (int f = 0; f < 8; f++) up += 1ull << (4 * s->h[f]);
+    for (int f = 8; f < 16; f++) down += 1ull << (4 * s->h[f]);
+    for (int t = 0; t < 8; t++) tab += 1ull << (4 * (s->t[t] == EMPTY ? 0 : s->t[t]));
+    k.w[0] = up; k.w[5] = down;
+    k.w[1] = tab | (uint64_t)s->L << 56;
     uint8_t rr[NR];
     for (int i = 0; i < NR; i++) {
         int h = s->r[i], rep = i;
@@ -237,10 +260,10 @@ static Key key_of(const Ctx *c, const State *s) {
         rr[i] = (uint8_t)(h << 2 | rep);
     }
     sort8(rr, NR);
+    uint64_t w = 0;
     for (int i = 0; i < NR; i++) w = (w << 6) | rr[i];
-    w = (w << 8) | s->L;
-    k.w[1] = w;
-    waste_key(c, s, &k, 2);
+    k.w[4] = w << 40;
+    waste_key(s, &k, 2);
     return k;
 }
 
@@ -326,10 +349,13 @@ static inline uint64_t mix(uint64_t x) {
     return x ^ (x >> 33);
 }
 
-static inline uint64_t hash_key(const Key *k) {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < 6; i++) h = mix(h ^ k->w[i]) + i;
-    return h;
+static inline uint64_t rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
+
+static inline uint64_t hash_key(const Key *k) {  /* six independent products, one final mix */
+    uint64_t h = k->w[0] * 0x9e3779b97f4a7c15ull + rotl(k->w[1] * 0xc2b2ae3d27d4eb4full, 21)
+               + rotl(k->w[2] * 0x165667b19e3779f9ull, 42) + k->w[3] * 0xd6e8feb86659fd93ull
+               + rotl(k->w[4] * 0xff51afd7ed558ccdull, 13) + rotl(k->w[5] * 0xc4ceb9fe1a85ec53ull, 34);
+    return mix(h);
 }
 
 static inline int key_empty(const Key *k) {  /* no real key is all zero: L or a height is set */
@@ -351,11 +377,11 @@ static int table_grow(Ctx *c) {
     return 1;
 }
 
-/* 1: newly added, 0: already there, -1: out of memory */
-static int table_add(Ctx *c, const Key *k) {
+/* 1: newly added, 0: already there, -1: out of memory. */
+static int table_add(Ctx *c, const Key *k, uint64_t h) {  /* h: hash_key(k) */
     if (key_empty(k)) return -1;  /* cannot happen (see key_empty); refuse rather than lie */
     if (2 * (c->tabused + 1) > c->tabsize && !table_grow(c)) return -1;
-    size_t m = c->tabsize - 1, j = hash_key(k) & m;
+    size_t m = c->tabsize - 1, j = h & m;
     while (!key_empty(&c->tab[j])) {
         if (!memcmp(&c->tab[j], k, sizeof(Key))) return 0;
         j = (j + 1) & m;
@@ -440,20 +466,70 @@ static inline int out_of_budget(Ctx *c) {
 
 /* ---------------------------------------------------------------- depth-first */
 
+/* A shuffled depth-first member (op_solve's shuffle != 0, ``rdfs<k>``): each new node's edges
+ * in a random order (Fisher-Yates over splitmix64, one draw per swap), a trailing draw kept
+ * last: the permutation of Searcher._shuffled, draw for draw (the same generator as
+ * fortyeight.c's shuffled members). Deterministic: nodes are expanded in the same order at
+ * any budget, so the generator is at the same state at each of them. */
+static inline uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void shuffle(Ctx *c, Edge *e, int n) {
+    if (!c->shuffled) return;
+    if (n && e[n - 1].sk == K_S) n--;
+    for (int i = n; i > 1; i--) {
+        int j = (int)(splitmix(&c->rng) % (uint64_t)i);
+        Edge t = e[i - 1]; e[i - 1] = e[j]; e[j] = t;
+    }
+}
+
+/* A node's children, made when it is expanded: each edge with its child's key and hash (none
+ * when the child is the win), and the child's table slot prefetched. A probe of the table is
+ * a cache miss, and a node has some seven children to look up (most of them met before:
+ * moves that commute), so asking for all their slots at once lets the misses overlap instead
+ * of following one another. Only the timing changes: each child is still looked up, counted
+ * and expanded when the search reaches it, as before. */
+typedef struct { Edge e; int won; uint64_t h; Key k; } Child;
+
+static int children(Ctx *c, const State *s, Child *out) {
+    Edge es[64];
+    int n = edges(c, s, es);
+    shuffle(c, es, n);
+    for (int i = 0; i < n; i++) {
+        State t = *s;
+        apply(c, &t, es[i]);
+        out[i].e = es[i];
+        out[i].won = t.home == c->total;
+        if (out[i].won) continue;
+        out[i].k = key_of(c, &t);
+        out[i].h = hash_key(&out[i].k);
+        if (c->tabsize) {
+            const char *slot = (const char *)&c->tab[out[i].h & (c->tabsize - 1)];
+            __builtin_prefetch(slot);
+            __builtin_prefetch(slot + sizeof(Key) - 1);
+        }
+    }
+    return n;
+}
+
 typedef struct { State s; int first, count, next; Edge in; } Frame;
 
 static int run_dfs(Ctx *c, const State *root) {
     size_t capf = 256, cape = 4096;
     Frame *fr = malloc(capf * sizeof(Frame));
-    Edge *pool = malloc(cape * sizeof(Edge));
+    Child *pool = malloc(cape * sizeof(Child));
     int rc = 0;
     if (!fr || !pool) { rc = -1; goto done; }
     Key k = key_of(c, root);
-    if (table_add(c, &k) < 0) { rc = -1; goto done; }
+    if (table_add(c, &k, hash_key(&k)) < 0) { rc = -1; goto done; }
     c->nodes = 1;
     size_t top = 0, npool = 0;
     fr[0].s = *root; fr[0].first = 0; fr[0].next = 0;
-    fr[0].count = edges(c, root, pool); npool = fr[0].count;
+    fr[0].count = children(c, root, pool); npool = fr[0].count;
     for (;;) {
         Frame *f = &fr[top];
         if (f->next == f->count) {
@@ -461,10 +537,9 @@ static int run_dfs(Ctx *c, const State *root) {
             npool = f->first; top--;
             continue;
         }
-        Edge e = pool[f->first + f->next++];
-        State s = f->s;
-        apply(c, &s, e);
-        if (s.home == c->total) {
+        Child *ch = &pool[f->first + f->next++];
+        Edge e = ch->e;
+        if (ch->won) {
             c->mv = malloc(3 * (MAXMV * (top + 1) + c->nprefix) * sizeof(int32_t));
             if (!c->mv) { rc = -1; break; }
             memcpy(c->mv, c->prefix, 3 * c->nprefix * sizeof(int32_t));
@@ -474,12 +549,13 @@ static int run_dfs(Ctx *c, const State *root) {
             c->nmv = m;
             rc = 1; break;
         }
-        k = key_of(c, &s);
-        int add = table_add(c, &k);
+        int add = table_add(c, &ch->k, ch->h);
         if (add < 0) { rc = -1; break; }
         if (!add) continue;
         if (out_of_budget(c)) { rc = 2; break; }  /* Python counts the key, not the node */
         c->nodes++;
+        State s = f->s;
+        apply(c, &s, e);
         if (pile_up(c, &s)) continue;  /* a dead end: counted, never expanded */
         if (top + 1 >= capf) {
             Frame *g = realloc(fr, 2 * capf * sizeof(Frame));
@@ -487,13 +563,13 @@ static int run_dfs(Ctx *c, const State *root) {
             fr = g; capf *= 2;
         }
         if (npool + 64 > cape) {
-            Edge *g = realloc(pool, 2 * cape * sizeof(Edge));
+            Child *g = realloc(pool, 2 * cape * sizeof(Child));
             if (!g) { rc = -1; break; }
             pool = g; cape *= 2;
         }
         top++;
         fr[top].s = s; fr[top].in = e; fr[top].first = (int)npool; fr[top].next = 0;
-        fr[top].count = edges(c, &s, pool + npool);
+        fr[top].count = children(c, &s, pool + npool);
         npool += fr[top].count;
     }
 done:
@@ -516,10 +592,10 @@ static int run_best(Ctx *c, const State *root) {
     Node *nodes = malloc(capn * sizeof(Node));
     HeapItem *heap = malloc(caph * sizeof(HeapItem));
     int rc = 0;
-    Edge es[64];
+    Child ch[64];
     if (!nodes || !heap) { rc = -1; goto done; }
     Key k = key_of(c, root);
-    if (table_add(c, &k) < 0) { rc = -1; goto done; }
+    if (table_add(c, &k, hash_key(&k)) < 0) { rc = -1; goto done; }
     c->nodes = 1;
     nodes[0].s = *root; nodes[0].parent = -1; nodes[0].depth = 0; nn = 1;
     heap[0].score = 0; heap[0].idx = 0; nh = 1;
@@ -538,11 +614,9 @@ static int run_best(Ctx *c, const State *root) {
         if (nh) heap[i] = last;
         State base = nodes[it.idx].s;
         int d1 = nodes[it.idx].depth + 1;
-        int ne = edges(c, &base, es);
+        int ne = children(c, &base, ch);
         for (int j = 0; j < ne; j++) {
-            State s = base;
-            apply(c, &s, es[j]);
-            if (s.home == c->total) {
+            if (ch[j].won) {
                 size_t len = 1;
                 for (int32_t p = it.idx; p > 0; p = nodes[p].parent) len++;
                 int32_t *path = malloc(len * sizeof(int32_t));  /* node indexes, root last */
@@ -556,24 +630,25 @@ static int run_best(Ctx *c, const State *root) {
                     int32_t p = path[q];
                     m += replay(c, nodes[nodes[p].parent].s, nodes[p].in, c->mv + 3 * m);
                 }
-                m += replay(c, base, es[j], c->mv + 3 * m);
+                m += replay(c, base, ch[j].e, c->mv + 3 * m);
                 free(path);
                 c->nmv = m;
                 rc = 1; goto done;
             }
-            k = key_of(c, &s);
-            int add = table_add(c, &k);
+            int add = table_add(c, &ch[j].k, ch[j].h);
             if (add < 0) { rc = -1; goto done; }
             if (!add) continue;
             if (out_of_budget(c)) { rc = 2; goto done; }
             c->nodes++;
+            State s = base;
+            apply(c, &s, ch[j].e);
             if (pile_up(c, &s)) continue;  /* a dead end: counted, never expanded */
             if (nn == capn) {
                 Node *g = realloc(nodes, 2 * capn * sizeof(Node));
                 if (!g) { rc = -1; goto done; }
                 nodes = g; capn *= 2;
             }
-            nodes[nn].s = s; nodes[nn].parent = it.idx; nodes[nn].depth = d1; nodes[nn].in = es[j];
+            nodes[nn].s = s; nodes[nn].parent = it.idx; nodes[nn].depth = d1; nodes[nn].in = ch[j].e;
             if (nh == caph) {
                 HeapItem *g = realloc(heap, 2 * caph * sizeof(HeapItem));
                 if (!g) { rc = -1; goto done; }
@@ -652,7 +727,7 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
         }
     int k = pos[i++];
     c->nseq = pos[i++];
-    if (c->nseq > (dak ? MAXSEQ : 128) || k < 0 || k > c->nseq) return -1;
+    if (c->nseq > (dak ? 148 : 128) || k < 0 || k > c->nseq) return -1;  /* (the key's room) */
     for (int j = 0; j < c->nseq; j++) {
         if (pos[i] < 0 || pos[i] > maxcard) return -1;
         c->seq[j] = (uint8_t)pos[i++];
@@ -669,6 +744,7 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     for (int p = c->nseq - 1; p >= 0; p--)
         for (int x = 0; x < 53; x++)
             c->nxt[p][x] = c->seq[p] == x ? (uint8_t)p : c->nxt[p + 1][x];
+    for (int j = 0; j < k; j++) emb_push(c, &s, c->seq[j]);  /* seq[0..k) embeds as itself */
     /* a tableau pile is empty only once nothing can refill it: the positions play reaches */
     int refill = k < c->nseq || (!dak && k > 0);
     for (int t = 0; t < c->nt; t++) if (s.t[t] == EMPTY && refill) return -1;
@@ -677,7 +753,7 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
 }
 
 int op_solve(void *h, const int32_t *cfg, const int32_t *pos, int mode, int dead,
-             long long max_nodes, double seconds) {
+             long long max_nodes, double seconds, unsigned shuffle_seed) {
     Ctx *c = h;
     State s;
     if (setup(c, &s, cfg, pos) < 0) return -1;
@@ -695,6 +771,8 @@ int op_solve(void *h, const int32_t *cfg, const int32_t *pos, int mode, int dead
         return 1;
     }
     c->deadcheck = dead;
+    c->rng = shuffle_seed;
+    c->shuffled = mode != 1 && shuffle_seed != 0;  /* depth-first only */
     if (pile_up(c, &s)) { c->nodes = 1; return 0; }  /* lost at the start */
     int rc = mode == 1 ? run_best(c, &s) : run_dfs(c, &s);
     if (c->oom) rc = -1;

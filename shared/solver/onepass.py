@@ -33,7 +33,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fastcore.declare_handle(lib, "op_")
     ip = ctypes.POINTER(ctypes.c_int32)
     lib.op_solve.argtypes = [ctypes.c_void_p, ip, ip, ctypes.c_int, ctypes.c_int,
-                             ctypes.c_longlong, ctypes.c_double]
+                             ctypes.c_longlong, ctypes.c_double, ctypes.c_uint]
     lib.op_solve.restype = ctypes.c_int
     lib.op_edges.argtypes = [ctypes.c_void_p, ip, ip, ip]
     lib.op_edges.restype = ctypes.c_int
@@ -109,14 +109,16 @@ def _encode(game: Game) -> tuple[list[int], list[int]] | None:
     return cfg, state
 
 
-def search(game: Game, budget: Budget, kind: str, *, dead_ends: bool = True
+def search(game: Game, budget: Budget, kind: str, *, dead_ends: bool = True, shuffle: int = 0
            ) -> tuple[Outcome, list[Triple], int] | None:
     """Run one portfolio member (``kind``: ``"dfs"`` or ``"best"``) on ``game``'s current
     position: (outcome, engine triples of the line when won, nodes), the same as
     ``Searcher.run_dfs`` / ``run_best`` with pruning; ``None`` when the core is unavailable or
     does not take the position (then the Python search runs). ``dead_ends``: Sixes and
     Sevens' pile-up test (:mod:`.deadends`) at the start and on every node, as
-    ``Searcher(dead_ends=...)`` does; off, the core searches the graph of before it."""
+    ``Searcher(dead_ends=...)`` does; off, the core searches the graph of before it.
+    ``shuffle`` (``dfs`` only): a seed of the random child order of ``Searcher(...,
+    shuffle=seed)`` (the ``rdfs<k>`` restarts), 0 for the engine's order."""
     lib = library()
     encoded = None if lib is None or not handles(game) or game.resigned else _encode(game)
     if lib is None or encoded is None:
@@ -130,7 +132,8 @@ def search(game: Game, budget: Budget, kind: str, *, dead_ends: bool = True
                           1 if kind == "best" else 0,
                           int(dead_ends),
                           -1 if budget.nodes is None else budget.nodes,
-                          budget.seconds if budget.seconds is not None else 0.0)
+                          budget.seconds if budget.seconds is not None else 0.0,
+                          shuffle & 0xFFFFFFFF)
         if rc < 0:
             return None
         count = lib.op_nodes(handle)

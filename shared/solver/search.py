@@ -43,13 +43,15 @@ from solrace.shared.solver.deadends import dead_end_test
 from solrace.shared.solver.moves import Edge, MoveGen, Triple
 from solrace.shared.solver.result import Budget, Outcome, SolveResult
 from solrace.shared.solver.shorten import shorten
+from solrace.shared.solver.stock import JUMP
 
 _TIME_CHECK = 256  # nodes between clock readings
 _M64 = (1 << 64) - 1
 _SEP = b"\xff"
 Snapshot = tuple[bytes, bytes, int]
 STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "depth3", "best", "dfs",
-              "plain", "sbest", "sdfs", "gdfs", "gplain", "greedy2", "restarts")
+              "plain", "sbest", "sdfs", "gdfs", "gplain", "greedy2", "restarts", "shaken",
+              "shaken-plain")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
 
 
@@ -67,8 +69,8 @@ class Searcher(MoveGen):
     def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False,
                  greedy: bool = False, dead_ends: bool = True, shuffle: int = 0) -> None:
         super().__init__(game, pruning=pruning, streamline=streamline, greedy=greedy)
-        # the plain depth-first search's children in a random order (seed; 0: the engine's)
-        self.shuffle = 0 if pruning else shuffle & 0xFFFFFFFF
+        # the depth-first search's children in a random order (seed; 0: the engine's)
+        self.shuffle = shuffle & 0xFFFFFFFF
         rules = game.rules
         self.key = key_function(game)
         # a position this proves lost is counted as a node and never expanded (deadends.py)
@@ -142,11 +144,15 @@ class Searcher(MoveGen):
 
     def _shuffled(self) -> list[Edge]:
         """The edges in a random order (Fisher-Yates over splitmix64), a trailing draw or
-        redeal kept last: the order of ``fortyeight.c``'s shuffled members, draw for draw."""
+        redeal (one engine move from or to the stock; never a jump) kept last: the order of
+        the compiled cores' shuffled members (``fortyeight.c``, ``onepass.c``), draw for
+        draw."""
         edges = self.edges()
         n = len(edges)
-        if n and (edges[-1][0][0] == self.S or edges[-1][0][1] == self.S):
-            n -= 1
+        if n:
+            last = edges[-1]
+            if len(last) == 1 and last[0][0] != JUMP and self.S in (last[0][0], last[0][1]):
+                n -= 1
         x = self._rng
         for i in range(n, 1, -1):
             x = (x + 0x9E3779B97F4A7C15) & _M64
@@ -292,10 +298,15 @@ MEMBERS: dict[str, Member] = {
     "gdfs": ("gdfs", True, False),
     "gplain": ("gplain", False, False),
 }
-# ``rgplain<k>``: ``gplain`` with its children in a random order of seed k (restarts of the
-# greedy plain search; streamliners like it)
-SHUFFLED: dict[str, int] = {f"rgplain{k}": k for k in range(1, 10)}
-MEMBERS.update({name: MEMBERS["gplain"] for name in SHUFFLED})
+# ``rgplain<k>``, ``rplain<k>``, ``rdfs<k>``: ``gplain``, ``plain``, ``dfs`` with each node's
+# children in a random order of seed k (restarts). A shuffled member's exhaustion is reported
+# ``unknown`` (as a streamliner's), and once one member has searched a graph to the end the
+# other orders of it are skipped
+SHUFFLED: dict[str, int] = {}
+for _base in ("gplain", "plain", "dfs"):
+    for _k in range(1, 65):
+        SHUFFLED[f"r{_base}{_k}"] = _k
+        MEMBERS[f"r{_base}{_k}"] = MEMBERS[_base]
 GREEDY = ("gdfs", "gplain")  # members with greedy home moves: their exhaustion proves nothing
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
@@ -305,6 +316,46 @@ PHASES: dict[str, tuple[str, ...]] = {
     "greedy2": ("gplain", "dfs"),
     "restarts": ("gplain", "rgplain1", "rgplain2", "dfs"),
 }
+# Double Aces and Kings: short shuffled restarts of the pruned depth-first search first, each
+# capped (``name@nodes``), then the old halves (best-first, depth-first) on what is left.
+# Its depth-first wins come in about one descent or not for millions of nodes (seeds 1..60,
+# 64 orders at 5k nodes each: most wins within 300-3,000 nodes), so many cheap first choices
+# beat one long search (docs/solver.md, seventh round)
+RESTARTS = 32  # shuffled orders tried
+RESTART_NODES = 2_000  # nodes each, at most
+CAPPED_PART = 4  # the capped members together get at most this part of the whole budget
+PHASES["shaken"] = (*(f"rdfs{k}@{RESTART_NODES}" for k in range(1, RESTARTS + 1)),
+                    "best", "dfs")
+# Forty and Eight: short shuffled restarts of the plain search (no greedy home moves), then
+# ``restarts``. They win what no greedy order wins: seed 34 (one of the ten deals no order of
+# the greedy game won, sixth round) in 3 of 256 orders, seed 18 in 21 of 256, at 5k nodes
+PLAIN_RESTARTS = 64
+PLAIN_RESTART_NODES = 5_000
+PHASES["shaken-plain"] = (*(f"rplain{k}@{PLAIN_RESTART_NODES}"
+                            for k in range(1, PLAIN_RESTARTS + 1)), *PHASES["restarts"])
+
+
+def member_of(name: str) -> tuple[str, int | None]:
+    """A phase's member and its node cap: ``rdfs3@5000`` is ``rdfs3`` on at most 5,000
+    nodes, ``dfs`` is ``dfs`` on its share. The capped members of a portfolio together get at
+    most a ``CAPPED_PART``-th of the whole budget, in order (those after it is spent are
+    skipped), so a small budget — a hint's 20k nodes — still runs a few restarts at full size
+    and leaves three quarters to the members after them (a late position lost in 2k nodes is
+    still proved at 30k)."""
+    base, _, cap = name.partition("@")
+    return base, (int(cap) if cap else None)
+
+
+def _known(name: str) -> bool:
+    base, _, cap = name.partition("@")
+    return base in MEMBERS and (not cap or (cap.isdigit() and int(cap) > 0))
+
+
+def _proves(name: str) -> bool:
+    """Is the exhaustion of member ``name`` reported as a proof of loss (not a streamliner,
+    not greedy, not shuffled)?"""
+    kind, _, streamline = MEMBERS[name]
+    return not streamline and kind not in GREEDY and name not in SHUFFLED
 
 
 def phases_of(strategy: str) -> tuple[str, ...] | None:
@@ -313,15 +364,17 @@ def phases_of(strategy: str) -> tuple[str, ...] | None:
     if strategy in PHASES:
         return PHASES[strategy]
     names = tuple(strategy.split("+"))
-    if strategy != "portfolio" and all(n in MEMBERS for n in names):
+    if strategy != "portfolio" and all(_known(n) for n in names):
         return names
     return None
 
 
 def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
-    and Eight) depth-first searches instead (``restarts``): plain depth-first with greedy home
-    moves (every card that fits a foundation goes home at once), the same twice more with
+    and Eight) 64 short shuffled restarts of the plain search first (``shaken-plain``: at
+    most 5k nodes each, a 128th of the budget), then depth-first searches (``restarts``):
+    plain depth-first with greedy home moves (every card that fits a foundation goes home at
+    once), the same twice more with
     each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned
     depth-first, which alone can prove a position lost — a quarter of the budget each, and a
     greedy game searched to the end hands the shuffled members' shares on. The plain search
@@ -331,12 +384,18 @@ def default_phases(game: Game) -> tuple[str, ...]:
     seeds 1..40, against 20 for the three-member ``depth3`` (fifth round); a depth-first
     search's first choices fix a subtree of millions of positions, and restarts in other
     orders win deals the engine's order misses (seeds 1..60: 47 of 60 at 3M nodes against 45
-    for ``greedy2``, docs/solver.md, sixth round). On Unlimited (unlimited redeals) and the
-    auto-fill games a third phase only thins the other two."""
+    for ``greedy2``, docs/solver.md, sixth round). Double Aces and Kings (one-card piles
+    refilled from a one-pass stock) starts with 32 short shuffled restarts of the pruned
+    depth-first search (``shaken``: at most 2k nodes each), then the halves: its depth-first
+    wins come within about one descent or not for millions of nodes (seventh round). On
+    Unlimited (unlimited redeals) and Sixes and Sevens a third phase only thins the other
+    two."""
     rules = game.rules
     macro = rules.draw > 0 and rules.tableau.auto_fill is AutoFill.NONE
     if macro and rules.redeals is not None:
-        return PHASES["restarts"]
+        return PHASES["shaken-plain"]
+    if rules.tableau.auto_fill is AutoFill.STOCK and rules.redeals == 0:
+        return PHASES["shaken"]  # Double Aces and Kings
     return PHASES["portfolio2"]
 
 
@@ -412,11 +471,12 @@ def _compiled_member(work: Game, share: Budget, member: str, core: str
     node (:mod:`.onepass`: ``best`` and ``dfs``; :mod:`.fortyeight`: the depth-first ones), or
     ``None`` (then the Python search runs it); with ``core="c"`` a core that should take the
     position and cannot is an error."""
-    if member in ("best", "dfs") and onepass.handles(work):
-        compiled = onepass.search(work, share, member)
-    elif MEMBERS[member][0] in fortyeight.MODES and fortyeight.handles(work):
-        kind = "plain" if member == "plain" else MEMBERS[member][0]
-        compiled = fortyeight.search(work, share, kind, SHUFFLED.get(member, 0))
+    shuffle = SHUFFLED.get(member, 0)
+    kind = "plain" if MEMBERS[member] == MEMBERS["plain"] else MEMBERS[member][0]
+    if kind in ("best", "dfs") and onepass.handles(work):
+        compiled = onepass.search(work, share, kind, shuffle=shuffle)
+    elif kind in fortyeight.MODES and fortyeight.handles(work):
+        compiled = fortyeight.search(work, share, kind, shuffle)
     else:
         return None
     if compiled is None and core == "c":
@@ -484,19 +544,32 @@ def _search_game(
         phases = ()
     spent: set[Member] = set()  # streamlined graphs searched to the end without a win
     todo = list(phases)
+    capped_nodes, capped_seconds = 0, 0.0  # spent by capped members so far
     while todo:
-        name = todo.pop(0)
+        name, cap = member_of(todo.pop(0))
         member = MEMBERS[name]
         kind, prune, streamline = member
-        share = _share(budget, 0, len(todo) + 1, nodes, time.perf_counter() - t0)
+        now = time.perf_counter() - t0
+        share = _share(budget, 0, len(todo) + 1, nodes, now)
+        if cap is not None:
+            limits = [n for n in (cap, share.nodes) if n is not None]
+            if budget.nodes is not None:
+                limits.append(budget.nodes // CAPPED_PART - capped_nodes)
+            seconds = share.seconds
+            if budget.seconds is not None and seconds is not None:
+                seconds = min(seconds, budget.seconds / CAPPED_PART - capped_seconds)
+            if min(limits) < 1 or (seconds is not None and seconds <= 1e-3):
+                continue  # the capped members' part of the budget is spent
+            share = Budget(nodes=min(limits), seconds=seconds)
         compiled = None
+        before_nodes = nodes
         if core != "python" and pruning and not streamline:
             compiled = _compiled_member(work, share, name, core)
         if compiled is not None:
             outcome, triples, count = compiled
             nodes += count
-            if outcome is Outcome.LOST and kind in GREEDY:
-                outcome = Outcome.UNKNOWN  # lost with greedy home moves: not a proof
+            if outcome is Outcome.LOST and (kind in GREEDY or name in SHUFFLED):
+                outcome = Outcome.UNKNOWN  # lost greedily or shuffled: not reported a proof
                 spent.add(member)
         else:
             searcher = Searcher(work, pruning=pruning and prune, streamline=streamline,
@@ -504,14 +577,19 @@ def _search_game(
             run = searcher.run_best if kind == "best" else searcher.run_dfs
             outcome, triples = run(share)
             nodes += searcher.nodes
-            if outcome is Outcome.LOST and (searcher.no_takeback or searcher.greedy):
-                outcome = Outcome.UNKNOWN  # lost without take-backs or greedily: not a proof
+            if outcome is Outcome.LOST and (searcher.no_takeback or searcher.greedy
+                                            or name in SHUFFLED):
+                outcome = Outcome.UNKNOWN  # lost without take-backs, greedily or shuffled
                 spent.add(member)
+        if cap is not None:
+            capped_nodes += nodes - before_nodes
+            capped_seconds += time.perf_counter() - t0 - now
         if outcome is not Outcome.UNKNOWN:
             break
         # the same graph in another child order (a shuffled member) cannot win either: its
-        # share goes to the members left
-        todo = [n for n in todo if MEMBERS[n] not in spent]
+        # share goes to the members left; a member whose exhaustion is a proof still runs
+        todo = [n for n in todo if MEMBERS[member_of(n)[0]] not in spent
+                or _proves(member_of(n)[0])]
     if outcome is Outcome.WON and pruning and not short:  # the baseline's stay as found
         end = None if budget.seconds is None else t0 + budget.seconds
         triples = shorten(work, triples, max_edges=SHORTEN_EDGES, deadline=end)

@@ -231,6 +231,42 @@ def test_shuffled_members_are_the_python_search_node_for_node(options: dict[str,
     assert won and differs
 
 
+@needs_core
+@pytest.mark.parametrize("options", OPTIONS, ids=IDS)
+@pytest.mark.parametrize("kind", ["dfs", "plain"])
+def test_shuffled_full_members_are_the_python_search_node_for_node(
+        options: dict[str, str], kind: str) -> None:
+    """``rdfs<k>`` and ``rplain<k>``: the pruned and the plain search (no greedy home moves)
+    with each node's children in a random order of seed k (the pruned one's stock jumps
+    shuffled with the rest: it has no trailing draw) — the core draws the same permutations
+    as the Python search (same outcome, node count and line at every budget cut), the order
+    really differs from the unshuffled member's, and ``search_game`` reports the same."""
+    won = differs = 0
+    for seed, stock, redeals in [(2, 64, 0), (6, 20, 0), (11, 20, 1), (11, 10, 1), (17, 10, 1)]:
+        game = _walk(options, seed, stock, redeals)
+        unshuffled = _member(game, kind, 3_000)
+        for k in (1, 2):
+            for nodes in (1, 9, 700, 3_000):
+                searcher = Searcher(game, pruning=kind == "dfs", shuffle=k)
+                outcome, line = searcher.run_dfs(Budget(nodes=nodes))
+                py = (outcome, line, searcher.nodes)
+                assert fortyeight.search(game, Budget(nodes=nodes), kind, k) == py
+                won += outcome is Outcome.WON
+            differs += py != unshuffled
+            name = f"r{kind}{k}"
+            result = search_game(game, Budget(nodes=3_000), strategy=name, core="c")
+            python = search_game(game, Budget(nodes=3_000), strategy=name, core="python")
+            assert (result.outcome, result.nodes, result.moves) == (
+                python.outcome, python.nodes, python.moves)
+            assert result.outcome is not Outcome.LOST  # a shuffled exhaustion is no proof
+            if result.won:
+                game.replay(result.moves)  # the line replays through Game.push
+                assert game.cards_home == game.total_cards
+                game = _walk(options, seed, stock, redeals)
+    if options is NO:  # (with take-back no position here is won within 3k nodes)
+        assert won and differs
+
+
 @pytest.mark.parametrize("core", ["python", "c"])
 def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> None:
     """Once ``gplain`` has searched its whole (greedy) game without a win, the shuffled

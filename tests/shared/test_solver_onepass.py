@@ -18,7 +18,15 @@ from positions import make
 from solrace.shared import Game
 from solrace.shared.solver import Budget, Outcome, fastcore, onepass
 from solrace.shared.solver.moves import MoveGen
-from solrace.shared.solver.search import Searcher, search_game
+from solrace.shared.solver.search import (
+    CAPPED_PART,
+    PHASES,
+    RESTARTS,
+    Searcher,
+    default_phases,
+    phases_of,
+    search_game,
+)
 
 needs_core = pytest.mark.skipif(onepass.library() is None,
                                 reason=f"no compiled solver core here: {onepass.CORE.error}")
@@ -129,6 +137,81 @@ def test_members_from_mid_game_positions_and_cut_budgets(
     assert won.won
     game.replay(won.moves)
     assert game.cards_home == game.total_cards
+
+
+@needs_core
+@pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=IDS)
+def test_shuffled_depth_first_is_the_python_search_node_for_node(
+        variant: str, options: dict[str, str]) -> None:
+    """``rdfs<k>``: the pruned depth-first search with each node's children in a random order
+    of seed k, a trailing draw kept last — the core draws the same permutations as
+    ``Searcher(shuffle=k)`` (same outcome, node count and line at every budget cut, from
+    deals and from positions of play), the order really differs from ``dfs``'s, and through
+    ``search_game`` the line replays and an exhaustion is no proof (``unknown``)."""
+    won = differs = 0
+    for seed, stock in [(8, 200), (11, 200), (2, 60), (5, 30)]:
+        game = _walk(variant, options, seed, stock)
+        plain = onepass.search(game, Budget(nodes=3_000), "dfs")
+        for k in (1, 2):
+            for nodes in (1, 9, 700, 3_000):
+                searcher = Searcher(game, shuffle=k)
+                outcome, line = searcher.run_dfs(Budget(nodes=nodes))
+                py = (outcome, line, searcher.nodes)
+                assert onepass.search(game, Budget(nodes=nodes), "dfs", shuffle=k) == py
+                won += outcome is Outcome.WON
+            differs += py != plain
+            result = search_game(game, Budget(nodes=3_000), strategy=f"rdfs{k}", core="c")
+            python = search_game(game, Budget(nodes=3_000), strategy=f"rdfs{k}", core="python")
+            assert (result.outcome, result.nodes, result.moves) == (
+                python.outcome, python.nodes, python.moves)
+            assert (result.outcome, result.nodes) == ((Outcome.UNKNOWN, py[2])
+                                                      if py[0] is Outcome.LOST else py[::2])
+            if result.won:
+                game.replay(result.moves)  # the line replays through Game.push
+                assert game.cards_home == game.total_cards
+                game = _walk(variant, options, seed, stock)
+    assert won and differs
+
+
+@needs_core
+def test_a_shuffled_exhaustion_leaves_the_proof_to_dfs() -> None:
+    """A late position the shuffled member exhausts: reported ``unknown`` by it, and the
+    unshuffled ``dfs`` after it still runs (it is not skipped as the same graph) and proves
+    the position lost, in Python and on the core alike."""
+    game = _walk(DAK, NO, 6, 5)
+    alone = search_game(game, Budget(nodes=30_000), strategy="rdfs1", core="c")
+    assert alone.outcome is Outcome.UNKNOWN and alone.nodes < 30_000
+    for core in ("python", "c"):
+        result = search_game(game, Budget(nodes=60_000), strategy="rdfs1+rdfs2+dfs", core=core)
+        assert result.outcome is Outcome.LOST
+        assert result.nodes == 2 * alone.nodes  # rdfs2 skipped, dfs searched it all again
+
+
+@pytest.mark.parametrize("core", ["python", "c"])
+def test_a_capped_member_stops_at_its_cap(core: str) -> None:
+    """``name@N``: at most N nodes, and the capped members together at most a
+    ``CAPPED_PART``-th of the whole budget (those after it is spent are skipped); the
+    default portfolio of Double Aces and Kings starts with such restarts, Forty and Eight's
+    too (plain ones), Sixes and Sevens keeps the halves."""
+    if core == "c" and onepass.library() is None:
+        pytest.skip(f"no compiled solver core here: {onepass.CORE.error}")
+    game = Game(DAK, NO, 3)  # no order wins it in the first few hundred nodes
+    budget = Budget(nodes=300 * CAPPED_PART)
+    assert search_game(game, budget, strategy="rdfs1@300", core=core).nodes == 300
+    assert search_game(game, budget, strategy="rdfs1@200+rdfs2@50", core=core).nodes == 250
+    three = search_game(game, budget, strategy="rdfs1@200+rdfs2@200+rdfs3@200", core=core)
+    assert three.nodes == 300  # 200, then the 100 left of the part, then none
+    after = search_game(game, budget, strategy="rdfs1@200+rdfs2@200+rdfs3@200+dfs", core=core)
+    assert after.nodes == budget.nodes  # the uncapped member after them gets the rest
+    small = Budget(nodes=10 * CAPPED_PART)  # the whole budget's part caps instead
+    assert search_game(game, small, strategy="rdfs1@300", core=core).nodes == 10
+    timed = search_game(game, Budget(nodes=None, seconds=60.0), strategy="rdfs1@300", core=core)
+    assert timed.outcome is Outcome.UNKNOWN and timed.nodes == 300
+    assert phases_of("rdfs1@0") is None and phases_of("rdfs1@x") is None
+    assert default_phases(game) == PHASES["shaken"]
+    assert len(PHASES["shaken"]) == RESTARTS + 2 and PHASES["shaken"][-2:] == ("best", "dfs")
+    assert default_phases(Game("forty-and-eight", {}, 1)) == PHASES["shaken-plain"]
+    assert default_phases(Game(SIXES, AUTO, 1)) == PHASES["portfolio2"]
 
 
 def test_only_positions_of_its_games_go_to_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
