@@ -401,7 +401,7 @@ def default_phases(game: Game) -> tuple[str, ...]:
 
 CORE_QUICK = 20_000  # nodes of the compiled core's quick first pass
 CORE_BEST = 3_000  # nodes of the Python best-first pass that follows it
-RESTART_SHARE = 0.25  # of the rest for the core's restarts in other move orders
+RESTART_SHARE = 0.5  # of the rest for the core's restarts in other move orders
 
 
 def core_portfolio(game: Game, budget: Budget
@@ -409,10 +409,10 @@ def core_portfolio(game: Game, budget: Budget
     """The portfolio on the compiled core (Klondike): the core on ``CORE_QUICK`` nodes (most
     deals are won in a few hundred), then Python best-first on ``CORE_BEST`` (it wins some
     deals in a few hundred nodes that depth-first misses for millions: on seeds 1..200 of
-    draw 1 at 10 s, 11 of the wins), then the core's restarts in other move orders on a
-    quarter of the rest (``fastcore.restarts``), then the core on what is left: streamlined on
-    a third, the full search (the one that proves most deals lost) on the other two thirds — the
-    same half of the rest as without restarts. ``None`` when the core does
+    draw 1 at 10 s, 11 of the wins), then the core's restarts in other move orders on
+    ``RESTART_SHARE`` of the rest (``fastcore.restarts``; half since the seventh round, a
+    quarter before), then the core on what is left: streamlined on a third, the full search
+    (the one that proves most deals lost) on the other two thirds. ``None`` when the core does
     not handle the position. Node budgets stay deterministic. The last item says whether a won
     line is already short: the core shortens its own lines (``fastcore.search``), in
     milliseconds where :func:`.shorten` takes 0.1-0.5 s of Python (most of a typical deal's

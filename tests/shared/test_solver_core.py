@@ -340,3 +340,24 @@ def test_core_lines_are_shortened_and_replay(options: dict[str, str]) -> None:
             for s, d, n in short[1]:
                 check.push(Move(ids[s], ids[d], n))
             assert check.cards_home == 52
+
+
+@needs_core
+def test_half_the_rest_for_restarts_wins_what_a_quarter_missed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seventh round: the portfolio gives the core's restarts half of what the quick passes
+    leave (a quarter before). Draw-3 seed 149 is then won within 850k nodes (the restarts'
+    first ~390k); with a quarter every phase is a prefix of the 1.5M-node run that left it
+    undecided. The line replays through the engine (``search_game`` checks it)."""
+    from solrace.shared.solver import search
+
+    game = Game("unlimited", DRAW3, 149)
+    won = search_game(game, Budget(nodes=850_000))
+    assert won.outcome is Outcome.WON and won.nodes < 850_000
+    check = Game("unlimited", DRAW3, 149)
+    for move in won.moves:
+        check.push(move)
+    assert check.cards_home == 52
+    monkeypatch.setattr(search, "RESTART_SHARE", 0.25)
+    assert search_game(Game("unlimited", DRAW3, 149), Budget(nodes=850_000)).outcome \
+        is Outcome.UNKNOWN
