@@ -16,6 +16,7 @@ from redis.asyncio import ConnectionPool, Redis
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server.store.resp import pack, sha_of
+from solrace.server.store.wire import BatchWire, take_over
 
 log = logging.getLogger("solrace.store")
 
@@ -35,6 +36,14 @@ class ScriptBatcher:
     retry policy, as redis-py's non-transactional pipeline does — without its per-argument
     encoder, per-command bookkeeping and instrumentation (docs/performance.md). A cluster
     client keeps redis-py's pipeline, which routes each call to its slot's node.
+
+    Once a batch has ended well on a connection (hiredis parser, RESP2), the next batches
+    are written and read on it by a :class:`~.wire.BatchWire`: packed into one write from
+    the event loop's callback, their replies parsed as they arrive and the callers' futures
+    resolved there — no task, no stream reader, no timeout context per batch. A failure
+    there hands the batch to the path above as its first failed attempt (the pool's retry
+    policy then disconnects, backs off, reconnects and resends it), so callers see the same
+    retries and the same exceptions.
     """
 
     def __init__(self, redis: Redis) -> None:
@@ -50,6 +59,10 @@ class ScriptBatcher:
         #: The pooled connection the last batch ended well on, and its event loop: the next
         #: batch's (see :meth:`_exchange`).
         self._held: tuple[Any, asyncio.AbstractEventLoop] | None = None
+        #: The held connection's transport read by the batcher itself, and the batch it has
+        #: out (see :meth:`_flush`).
+        self._wire: BatchWire | None = None
+        self._out: tuple[list[Any], bytes] | None = None
 
     def call(self, script: Any, keys: list[Any], args: list[Any],
              on_done: Callable[[Any], None] | None = None) -> asyncio.Future[Any]:
@@ -65,7 +78,8 @@ class ScriptBatcher:
         self._pending.append((script, keys, args, fut, on_done))
         return fut
 
-    async def _exchange(self, batch: list[Any]) -> list[Any]:
+    async def _exchange(self, batch: list[Any], packed: bytes | None = None,
+                        first: BaseException | None = None) -> list[Any]:
         """One write of the packed batch, then its replies in order (an error reply is
         returned in its place, as ``raise_on_error=False`` does).
 
@@ -79,13 +93,20 @@ class ScriptBatcher:
         connection's socket timeout), not through ``send_packed_command``, which runs the
         write in a task of its own (``asyncio.wait_for``); a write that fails disconnects
         and raises ``ConnectionError`` as it does, so the pool's retry policy sees the same.
-        About 40 % of a one-call batch's instructions (docs/performance.md, "sixth pass")."""
+        About 40 % of a one-call batch's instructions (docs/performance.md, "sixth pass").
+
+        ``first``: the failure of the batch's first attempt on the wire (the held connection's
+        own reading, :meth:`_flush`); it counts as the retry policy's first failed attempt,
+        after which the batch goes again as above."""
         pool = self._pool
         assert pool is not None
-        packed = b"".join([pack(sha_of(c[0]), c[1], c[2]) for c in batch])
+        if packed is None:
+            packed = b"".join([pack(sha_of(c[0]), c[1], c[2]) for c in batch])
         loop = asyncio.get_running_loop()
         held, self._held = self._held, None
-        if held is not None and held[1] is loop and _clean(held[0]):
+        if first is not None and held is not None:
+            conn = held[0]  # the wire's connection: its failure is the first attempt's
+        elif held is not None and held[1] is loop and _clean(held[0]):
             conn = held[0]
         else:
             if held is not None:  # closed by the server, unread data, another event loop:
@@ -96,6 +117,11 @@ class ScriptBatcher:
         kept = False
         try:
             async def io() -> list[Any]:
+                nonlocal first
+                if first is not None:  # the first attempt, made on the wire, failed
+                    error, first = first, None
+                    await conn.disconnect(nowait=True)
+                    raise error
                 writer = conn._writer
                 direct = writer is not None and conn.is_connected
                 if not direct:  # (re)connects first, as every redis-py command does
@@ -144,30 +170,79 @@ class ScriptBatcher:
     def _flush(self) -> None:
         """Send what is pending — unless a batch is still out: then the calls wait for it to
         come back and go as the next batch (one batch in flight, so replies are handled in
-        the order Redis ran them, and a busy tick's calls share one write and one read)."""
+        the order Redis ran them, and a busy tick's calls share one write and one read).
+
+        On the held connection's wire when it is ready (the usual case): packed, written
+        and left to the wire, which calls :meth:`_replied`; otherwise (the first batch, a
+        cluster, redis-py's Python parser, after a failure) in a task through redis-py's
+        connection (:meth:`_send`)."""
         loop = asyncio.get_running_loop()
-        if any(not t.done() and t.get_loop() is loop for t in self._tasks):
+        if self._out is not None or any(
+                not t.done() and t.get_loop() is loop for t in self._tasks):
             return
         batch, self._pending = self._pending, []
-        if batch:
-            task = asyncio.ensure_future(self._send(batch))
-            self._tasks.add(task)
-            task.add_done_callback(self._sent)
+        if not batch:
+            return
+        wire = self._wire
+        if wire is None and self._held is not None and self._held[1] is loop:
+            wire = self._wire = take_over(self._held[0], loop)
+        if wire is not None:
+            if wire.ready(loop):
+                self.batches += 1
+                packed = b"".join([pack(sha_of(c[0]), c[1], c[2]) for c in batch])
+                self._out = (batch, packed)
+                wire.send(packed, len(batch), self._replied)
+                return
+            self._wire = None  # its connection is still held: _exchange checks it
+        self.batches += 1
+        self._start(self._send(batch))
+
+    def _start(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._sent)
+
+    def _replied(self, results: Any) -> None:
+        """The wire's answer to the batch out: its replies, or the failure that ended it
+        (the batch then goes through :meth:`_exchange`, that failure its first attempt)."""
+        out, self._out = self._out, None
+        assert out is not None
+        batch, packed = out
+        if isinstance(results, BaseException):
+            self._wire = None
+            self._start(self._send(batch, packed, results))
+            return
+        if any(isinstance(res, NoScriptError) for res in results):
+            self._start(self._settle(batch, results))
+            return
+        _deliver(batch, results)
+        # as a finished batch task's callback does: after the woken callers' steps, so the
+        # calls they make go together
+        asyncio.get_running_loop().call_soon(self._flush)
 
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         self._flush()
 
-    async def _send(self, batch: list[Any]) -> None:
-        self.batches += 1
+    async def _send(self, batch: list[Any], packed: bytes | None = None,
+                    first: BaseException | None = None) -> None:
         try:
             if self._pool is not None:
-                results = await self._exchange(batch)
+                results = await self._exchange(batch, packed, first)
             else:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for script, keys, args, *_ in batch:
                         pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
                     results = await pipe.execute(raise_on_error=False)
+        except Exception as exc:
+            _fail(batch, exc)
+            return
+        await self._settle(batch, results)
+
+    async def _settle(self, batch: list[Any], results: list[Any]) -> None:
+        """Each reply to its caller, in order; a NOSCRIPT one (the call did not run) after
+        loading the script and calling it again."""
+        try:
             for (script, keys, args, fut, on_done), res in zip(batch, results):
                 if isinstance(res, NoScriptError):
                     await self.redis.script_load(script.script)
@@ -175,21 +250,36 @@ class ScriptBatcher:
                         res = await self.redis.evalsha(script.sha, len(keys), *keys, *args)
                     except Exception as exc:
                         res = exc
-                if on_done is not None and not isinstance(res, Exception):
-                    try:
-                        on_done(res)
-                    except Exception:
-                        log.exception("after-reply callback of a script call failed")
-                if fut.done():
-                    continue
-                if isinstance(res, Exception):
-                    fut.set_exception(res)
-                else:
-                    fut.set_result(res)
+                _resolve(fut, on_done, res)
         except Exception as exc:
-            for *_, fut, _ in batch:
-                if not fut.done():
-                    fut.set_exception(exc)
+            _fail(batch, exc)
+
+
+def _resolve(fut: asyncio.Future[Any], on_done: Callable[[Any], None] | None, res: Any
+             ) -> None:
+    if on_done is not None and not isinstance(res, Exception):
+        try:
+            on_done(res)
+        except Exception:
+            log.exception("after-reply callback of a script call failed")
+    if fut.done():
+        return
+    if isinstance(res, Exception):
+        fut.set_exception(res)
+    else:
+        fut.set_result(res)
+
+
+def _deliver(batch: list[Any], results: list[Any]) -> None:
+    """Each reply to its caller, in order (no NOSCRIPT among them)."""
+    for (_script, _keys, _args, fut, on_done), res in zip(batch, results):
+        _resolve(fut, on_done, res)
+
+
+def _fail(batch: list[Any], exc: Exception) -> None:
+    for *_, fut, _ in batch:
+        if not fut.done():
+            fut.set_exception(exc)
 
 
 def _clean(conn: Any) -> bool:
@@ -207,7 +297,10 @@ def _clean(conn: Any) -> bool:
     if reader is not None and hasattr(reader, "has_data") and reader.has_data():
         return False
     writer = getattr(conn, "_writer", None)
-    sock = getattr(getattr(writer, "transport", None), "_sock", None)
+    transport = getattr(writer, "transport", None)
+    if transport is not None and transport.is_closing():  # closed under a wire, say
+        return False
+    sock = getattr(transport, "_sock", None)
     if sock is None:
         return True
     try:
