@@ -20,6 +20,9 @@ function). Steps (what the server does once per move):
   ``FrameConnection``: through websockets' own ``data_received`` (its stream reader, parser
   generators, frame object, ``process_event``), or split by ``FrameConnection.data_received``
   (issue 14's sixth pass);
+* ``loop-rt`` — the floor under ``batch-1``: one awaited PING round trip to the same Redis
+  through a bare protocol (a write, the loop's iterations, ``data_received`` resolving the
+  future, the task's wake-up);
 * ``batch-1`` / ``batch-8`` — one batch of 1 or 8 script calls through the
   ``ScriptBatcher`` to a private Redis (another process, not counted), each awaited: the
   event loop's iterations, the batch task, the write, the replies (``--calls 300`` is
@@ -97,6 +100,31 @@ async def main(n):  # counted: n batches of K calls, each awaited (Redis is anot
         futs = [b.call(script, keys, args) for _ in range(K)]
         for fut in futs:
             await fut
+"""
+
+#: The floor under ``batch-1``: one PING to the same private Redis from a bare protocol that
+#: resolves the awaited future in ``data_received`` (no parser, no packing, no batcher).
+LOOP_RT = """
+import asyncio, atexit, tempfile
+from pathlib import Path
+from solrace.server.redisproc import RedisProcess
+rp = RedisProcess(data_dir=Path(tempfile.mkdtemp()), appendonly=False)
+rp.start()
+atexit.register(rp.stop)
+loop = asyncio.new_event_loop()
+asyncio.set_event_loop(loop)
+class P(asyncio.Protocol):
+    fut = None
+    def connection_made(self, t):
+        self.t = t
+    def data_received(self, data):
+        self.fut.set_result(data)
+t, p = loop.run_until_complete(loop.create_connection(P, "127.0.0.1", rp.port))
+async def main(n):  # counted: n round trips, each awaited
+    for _ in range(n):
+        p.fut = loop.create_future()
+        t.write(b"*1\\r\\n$4\\r\\nPING\\r\\n")
+        await p.fut
 """
 
 SETUP = {
@@ -181,6 +209,7 @@ def f():  # FrameConnection.data_received's own frame split
     got.clear()
 """,
     "batch-1": "K = 1" + BATCH,
+    "loop-rt": LOOP_RT,
     "batch-8": "K = 8" + BATCH,
 }
 

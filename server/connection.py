@@ -18,12 +18,15 @@ and ``daily.start`` while a deal is certified, and ``hint``), which run beside t
 A frame that finds the worker idle with nothing queued is started in the protocol's callback
 itself (:meth:`Connection._now`: its checks, and a move's synchronous start, acked from the
 store's reply), and frames arriving meanwhile wait behind it exactly as behind the worker.
+
+Two jobs live in mixins of their own: the hello deadline and the idle close
+(:mod:`solrace.server.closetimer`), and the sending side — the writer task, writing a frame
+at once, the close after the last reply (:mod:`solrace.server.sending`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -31,6 +34,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from solrace.server import metrics
+from solrace.server.closetimer import CloseTimer
 from solrace.server.fastmoves import MoveStart
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.feed import Feed
@@ -38,11 +42,11 @@ from solrace.server.handlers import HANDLERS, accounts, lobby, rematch
 from solrace.server.outbox import Outbox
 from solrace.server.presence import Presence
 from solrace.server.races import Player
+from solrace.server.sending import Sending
 from solrace.server.store.errors import unavailable_reason
 from solrace.server.wsconn import FrameConnection
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
-from websockets.protocol import OPEN
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
@@ -54,7 +58,6 @@ log = logging.getLogger("solrace.connection")
 HELLO_TIMEOUT = 10.0
 ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login,
                 P.Profile)
-CLOSE = b""  # in the outbox: close the websocket once everything before it is sent
 #: Frames received and waiting for the in-order worker; one more is refused (``rate_limited``)
 #: instead of making the reader wait (docs/protocol.md section 4: the safe pipelining depth).
 PIPELINE_DEPTH = 64
@@ -98,7 +101,7 @@ class TokenBucket:
         return False
 
 
-class Connection(MoveStart):
+class Connection(MoveStart, CloseTimer, Sending):
     def __init__(self, ws: ServerConnection, ctx: Context) -> None:
         self.ws = ws
         self.ctx = ctx
@@ -231,64 +234,6 @@ class Connection(MoveStart):
         self.send(P.error(req_id, "rate_limited", f"more than {PIPELINE_DEPTH} requests are "
                           "waiting on this connection; wait for replies before sending more"))
 
-    def _timeout(self) -> float | None:
-        """Seconds until the connection is due to close, from the state as handled so far:
-        the hello deadline before a hello succeeded; the idle timeout (counted from the last
-        frame) when nothing is going on and nothing is being handled; otherwise no limit."""
-        now = time.monotonic()
-        if not self.greeted:
-            return max(0.0, self._hello_deadline - now)
-        if self._busy() or self.feed.races or self.quick_queue is not None:
-            return None
-        return max(0.0, self._last_frame + self.ctx.config.idle_timeout - now)
-
-    def _recheck(self) -> None:
-        """After each request (and each CONCURRENT one): arm the close timer for the state as
-        it is now, unless it is armed for that time or earlier already (it looks again when it
-        fires)."""
-        if self._closer is not None or self.closing:
-            return
-        wait = self._timeout()
-        if wait is None:
-            return
-        due = time.monotonic() + wait
-        if self._timer is not None:
-            if self._due <= due:
-                return
-            self._timer.cancel()
-        self._set_timer(due)
-
-    def _set_timer(self, due: float) -> None:
-        self._due = due
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_at(loop.time() + max(0.0, due - time.monotonic()),
-                                   self._on_timer)
-
-    def _on_timer(self) -> None:
-        """The close timer: one per connection, never per frame. Not yet due (frames came
-        meanwhile): armed again; something going on: left unarmed until the next request is
-        handled; due with a request running (a hello that arrived in time): looked at again
-        after it; due: close (``_expire``), which ends the reader."""
-        self._timer = None
-        if self.closing or self._closer is not None:
-            return
-        wait = self._timeout()
-        if wait is None:
-            return
-        if wait > 0:
-            self._set_timer(time.monotonic() + wait)
-        elif not self._busy():
-            self._closer = asyncio.ensure_future(self._expire())
-
-    async def _expire(self) -> None:
-        ws = self.ws
-        if not self.greeted:
-            self.send(P.error(None, "not_authenticated", "no hello within 10 s"))
-            await asyncio.sleep(0.05)
-            await ws.close(1008, "no hello")
-        else:
-            await ws.close(1001, "idle")
-
     async def _reader(self) -> None:
         """Read frames until the peer goes, handing each to the worker at once (reading never
         waits for processing). Hello is due within HELLO_TIMEOUT of connecting (one deadline,
@@ -329,69 +274,6 @@ class Connection(MoveStart):
                 self._enqueue(data)
         except Exception:  # never into the protocol's callback
             log.exception("queueing a frame failed")
-
-    async def _writer(self) -> None:
-        while True:
-            frame = await self.out.queue.get()
-            if frame is None:
-                return
-            try:
-                if not frame:  # CLOSE
-                    await self.ws.close(1000, self._close_reason)
-                    return
-                await self.ws.send(frame)
-            except Exception:
-                return
-
-    def write_now(self, frame: bytes | str) -> bool:
-        """Write ``frame`` to the socket now, as ``ws.send`` would without waiting, when that
-        cannot reorder or overrun anything: the outbox is empty (checked by the caller: the
-        writer holds no unsent frame), the websocket is open, not paused by flow control and
-        not in a fragmented send. False: queue it for the writer task."""
-        ws = self.ws
-        if ws.paused or ws.send_in_progress is not None or ws.protocol.state is not OPEN:
-            return False
-        if self._framed:  # framed by FrameConnection: the same bytes, less work per frame
-            try:
-                if ws.write_message(frame):
-                    return True
-            except Exception as exc:  # the socket failed: as websockets' own send would
-                ws.set_connection_exc(exc)
-                ws.transport.abort()
-                return True
-        try:
-            if isinstance(frame, str):
-                ws.protocol.send_text(frame.encode())
-            else:
-                ws.protocol.send_binary(frame)
-        except Exception:  # nothing was sent: the writer's send reports the state
-            return False
-        try:
-            ws.send_data()
-        except Exception as exc:  # the socket failed: as websockets' own send would
-            ws.set_connection_exc(exc)
-            ws.transport.abort()
-        return True
-
-    def send(self, message: dict[str, Any]) -> None:
-        if not self.closing:
-            self.out.put(message)
-
-    def _too_slow(self) -> None:
-        log.info("closing a connection whose send queue is full")
-        self.closing = True
-        self.spawn(self.ws.close(1013, "too slow: send queue full; resume and sync"))
-
-    async def close_after_reply(self, reason: str) -> None:
-        """Close the connection once every frame queued so far has been sent (logout, a
-        revoked session): later frames are dropped."""
-        if self.closing:
-            return
-        self._close_reason = reason
-        self.closing = True
-        self.out.flush()  # gathered messages are queued before the close
-        with contextlib.suppress(asyncio.QueueFull):
-            self.out.queue.put_nowait(CLOSE)
 
     def spawn(self, coro: Any) -> None:
         """Run ``coro`` in the background for as long as this connection lives."""

@@ -177,8 +177,8 @@ class ScriptBatcher:
         cluster, redis-py's Python parser, after a failure) in a task through redis-py's
         connection (:meth:`_send`)."""
         loop = asyncio.get_running_loop()
-        if self._out is not None or any(
-                not t.done() and t.get_loop() is loop for t in self._tasks):
+        if self._out is not None or (self._tasks and any(
+                not t.done() and t.get_loop() is loop for t in self._tasks)):
             return
         batch, self._pending = self._pending, []
         if not batch:
@@ -212,13 +212,12 @@ class ScriptBatcher:
             self._wire = None
             self._start(self._send(batch, packed, results))
             return
-        if any(isinstance(res, NoScriptError) for res in results):
+        if _noscript(results):
             self._start(self._settle(batch, results))
             return
         _deliver(batch, results)
-        # as a finished batch task's callback does: after the woken callers' steps, so the
-        # calls they make go together
-        asyncio.get_running_loop().call_soon(self._flush)
+        if self._pending:  # the calls made while this batch was out go now; a later call
+            self._flush()  # schedules the next flush itself (call: nothing was pending)
 
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
@@ -268,6 +267,14 @@ def _resolve(fut: asyncio.Future[Any], on_done: Callable[[Any], None] | None, re
         fut.set_exception(res)
     else:
         fut.set_result(res)
+
+
+def _noscript(results: list[Any]) -> bool:
+    """Whether a NOSCRIPT reply is among ``results`` (one pass, no generator: every batch)."""
+    for res in results:  # noqa: SIM110 — a generator per batch costs more than the loop
+        if isinstance(res, NoScriptError):
+            return True
+    return False
 
 
 def _deliver(batch: list[Any], results: list[Any]) -> None:

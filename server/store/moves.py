@@ -58,8 +58,8 @@ class MovesMixin(StoreCore):
     ) -> ScriptResult:
         """The conditional append: only when the log holds exactly ``seq`` moves. ``event`` is
         the msgpack progress event (a map of at most 14 entries); the script adds ``elapsed``
-        and ``at``. ``event_map``: the same event unpacked (local delivery copies it instead of
-        unpacking ``event`` again)."""
+        and ``at``. ``event_map``: the same event unpacked, the caller's no more (local
+        delivery adds ``elapsed``, ``at`` and ``v`` to it instead of unpacking ``event``)."""
         res = ScriptResult.of(await self.submit_move(rid, pid, seq, move, home, progressed,
                                                      result, event, event_map))
         if self.replication is not None:
@@ -126,8 +126,8 @@ class MovesMixin(StoreCore):
             last, elapsed, now = int(raw[1]), int(raw[2]), int(raw[4])
             first = last - len(events) + 1
             for i, body in enumerate(events):
-                known = maps[i] if maps is not None else None
-                ev = dict(known) if known is not None else msgpack.unpackb(body, raw=False)
+                known = maps[i] if maps is not None else None  # no copy: nobody else's
+                ev = known if known is not None else msgpack.unpackb(body, raw=False)
                 ev["elapsed"], ev["at"], ev["v"] = elapsed, now, first + i
                 try:
                     local(rid, first + i, ev)

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import redis as sync_redis
 from redis._parsers.hiredis import _AsyncHiredisParser
 from redis.asyncio import Redis
 from redis.exceptions import (
@@ -28,6 +29,7 @@ from redis.exceptions import (
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.redisproc import RedisProcess
+from solrace.server.store import wire as wire_module
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.connect import open_client
 from solrace.server.store.resp import pack
@@ -88,6 +90,11 @@ def _wire(loop: asyncio.AbstractEventLoop, timeout: float | None = 5.0) -> Batch
     return BatchWire(conn, loop)
 
 
+def _send(wire: BatchWire, packed: bytes, count: int, done: Any) -> None:
+    assert wire.ready(wire.loop)  # as the batcher does: ready, then send
+    wire.send(packed, count, done)
+
+
 REPLIES = (b"*2\r\n$1\r\na\r\n:7\r\n" b"-NOSCRIPT No matching script\r\n"
            b"-ERR no 3\r\n" b"$-1\r\n" b"*0\r\n" b"+OK\r\n" b"$5\r\nhello\r\n")
 
@@ -104,7 +111,7 @@ async def test_replies_split_anywhere_resolve_once_in_order(step: int) -> None:
     wire = _wire(asyncio.get_running_loop())
     assert wire.transport.get_protocol() is wire  # it took the transport over
     got: list[Any] = []
-    wire.send(b"packed", 7, got.append)
+    _send(wire, b"packed", 7, got.append)
     assert wire.transport.written == [b"packed"]
     for i in range(0, len(REPLIES), step):
         assert got == []
@@ -113,7 +120,7 @@ async def test_replies_split_anywhere_resolve_once_in_order(step: int) -> None:
     _check_replies(got[0])
     assert wire.failure is None and not wire.dirty
     got.clear()  # the next batch on the same wire, every reply in one read
-    wire.send(b"again", 7, got.append)
+    _send(wire, b"again", 7, got.append)
     wire.data_received(REPLIES)
     _check_replies(got[0])
 
@@ -121,7 +128,7 @@ async def test_replies_split_anywhere_resolve_once_in_order(step: int) -> None:
 async def test_a_reply_past_the_batch_leaves_the_wire_unfit() -> None:
     wire = _wire(asyncio.get_running_loop())
     got: list[Any] = []
-    wire.send(b"x", 1, got.append)
+    _send(wire, b"x", 1, got.append)
     wire.data_received(b":1\r\n:2\r\n")
     assert got == [[1]] and wire.dirty  # the batch has its reply; the connection is not fit
     other = _wire(asyncio.get_running_loop())
@@ -132,7 +139,7 @@ async def test_a_reply_past_the_batch_leaves_the_wire_unfit() -> None:
 async def test_a_loading_reply_fails_the_batch_as_read_response_raises_it() -> None:
     wire = _wire(asyncio.get_running_loop())
     got: list[Any] = []
-    wire.send(b"x", 2, got.append)
+    _send(wire, b"x", 2, got.append)
     wire.data_received(b":1\r\n-LOADING Redis is loading the dataset in memory\r\n")
     assert len(got) == 1 and isinstance(got[0], BusyLoadingError)
     assert wire.failure is got[0]
@@ -141,7 +148,7 @@ async def test_a_loading_reply_fails_the_batch_as_read_response_raises_it() -> N
 async def test_a_protocol_error_fails_the_batch() -> None:
     wire = _wire(asyncio.get_running_loop())
     got: list[Any] = []
-    wire.send(b"x", 1, got.append)
+    _send(wire, b"x", 1, got.append)
     wire.data_received(b"?what\r\n")
     assert len(got) == 1 and isinstance(got[0], Exception) and wire.failure is got[0]
 
@@ -152,7 +159,7 @@ async def test_the_end_of_the_connection_fails_the_batch_with_a_connection_error
     wire = _wire(asyncio.get_running_loop())
     inner = wire.inner
     got: list[Any] = []
-    wire.send(b"x", 2, got.append)
+    _send(wire, b"x", 2, got.append)
     wire.data_received(b":1\r\n")
     if how == "eof":
         assert wire.eof_received() is False  # the transport closes itself
@@ -169,13 +176,13 @@ async def test_a_stall_fails_the_batch_at_its_deadline_with_a_timeout() -> None:
     loop = asyncio.get_running_loop()
     wire = _wire(loop, timeout=0.2)
     got: list[Any] = []
-    wire.send(b"a", 1, got.append)
+    _send(wire, b"a", 1, got.append)
     await asyncio.sleep(0.1)
     wire.data_received(b":1\r\n")  # in time
     assert got == [[1]]
     got.clear()
     start = loop.time()
-    wire.send(b"b", 1, got.append)  # the first batch's timer fires first: re-armed for this one
+    _send(wire, b"b", 1, got.append)  # the first batch's timer fires first: re-armed for this one
     while not got:
         await asyncio.sleep(0.01)
     waited = loop.time() - start
@@ -203,7 +210,7 @@ async def test_a_resp3_push_message_goes_to_redis_pys_handler_not_to_the_batch()
     push = b">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"
     wire.data_received(push)  # between batches: handled, the wire stays fit
     got: list[Any] = []
-    wire.send(b"x", 2, got.append)
+    _send(wire, b"x", 2, got.append)
     wire.data_received(b":1\r\n" + push + b"_\r\n" + push)  # amid and after the replies
     await asyncio.sleep(0)
     assert got == [[1, None]] and len(pushed) == 3
@@ -214,7 +221,7 @@ async def test_a_resp3_push_message_goes_to_redis_pys_handler_not_to_the_batch()
 async def test_no_timeout_no_timer() -> None:
     wire = _wire(asyncio.get_running_loop(), timeout=None)
     got: list[Any] = []
-    wire.send(b"a", 1, got.append)
+    _send(wire, b"a", 1, got.append)
     assert wire._watch is None
     wire.data_received(b":1\r\n")
     assert got == [[1]]
@@ -417,3 +424,38 @@ async def test_auth_and_select_are_the_pools_and_kept_across_a_reconnect(
         await nobody.aclose()
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+async def test_a_connection_closed_between_batches_is_replaced_polled_or_retried(
+        redis_url: str, monkeypatch: pytest.MonkeyPatch, quiet: bool) -> None:
+    """A wire quiet for QUIET seconds polls its socket first: a connection Redis closed
+    meanwhile is replaced before the batch goes (no failed attempt); a wire in steady use
+    does not poll, and the batch's failed first attempt is retried by the pool's policy."""
+    monkeypatch.setattr(wire_module, "QUIET", 0.0 if quiet else 60.0)
+    redis = open_client(redis_url)
+    try:
+        batcher = ScriptBatcher(redis)
+        echo = redis.register_script(ECHO)
+        await redis.script_load(ECHO)
+        await _warm(batcher, echo)
+        firsts: list[object] = []
+        send = batcher._send
+
+        def spy(batch: Any, packed: Any = None, first: Any = None) -> Any:
+            firsts.append(first)
+            return send(batch, packed, first)
+
+        batcher._send = spy  # type: ignore[method-assign]
+        # killed while the event loop is blocked: its end is in the socket, not yet read
+        # when the batch is flushed (the flush runs before that iteration's read callbacks)
+        with sync_redis.Redis.from_url(redis_url) as killer:
+            killer.client_kill_filter(_type="normal", skipme=True)
+        time.sleep(0.05)
+        assert await batcher.call(echo, ["a"], [1]) == [b"a", b"1"]
+        assert len(firsts) == 1
+        assert (firsts[0] is None) == quiet  # polled: no failed attempt; else: retried
+        assert await batcher.call(echo, ["a"], [2]) == [b"a", b"2"]
+        assert batcher._wire is not None and batcher._wire.failure is None
+    finally:
+        await redis.aclose()
