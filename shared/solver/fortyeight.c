@@ -57,6 +57,8 @@ typedef struct {
     uint8_t B;          /* the waste is the cards of rem below index B */
     uint8_t redeals;
     uint16_t home;
+    uint16_t code[NT];  /* each pile's code (key_of), kept as the piles change */
+    uint64_t emb;       /* the leftmost embedding of rem (key_of), kept as rem changes */
     uint8_t p[NT][MAXP];
 } State;
 
@@ -104,6 +106,45 @@ static inline int t_accepts(const State *s, int t, int c) {  /* a non-empty pile
     return RANK0(top) != 0 && c == top - 1;
 }
 
+/* ---------------------------------------------------------------- key parts */
+
+/* A pile's 16-bit code: let j be where the maximal descending same-suit run at the top
+ * starts; j = 0: one card and the length, else the first root pile with the same p[0..j] and
+ * j and the length (see the header). 0 for an empty pile. */
+static uint16_t pile_code(const Ctx *c, const State *s, int t) {
+    int L = s->len[t];
+    if (!L) return 0;
+    const uint8_t *p = s->p[t];
+    int j = L - 1;
+    while (j > 0 && RANK0(p[j - 1]) != 0 && p[j] == p[j - 1] - 1) j--;
+    return j == 0 ? (uint16_t)(0x8000 | p[0] << 5 | L)
+                  : (uint16_t)(c->canon[t][j + 1] << 10 | (j + 1) << 5 | L);
+}
+
+/* The leftmost embedding of the remaining cards' sequence in the root's. Its place q for a
+ * card is at most the card's own index i; when q == i the card and every card right after it
+ * in rem (a run of consecutive indexes) embed at their own indexes, so the run is copied
+ * whole: only the cards after a gap are looked up one by one. */
+static uint64_t embed(const Ctx *c, uint64_t m) {
+    uint64_t e = 0;
+    int q = 0;
+    while (m) {
+        int i = __builtin_ctzll(m);
+        if (q == i) {
+            uint64_t ones = ~(m >> i);
+            int r = ones ? __builtin_ctzll(ones) : 64 - i;
+            uint64_t bits = (r + i >= 64 ? ~0ull : (1ull << (r + i)) - 1) & ~below(i);
+            e |= bits; m &= ~bits; q = i + r;
+            continue;
+        }
+        m &= m - 1;
+        q = c->nxt[q][c->seq[i]];
+        e |= 1ull << q;
+        q++;
+    }
+    return e;
+}
+
 /* ---------------------------------------------------------------- moves */
 
 static void do_move(const Ctx *c, State *s, int src, int dst) {
@@ -115,18 +156,25 @@ static void do_move(const Ctx *c, State *s, int src, int dst) {
         card = c->seq[i];
         s->rem &= ~(1ull << i);
         s->B = (uint8_t)i;
+        s->emb = embed(c, s->rem);
     } else if (src < NF) {
         card = ftop(s, src);
         s->fh[src]--; s->home--;
     } else {
         int t = src - TB;
+        int L = s->len[t], code = s->code[t];
         card = s->p[t][--s->len[t]];
+        /* the top run's start j: the code drops one in length while the run keeps a card */
+        int j = code & 0x8000 ? 0 : ((code >> 5) & 31) - 1;
+        s->code[t] = j < L - 1 ? (uint16_t)(code - 1) : pile_code(c, s, t);
     }
     if (dst < NF) {
         if (!s->fh[dst]) s->fs[dst] = (uint8_t)SUIT(card);
         s->fh[dst]++; s->home++;
     } else {
         int t = dst - TB;
+        /* a card goes only onto its parent (the run grows by one) or into a space */
+        s->code[t] = s->len[t] ? (uint16_t)(s->code[t] + 1) : (uint16_t)(0x8000 | card << 5 | 1);
         s->p[t][s->len[t]++] = (uint8_t)card;
     }
 }
@@ -163,7 +211,11 @@ static void emit_jump(Ctx *c, const State *s, int b, int redealt) {
  * are home (rules A, B, D of docs/solver.md). */
 static int safe_find(const Ctx *c, const State *s, int *src, int *dst) {
     int empty = -1;
-    for (int f = 0; f < NF; f++) if (!s->fh[f]) { empty = f; break; }
+    uint64_t want = 0;  /* the cards that fit a foundation (not Aces) */
+    for (int f = 0; f < NF; f++) {
+        if (!s->fh[f]) { if (empty < 0) empty = f; }
+        else if (s->fh[f] < 13) want |= 1ull << (s->fs[f] * 13 + s->fh[f]);
+    }
     int full[4], have_full = 0;
     for (int i = 0; i <= NT; i++) {
         int from, card;
@@ -180,6 +232,7 @@ static int safe_find(const Ctx *c, const State *s, int *src, int *dst) {
             *src = from; *dst = empty;
             return 1;
         }
+        if (!(want >> card & 1)) continue;
         int f = -1;
         for (int g = 0; g < NF; g++)
             if (s->fh[g] && s->fs[g] == SUIT(card) && s->fh[g] == RANK0(card)) { f = g; break; }
@@ -233,13 +286,20 @@ static int legal(const Ctx *c, const State *s, Move *out) {
     int n = 0;
     if (s->home == TOTAL) return 0;
     int w = waste_top(s);
+    int empty = 0;
+    uint64_t want = 0;  /* the cards that fit a foundation (not Aces) */
+    for (int f = 0; f < NF; f++) {
+        if (!s->fh[f]) empty = 1;
+        else if (s->fh[f] < 13) want |= 1ull << (s->fs[f] * 13 + s->fh[f]);
+    }
     for (int t = 0; t < NT; t++) {
         if (!s->len[t]) continue;
         int x = ptop(s, t);
+        if (RANK0(x) == 0 ? !empty : !(want >> x & 1)) continue;
         for (int f = 0; f < NF; f++)
             if (f_accepts(s, f, x)) { out[n].s = (uint8_t)(TB + t); out[n].d = (uint8_t)f; n++; }
     }
-    if (w >= 0) {
+    if (w >= 0 && (RANK0(c->seq[w]) == 0 ? empty : (int)(want >> c->seq[w] & 1))) {
         int x = c->seq[w];
         for (int f = 0; f < NF; f++)
             if (f_accepts(s, f, x)) { out[n].s = PW; out[n].d = (uint8_t)f; n++; }
@@ -460,15 +520,7 @@ static inline void sort16(uint16_t *a, int n) {
 static Key key_of(const Ctx *c, const State *s) {
     Key k;
     uint16_t code[NT];
-    for (int t = 0; t < NT; t++) {
-        int L = s->len[t];
-        if (!L) { code[t] = 0; continue; }
-        const uint8_t *p = s->p[t];
-        int j = L - 1;
-        while (j > 0 && RANK0(p[j - 1]) != 0 && p[j] == p[j - 1] - 1) j--;
-        code[t] = j == 0 ? (uint16_t)(0x8000 | p[0] << 5 | L)
-                         : (uint16_t)(c->canon[t][j + 1] << 10 | (j + 1) << 5 | L);
-    }
+    memcpy(code, s->code, sizeof code);
     sort16(code, NT);
     k.w[2] = (uint64_t)code[0] | (uint64_t)code[1] << 16 | (uint64_t)code[2] << 32
            | (uint64_t)code[3] << 48;
@@ -486,17 +538,7 @@ static Key key_of(const Ctx *c, const State *s) {
                 | (uint64_t)__builtin_popcountll(s->rem & below(s->B)) << 40;
     for (int su = 0; su < 4; su++) w0 |= (uint64_t)(hi[su] << 4 | lo[su]) << (8 * su);
     k.w[0] = w0;
-    /* the leftmost embedding of the remaining cards' sequence */
-    uint64_t m = s->rem, e = 0;
-    int q = 0;
-    while (m) {
-        int i = __builtin_ctzll(m);
-        m &= m - 1;
-        q = c->nxt[q][c->seq[i]];
-        e |= 1ull << q;
-        q++;
-    }
-    k.w[1] = e;
+    k.w[1] = s->emb;
     return k;
 }
 
@@ -507,10 +549,12 @@ static inline uint64_t mix(uint64_t x) {
     return x ^ (x >> 33);
 }
 
-static inline uint64_t hash_key(const Key *k) {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < 4; i++) h = mix(h ^ k->w[i]) + i;
-    return h;
+static inline uint64_t rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
+
+static inline uint64_t hash_key(const Key *k) {  /* four independent products, one final mix */
+    uint64_t h = k->w[0] * 0x9e3779b97f4a7c15ull + rotl(k->w[1] * 0xc2b2ae3d27d4eb4full, 21)
+               + rotl(k->w[2] * 0x165667b19e3779f9ull, 42) + k->w[3] * 0xd6e8feb86659fd93ull;
+    return mix(h);
 }
 
 static inline int key_empty(const Key *k) { return !k->w[0]; }  /* a real key has bit 63 */
@@ -682,6 +726,8 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
             while (s.len[u] < n || memcmp(root[u], root[t], (size_t)n)) u++;
             c->canon[t][n] = (uint8_t)u;
         }
+    for (int t = 0; t < NT; t++) s.code[t] = pile_code(c, &s, t);
+    s.emb = embed(c, s.rem);
     *sp = s;
     return 0;
 }
