@@ -2,13 +2,15 @@
 
     python bench/server_instructions.py --n 100 --seconds 20 [--out /tmp/cg.out]
     python bench/server_instructions.py --n 100 --seconds 20 --echo   # the floor: echo.py
+    python bench/server_instructions.py --n 100 --seconds 20 --loop asyncio   # either loop
 
 The same set-up as one solrace window of ``bench/server.py`` (a private Redis, the server with
 its benchmark flags, ``bench/loadgen.py`` players in 2-seat races, each "send a move, wait for
 its ack") — only the server runs under ``valgrind --tool=callgrind``, instrumenting nothing until
 the window starts (``callgrind_control -i on``) and nothing after it ends. Printed: the moves
 the server appended in the window (``XADD`` calls counted by Redis between the two toggles),
-the instructions it executed meanwhile, and their ratio.
+the instructions it executed meanwhile, and their ratio. ``--loop`` picks the event loop of the
+server or of echo (as ``bench/server.py --loop``: both on the same one).
 
 Why: wall-clock and CPU-time figures on a shared machine move by ±10 % between runs of the same
 code, and the CPU per move of the same code rises when the server gets less of a core. An
@@ -78,6 +80,11 @@ def _moves(r: redis.Redis) -> int:
 #: either edge.
 ACKED = "pointing_13legal_texts"
 
+#: websockets' compiled unmasking (``websockets/speedups.c``), called once per frame a client
+#: sent: echo's count of messages echoed, the same on either loop (asyncio's socket send,
+#: counted before, is not what uvloop's transport calls: it writes through libuv).
+ECHOED = "apply_mask"
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -88,7 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="keep callgrind's output here")
     ap.add_argument("--echo", action="store_true",
                     help="count bench/echo.py instead (the floor): instructions per reply, "
-                         "counted as its socket sends (one per echoed message)")
+                         "counted as the frames it unmasks (one per echoed message)")
+    ap.add_argument("--ping-interval", type=float, default=None, metavar="SECONDS",
+                    help="the server's websocket ping interval (its default, 20 s, unless "
+                         "given): on a loaded machine the server under valgrind can miss a "
+                         "pong by its timeout during set-up")
+    ap.add_argument("--loop", choices=("asyncio", "uvloop"), default=bench.LOOP,
+                    help=f"event loop of the server or of echo ({bench.LOOP})")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("valgrind (with callgrind_control) is not installed")
@@ -105,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         elif "solrace.server" in argv and not args.echo:  # the server: under valgrind
             at = argv.index("-m")
             argv = [*valgrind, *argv[:at], "-c", PRELUDE, *argv[at + 2:]]
+            if args.ping_interval is not None:
+                argv += ["--ping-interval", f"{args.ping_interval:g}"]
         return real_spawn(argv, **kw)
 
     def toggle_on(pid: int, _seconds: float, _out: Path) -> None:
@@ -117,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         return None
 
     rds: redis.Redis
+    bench.LOOP = args.loop
     ns = bench.parse_args(["--n", str(args.n), "--seconds", str(args.seconds), "--warmup",
                            str(args.warmup), "--seed", str(args.seed), "--no-profile"])
     redis_proc = RedisProcess(data_dir=work / "redis", appendonly=True)
@@ -162,17 +178,17 @@ def main(argv: list[str] | None = None) -> int:
         for line in path.read_text(errors="replace").splitlines():
             if line.startswith(("totals:", "summary:")) and int(line.split()[1]) > total:
                 total = int(line.split()[1])
-                acks = calls_to(path, "sock_send" if args.echo else ACKED)
+                acks = calls_to(path, ECHOED if args.echo else ACKED)
     if not args.out:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"N={args.n}, window {args.seconds:g} s: {moves} moves appended "
+    print(f"loop {args.loop}; N={args.n}, window {args.seconds:g} s: {moves} moves appended "
           f"({m.count} {'replies' if args.echo else 'acks'} counted by the players), "
           f"errors {m.errors or 'none'}")
     print(f"instructions in the window: {total:,}")
     if moves:
         print(f"instructions per move: {total / moves:,.0f} (per XADD)")
     if acks and args.echo:
-        print(f"instructions per reply: {total / acks:,.0f} (per socket send: {acks})")
+        print(f"instructions per reply: {total / acks:,.0f} (per frame unmasked: {acks})")
     elif acks:
         print(f"instructions per move: {total / acks:,.0f} (per ack built: {acks} calls of "
               f"legal_texts, compiled)")

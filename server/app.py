@@ -17,9 +17,10 @@ import secrets
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -362,6 +363,7 @@ async def serve_forever(config: Config) -> None:
     tune_gc()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    log.info("event loop: %s.%s", type(loop).__module__, type(loop).__qualname__)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
@@ -404,16 +406,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("solrace: no Redis URL given: starting an embedded Redis-protocol server "
               f"with append-only persistence in {config.data_dir / 'redis'}", flush=True)
     try:
-        if config.loop == "uvloop":
-            import uvloop  # optional: pip install uvloop
-
-            uvloop.run(serve_forever(config))
-        else:
-            asyncio.run(serve_forever(config))
+        run_on(config.loop, serve_forever(config))
     except (RedisProcessError, OSError) as exc:
         print(f"solrace: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
     return 0
+
+
+def run_on(loop: str, main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main`` to the end on the named event loop: ``uvloop`` (the default where it can
+    be imported, :data:`.config.DEFAULT_LOOP`) or ``asyncio``'s own. The server needs nothing
+    of either but the :class:`asyncio.AbstractEventLoop` interface: its transports'
+    ``set_protocol`` and ``get_extra_info("socket")`` (the batcher's wire, server/store/wire.py),
+    ``add_signal_handler`` (the clean stop), ``to_thread`` (the embedded Redis)."""
+    if loop == "uvloop":
+        import uvloop  # a dependency on Linux; Config refuses "uvloop" where it is missing
+
+        uvloop.run(main)
+    else:
+        asyncio.run(main)
 
 
 def port_in_use(host: str, port: int) -> str | None:

@@ -15,6 +15,7 @@ to set ``SOLRACE_SECRET`` instead.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import secrets
@@ -57,10 +58,25 @@ def _log_level(text: str) -> str:
 LOOPS = ("asyncio", "uvloop")
 
 
+def uvloop_available() -> bool:
+    """Whether uvloop can be imported here (a dependency on Linux, pyproject.toml; it has no
+    Windows build). Looked up without importing it: the printout must not pay for it."""
+    return importlib.util.find_spec("uvloop") is not None
+
+
+#: The server's event loop unless told otherwise: uvloop where it can be imported — fewer
+#: instructions per move for the same work (docs/performance.md, "eighth pass: uvloop") —
+#: else asyncio's own.
+DEFAULT_LOOP = "uvloop" if uvloop_available() else "asyncio"
+
+
 def _loop(text: str) -> str:
     loop = text.strip().lower()
     if loop not in LOOPS:
         raise ValueError(f"loop must be one of {', '.join(LOOPS)}, not {text!r}")
+    if loop == "uvloop" and not uvloop_available():
+        raise ValueError("loop uvloop: uvloop cannot be imported here (pip install uvloop), "
+                         "choose asyncio")
     return loop
 
 
@@ -182,7 +198,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ping_interval", parse_duration, "websocket ping interval"),
     Setting("session_ttl", parse_duration, "session token lifetime since last use (e.g. 7d)"),
     Setting("log_level", _log_level, "logging level"),
-    Setting("loop", _loop, "event loop: asyncio (the stock one) or uvloop (pip install uvloop)"),
+    Setting("loop", _loop,
+            "event loop: uvloop (the default where it can be imported) or asyncio (the stock "
+            "one)"),
     Setting("process_id", str, "name of this process in logs and Redis"),
     Setting("countdown", parse_duration, "countdown between all-ready and the start"),
     Setting("quick_time_limit", int, "time limit in seconds of quick-paired races"),
@@ -254,7 +272,7 @@ class Config:
     ping_interval: float = 20.0
     session_ttl: float = 7 * 86400.0
     log_level: str = "INFO"
-    loop: str = "asyncio"
+    loop: str = DEFAULT_LOOP
     process_id: str = field(default_factory=_default_process_id)
     countdown: float = 3.0
     quick_time_limit: int = 600

@@ -15,12 +15,19 @@ Second backend: a test module that sets ``BACKENDS = ("single", "cluster")`` run
 that takes ``redis_url`` twice, ``[single]`` on the one Redis and ``[cluster]`` on the shared
 cluster (flushed before each test). ``SOLRACE_TEST_BACKENDS=single`` (or ``cluster``) runs
 only one of them.
+
+Second event loop: a test module that sets ``LOOPS = ("asyncio", "uvloop")`` (or a test marked
+``@pytest.mark.loops("asyncio", "uvloop")``) runs every async test twice, ``[asyncio]`` on the
+stock loop and ``[uvloop]`` on uvloop's (the server's default where it can be imported,
+server/config.py); every other test runs on the stock loop only. ``SOLRACE_TEST_LOOPS=asyncio``
+(or ``uvloop``) runs only one of them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import redis
@@ -38,12 +45,45 @@ def pytest_report_header(config: pytest.Config) -> str:
             f"{current} of {len(accel.MODULES)} with a current build in {accel.cache_dir()}")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "loops(*names): the event loops an async test runs on (asyncio, uvloop)")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     backends = getattr(metafunc.module, "BACKENDS", None)
     if backends and "redis_url" in metafunc.fixturenames:
         only = os.environ.get("SOLRACE_TEST_BACKENDS")
         chosen = [b for b in backends if not only or b in only.split(",")]
         metafunc.parametrize("redis_url", chosen, indirect=True)
+
+
+def _loop_factories() -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    factories: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
+        "asyncio": asyncio.new_event_loop}
+    try:
+        import uvloop
+    except ImportError:  # not a dependency off Linux (pyproject.toml): the stock loop only
+        return factories
+    factories["uvloop"] = uvloop.new_event_loop
+    return factories
+
+
+LOOP_FACTORIES = _loop_factories()
+
+
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item
+                                  ) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """The event loops an async test runs on (pytest-asyncio's hook): those its ``loops``
+    marker or its module's ``LOOPS`` names (the stock loop only when neither does), less those
+    ``SOLRACE_TEST_LOOPS`` leaves out."""
+    marker = item.get_closest_marker("loops")
+    wanted = marker.args if marker else getattr(getattr(item, "module", None), "LOOPS",
+                                                ("asyncio",))
+    only = os.environ.get("SOLRACE_TEST_LOOPS")
+    chosen = {name: LOOP_FACTORIES[name] for name in wanted if name in LOOP_FACTORIES
+              and (not only or name in only.split(","))}
+    return chosen or {"asyncio": asyncio.new_event_loop}
 
 
 @pytest.fixture(scope="session")

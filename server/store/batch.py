@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 import math
-import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +15,7 @@ from redis.asyncio import ConnectionPool, Redis
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server.store.resp import pack, sha_of
-from solrace.server.store.wire import BatchWire, take_over
+from solrace.server.store.wire import BatchWire, socket_poll, take_over
 
 log = logging.getLogger("solrace.store")
 
@@ -293,10 +292,10 @@ def _clean(conn: Any) -> bool:
     """Whether a kept connection is fit for the next batch: what the pool's
     ``ensure_connection`` checks before it hands a connection out (connected, not closed by
     the server, no unread data), without its coroutine — and, where the transport's socket
-    is at hand (asyncio's selector transports), the socket itself is asked without waiting
-    (``MSG_PEEK``): a connection Redis closed a moment ago shows its end there before the
-    event loop has read it (the pool, handing out the connection released last, rarely
-    meets one; a kept connection always would)."""
+    is at hand (asyncio's selector transports and uvloop's, :func:`.wire.socket_poll`), the
+    socket itself is polled without waiting: a connection Redis closed a moment ago shows
+    its end there before the event loop has read it (the pool, handing out the connection
+    released last, rarely meets one; a kept connection always would)."""
     stream = getattr(conn, "_reader", None)
     if not conn.is_connected or stream is None or stream.at_eof() or stream._buffer:
         return False
@@ -307,19 +306,12 @@ def _clean(conn: Any) -> bool:
     transport = getattr(writer, "transport", None)
     if transport is not None and transport.is_closing():  # closed under a wire, say
         return False
-    sock = getattr(transport, "_sock", None)
-    if sock is None:
+    poll = socket_poll(transport) if transport is not None else None
+    if poll is None:
         return True
-    try:
-        sock.recv(1, _PEEK)
-    except (BlockingIOError, InterruptedError):
-        return True  # nothing to read: open, nothing unread
-    except OSError:
-        return False
-    return False  # unread data, or b"": closed by the server
-
-
-_PEEK = socket.MSG_PEEK | getattr(socket, "MSG_DONTWAIT", 0)
+    # no event: open, nothing unread; POLLIN: unread data or the end of the stream;
+    # POLLHUP / POLLERR / POLLNVAL (always reported): closed, failed
+    return not poll.poll(0)
 
 
 def _direct(conn: Any) -> bool:

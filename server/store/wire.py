@@ -37,7 +37,7 @@ from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
 from redis.exceptions import ConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["BatchWire", "take_over"]
+__all__ = ["BatchWire", "socket_poll", "take_over"]
 
 #: Replies, or the exception that ended the batch.
 Done = Callable[[Any], None]
@@ -72,11 +72,7 @@ class BatchWire(asyncio.Protocol):
         #: the socket, where the transport has one at hand, asked without waiting before
         #: each batch (see :meth:`ready`): a poll object made once, not a ``MSG_PEEK`` read
         #: (whose "nothing to read" is an exception raised and caught every batch)
-        self._poll: Any = None
-        sock = getattr(self.transport, "_sock", None)
-        if sock is not None and hasattr(select, "poll"):
-            self._poll = select.poll()
-            self._poll.register(sock.fileno(), select.POLLIN | select.POLLPRI)
+        self._poll = socket_poll(self.transport)
         #: what ended the wire's use (the batcher then goes back to redis-py's path)
         self.failure: BaseException | None = None
         #: replies left over after a batch: fine for that batch, not for the connection
@@ -211,6 +207,27 @@ class BatchWire(asyncio.Protocol):
         done, self._done = self._done, None
         if done is not None:
             done(exc)
+
+
+def socket_poll(transport: Any) -> Any:
+    """A poll object for the transport's socket (readable, or its end or an error), or None
+    where it has no socket at hand or the system no ``poll``. The file descriptor comes from
+    ``get_extra_info("socket")``, which both event loops the server runs on answer: asyncio's
+    selector transports with a ``TransportSocket``, uvloop's with a ``PseudoSocket`` (which
+    has ``fileno()`` but refuses ``recv``: so a poll, not a ``MSG_PEEK`` read)."""
+    get = getattr(transport, "get_extra_info", None)
+    sock = get("socket") if get is not None else None
+    if sock is None or not hasattr(select, "poll"):
+        return None
+    try:
+        fd = sock.fileno()
+    except (OSError, AttributeError, TypeError):
+        return None
+    if fd < 0:  # closed already
+        return None
+    poll = select.poll()
+    poll.register(fd, select.POLLIN | select.POLLPRI)
+    return poll
 
 
 def take_over(conn: Any, loop: asyncio.AbstractEventLoop) -> BatchWire | None:

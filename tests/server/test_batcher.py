@@ -19,6 +19,7 @@ from solrace.server.faults import is_outage, is_store_error
 from solrace.server.redisproc import RedisProcess
 from solrace.server.store.batch import ScriptBatcher, _direct
 
+LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)
 pytestmark = pytest.mark.timeout(60)
 
 ECHO = "return {KEYS[1], ARGV[1]}"

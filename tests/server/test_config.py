@@ -5,10 +5,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import sys
+from importlib.util import find_spec as _find_spec
 from pathlib import Path
 
 import pytest
+from solrace.server import config as config_module
 from solrace.server.config import (
+    DEFAULT_LOOP,
     MASK,
     SETTINGS,
     Config,
@@ -16,6 +20,7 @@ from solrace.server.config import (
     listener_url,
     mask_url,
     parse_duration,
+    uvloop_available,
 )
 
 SECRET = "s3cret-value-0123456789"
@@ -74,6 +79,7 @@ def test_defaults() -> None:
     assert (config.idle_timeout, config.ping_interval) == (60.0, 20.0)
     assert config.session_ttl == 7 * 86400
     assert config.log_level == "INFO"
+    assert config.loop == ("uvloop" if uvloop_available() else "asyncio")
     assert config.embedded_redis
     assert config.process_id.endswith(f"-{os.getpid()}")
     assert config.sources["port"] == "default"
@@ -120,6 +126,7 @@ def test_empty_redis_url_means_embedded() -> None:
         ([], {"SOLRACE_BOT_LEASE": "0"}, "bot_lease finite and >= 0.1 s"),
         ([], {"SOLRACE_COUNTDOWN": "-1"}, "SOLRACE_COUNTDOWN"),
         (["--no-such-flag"], {}, "unrecognized"),
+        (["--loop", "tokio"], {}, "loop must be one of asyncio, uvloop"),
         (["--advertise-url", "http://h:1"], {}, "ws://HOST"),
         ([], {"SOLRACE_ADVERTISE_URL": "ws://u:pw@h:1"}, "no user name"),
         (["--advertise-url", "ws://h:1/?x=1"], {}, "query"),
@@ -133,6 +140,25 @@ def test_bad_values_exit_with_a_message(argv, env, needle, capsys) -> None:
     err = capsys.readouterr().err
     assert needle in err
     assert "pw" not in err
+
+
+def test_the_default_loop_is_uvloop_where_it_can_be_imported() -> None:
+    """uvloop is a dependency on Linux (pyproject.toml): here it is the default, and a
+    process without it (another system) falls back to asyncio's loop."""
+    if sys.platform == "linux":
+        assert uvloop_available()
+    assert ("uvloop" if uvloop_available() else "asyncio") == DEFAULT_LOOP
+
+
+def test_uvloop_that_cannot_be_imported_is_refused_by_name(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(config_module.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "uvloop" else _find_spec(name, *a))
+    assert not uvloop_available()
+    with pytest.raises(SystemExit) as info:
+        Config.from_args(["--loop", "uvloop"], {"SOLRACE_SECRET": SECRET})
+    assert info.value.code == 2
+    assert "uvloop cannot be imported here" in capsys.readouterr().err
+    assert Config.from_args(["--loop", "asyncio"], {"SOLRACE_SECRET": SECRET}).loop == "asyncio"
 
 
 def test_direct_construction_validates() -> None:

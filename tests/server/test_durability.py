@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from harness import (
     ws_url,
 )
 from solrace.client.library import Client, ClientError
+from solrace.server.config import DEFAULT_LOOP
 from solrace.server.redisproc import RedisProcess
 from solrace.shared.engine import Game
 from solrace.shared.views import view_of
@@ -208,8 +210,13 @@ async def test_quick_pairing_skips_players_whose_process_died(redis_url: str, tm
             await r.aclose()
 
 
-async def test_clean_stop_prints_and_exits_zero(redis_url: str, tmp_path: Path) -> None:
-    proc = ServerProcess(redis_url, tmp_path / "solo", name="solo")
+@pytest.mark.parametrize("loop", [None, "uvloop", "asyncio"])
+async def test_clean_stop_prints_and_exits_zero(redis_url: str, tmp_path: Path,
+                                                loop: str | None) -> None:
+    """SIGTERM stops the server cleanly (exit 0) on either event loop (None: the default,
+    uvloop where it can be imported), and it runs on the one it was told."""
+    extra = () if loop is None else ("--loop", loop)
+    proc = ServerProcess(redis_url, tmp_path / "solo", *extra, name="solo")
     await asyncio.to_thread(proc.start)
     try:
         c = Client(proc.url, name="alice")
@@ -221,8 +228,13 @@ async def test_clean_stop_prints_and_exits_zero(redis_url: str, tmp_path: Path) 
     out = "\n".join(proc.stdout_lines)
     assert "solrace server configuration" in out
     assert "test-secret" not in out, "the secret was printed"
+    want = loop or DEFAULT_LOOP
+    assert re.search(rf"^  loop +{want} ", out, re.M), out
+    running = "event loop: uvloop.Loop" if want == "uvloop" else "event loop: asyncio."
+    assert running in proc.log()
 
 
+@pytest.mark.loops("asyncio", "uvloop")
 async def test_redis_restart_mid_race_keeps_acked_moves(private_redis: RedisProcess) -> None:
     """Redis is SIGKILLed (``appendfsync always``) and restarted: moves in between get
     ``unavailable`` on a connection that survives, every acknowledged move is still in the log

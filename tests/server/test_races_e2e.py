@@ -35,6 +35,9 @@ from solrace.shared.views import view_of
 
 BACKENDS = ("single", "cluster")  # every test with redis_url runs on both (conftest.py)
 
+#: the tests also run on uvloop (the server's default loop), on both backends: a reconnect,
+#: the sequence rules, two processes (conftest.py; the rest on the stock loop, for time)
+BOTH_LOOPS = pytest.mark.loops("asyncio", "uvloop")
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -149,6 +152,7 @@ async def test_unmoved_racer_keeps_cards_dealt_home(redis_url: str) -> None:
             await close_all(cs)
 
 
+@BOTH_LOOPS
 async def test_reconnect_mid_race_loses_and_repeats_nothing(redis_url: str) -> None:
     async with running_server(redis_url) as server:
         url = ws_url(server)
@@ -264,6 +268,7 @@ async def test_illegal_move_changes_nothing(redis_url: str) -> None:
             await close_all(cs)
 
 
+@BOTH_LOOPS
 async def test_duplicate_and_stale_sequence_numbers(redis_url: str) -> None:
     async with running_server(redis_url) as server:
         cs, summary = await start_race(ws_url(server), redis_url, "unlimited", ["alice", "bob"])
@@ -460,6 +465,7 @@ async def test_time_limit_ends_the_race_and_ranks_by_cards_home(redis_url: str) 
             await close_all(cs)
 
 
+@BOTH_LOOPS
 async def test_racers_on_two_processes_see_each_other_and_the_race_ends_once(
     redis_url: str,
 ) -> None:

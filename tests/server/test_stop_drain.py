@@ -16,6 +16,7 @@ from solrace.server.handlers import HANDLERS
 from solrace.shared import protocol as P
 from websockets.asyncio.client import connect
 
+LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)
 pytestmark = pytest.mark.timeout(60)
 
 

@@ -14,6 +14,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import Server, serve
 from websockets.exceptions import ConnectionClosedOK
 
+LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)
 pytestmark = pytest.mark.timeout(30)
 
 Handler = Callable[[FrameConnection], Coroutine[Any, Any, None]]
