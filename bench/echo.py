@@ -3,9 +3,11 @@
 ``python bench/echo.py [--host H] [--port P]`` prints ``echo: listening on ws://HOST:PORT`` and
 sends every frame it receives straight back on the same connection, until SIGTERM/SIGINT.
 
-Why this is the limit of our stack: it runs the same ``websockets`` version on the same stock
-asyncio event loop with the same connection settings as ``solrace.server.app`` (no compression,
-same ``max_size`` and ``max_queue``), in its own fresh interpreter, and does nothing else. A
+Why this is the limit of our stack: it runs the same ``websockets`` version on the same event
+loop (``--loop``: ``bench/server.py`` passes the servers' own; alone, the server's default,
+uvloop where it can be imported) with the same connection settings as ``solrace.server.app``
+(no compression, same ``max_size`` and ``max_queue``), in its own fresh interpreter, and does
+nothing else. A
 move request answered by the solrace server costs at least one such receive and one send; the
 ratio of solrace's throughput to this one is what the pipeline (decode, validate, engine,
 Redis, ack, fan-out) costs on top of the transport.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import signal
 
 from websockets.asyncio.server import ServerConnection, serve
@@ -48,7 +51,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
+    # the server's default (solrace.server.config.DEFAULT_LOOP), found without importing it
+    default = "uvloop" if importlib.util.find_spec("uvloop") is not None else "asyncio"
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default=default)
     args = parser.parse_args()
     if args.loop == "uvloop":  # the same loop as the server under test (bench/server.py --loop)
         import uvloop

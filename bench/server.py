@@ -67,6 +67,7 @@ import loadgen  # bench/loadgen.py: this script's directory is on sys.path
 import msgpack
 import redis
 import websockets
+from solrace.server.config import DEFAULT_LOOP
 from solrace.server.redisproc import RedisProcess, _spawn, find_redis_server
 
 BENCH = Path(__file__).resolve().parent
@@ -129,7 +130,7 @@ def machine() -> dict[str, str]:
         "cores": f"{os.cpu_count()} logical, {len(os.sched_getaffinity(0))} usable",
         "os": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "loop": LOOP if LOOP == "uvloop" else "asyncio (stock)",
+        "loop": f"{LOOP} (servers and echo)",
         "load average at start": " ".join(Path("/proc/loadavg").read_text().split()[:3]),
         "websockets": websockets.__version__,
         "redis-py": redis.__version__,
@@ -234,7 +235,10 @@ class Listening:
             progress(f"{self.name} stopped in {time.monotonic() - t:.1f} s")
 
 
-LOOP = "asyncio"  # event loop of the servers under test and of echo (--loop)
+#: event loop of the servers under test and of echo, always the same one (--loop): by default
+#: the server's own default (uvloop where it can be imported), so the ratio compares like with
+#: like
+LOOP = DEFAULT_LOOP
 
 
 def start_solrace(redis_url: str, log_dir: Path, index: int) -> Listening:
@@ -930,8 +934,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    "never end) or a practice bot of that "
                    "strength (games end in a win or when the bot gives up; that connection "
                    "then stops)")
-    p.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
-                   help="event loop of the solrace servers and of echo (both the same)")
+    p.add_argument("--loop", choices=("asyncio", "uvloop"), default=DEFAULT_LOOP,
+                   help="event loop of the solrace servers and of echo, both the same (the "
+                   f"server's default: {DEFAULT_LOOP})")
     p.add_argument("--frames", choices=("batch", "single"), default="batch",
                    help="batch: the players ask for batch frames in hello (race events ride "
                    "with the next reply, docs/protocol.md); single: one message per frame")

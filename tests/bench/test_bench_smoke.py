@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from solrace.server.config import DEFAULT_LOOP
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "server.py"
 
@@ -77,6 +79,9 @@ def test_smoke_mode_runs_and_reports_sane_figures(tmp_path: Path) -> None:
 
     # The printed report has the machine header and one table line per measured N.
     assert "machine: cpu " in stdout and "websockets" in stdout
+    # echo and the servers on one event loop, by default the server's (uvloop where it can be
+    # imported): the ratio compares like with like
+    assert report["machine"]["loop"] == f"{DEFAULT_LOOP} (servers and echo)"
     assert "| N | echo msg/s | solrace moves/s |" in stdout
     for row in rows:
         n, rate = row["solrace"]["n"], row["solrace"]["rate"]

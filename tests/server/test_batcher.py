@@ -8,16 +8,18 @@ directly (server/store/batch.py ``_read_replies``) and the redis-py path it fall
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import pytest
+import redis as sync_redis
 import redis.asyncio.connection as rconn
 from redis._parsers import _AsyncRESP2Parser
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.redisproc import RedisProcess
-from solrace.server.store.batch import ScriptBatcher, _direct
+from solrace.server.store.batch import ScriptBatcher, _clean, _direct
 
 LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)
 pytestmark = pytest.mark.timeout(60)
@@ -99,6 +101,23 @@ async def test_the_connection_is_kept_between_batches_and_replaced_after_a_failu
         assert await b2.call(e2, ["a"], [8]) == [b"a", b"8"]
     finally:
         await stalled.aclose()
+
+
+async def test_a_kept_connection_closed_by_redis_is_seen_unfit_before_the_loop_reads_it(
+        redis: Redis, redis_url: str) -> None:
+    """``_clean`` polls the kept connection's socket (asyncio's transport and uvloop's
+    alike): the end Redis sent, not yet read by the event loop, makes it unfit."""
+    batcher = ScriptBatcher(redis)
+    echo = redis.register_script(ECHO)
+    await redis.script_load(ECHO)
+    assert await batcher.call(echo, ["a"], [1]) == [b"a", b"1"]
+    assert batcher._held is not None
+    conn = batcher._held[0]
+    assert _clean(conn)
+    with sync_redis.Redis.from_url(redis_url) as killer:  # the loop does not run meanwhile
+        killer.client_kill_filter(_type="normal", skipme=True)
+    time.sleep(0.05)
+    assert not _clean(conn)
 
 
 async def test_noscript_is_retried_after_loading(redis: Redis) -> None:
