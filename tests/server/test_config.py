@@ -151,8 +151,11 @@ def test_the_default_loop_is_uvloop_where_it_can_be_imported() -> None:
 
 
 def test_uvloop_that_cannot_be_imported_is_refused_by_name(monkeypatch, capsys) -> None:
-    monkeypatch.setattr(config_module.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "uvloop" else _find_spec(name, *a))
+    monkeypatch.setattr(
+        config_module.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "uvloop" else _find_spec(name, *a),
+    )
     assert not uvloop_available()
     with pytest.raises(SystemExit) as info:
         Config.from_args(["--loop", "uvloop"], {"SOLRACE_SECRET": SECRET})
