@@ -211,13 +211,15 @@ class BatchWire(asyncio.Protocol):
 
 def socket_poll(transport: Any) -> Any:
     """A poll object for the transport's socket (readable, or its end or an error), or None
-    where it has no socket at hand or the system no ``poll``. The file descriptor comes from
-    ``get_extra_info("socket")``, which both event loops the server runs on answer: asyncio's
-    selector transports with a ``TransportSocket``, uvloop's with a ``PseudoSocket`` (which
-    has ``fileno()`` but refuses ``recv``: so a poll, not a ``MSG_PEEK`` read)."""
+    where it has no socket at hand, carries TLS (its bytes are records, which the TLS layer
+    may hold unread for good reasons) or the system has no ``poll``. The file descriptor
+    comes from ``get_extra_info("socket")``, which both event loops the server runs on
+    answer: asyncio's selector transports with a ``TransportSocket``, uvloop's with a
+    ``PseudoSocket`` (which has ``fileno()`` but refuses ``recv``: so a poll, not a
+    ``MSG_PEEK`` read)."""
     get = getattr(transport, "get_extra_info", None)
     sock = get("socket") if get is not None else None
-    if sock is None or not hasattr(select, "poll"):
+    if sock is None or get("sslcontext") is not None or not hasattr(select, "poll"):
         return None
     try:
         fd = sock.fileno()

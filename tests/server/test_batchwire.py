@@ -11,6 +11,7 @@ another database, kept across a reconnect)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
@@ -33,7 +34,7 @@ from solrace.server.store import wire as wire_module
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.connect import open_client
 from solrace.server.store.resp import pack
-from solrace.server.store.wire import BatchWire
+from solrace.server.store.wire import BatchWire, socket_poll
 
 LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)
 pytestmark = pytest.mark.timeout(60)
@@ -226,6 +227,34 @@ async def test_no_timeout_no_timer() -> None:
     assert wire._watch is None
     wire.data_received(b":1\r\n")
     assert got == [[1]]
+
+
+class _Extra:
+    """A transport that answers ``get_extra_info`` only."""
+
+    def __init__(self, **extra: Any) -> None:
+        self.extra = extra
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self.extra.get(name, default)
+
+
+def test_socket_poll_sees_unread_data_and_the_end_and_skips_tls() -> None:
+    a, b = socket.socketpair()
+    try:
+        poll = socket_poll(_Extra(socket=a))
+        assert poll is not None and not poll.poll(0)  # open, nothing unread
+        b.send(b"+OK\r\n")
+        assert poll.poll(0)  # unread data
+        a.recv(16)
+        assert not poll.poll(0)
+        b.close()
+        assert poll.poll(0)  # the end of the stream
+        assert socket_poll(_Extra(socket=a, sslcontext=object())) is None  # records, not replies
+        assert socket_poll(_Extra()) is None and socket_poll(object()) is None  # no socket
+    finally:
+        a.close()
+        b.close()
 
 
 # -- the batcher on real Redis servers -------------------------------------------------------
