@@ -162,6 +162,9 @@ class Game:
     _P = cython.declare(cython.Py_ssize_t, visibility="public")
     _f_lo = cython.declare(cython.Py_ssize_t, visibility="public")
     _f_hi = cython.declare(cython.Py_ssize_t, visibility="public")
+    _t_lo = cython.declare(cython.Py_ssize_t, visibility="public")
+    _t_hi = cython.declare(cython.Py_ssize_t, visibility="public")
+    _texts_one = cython.declare(list, visibility="public")
     _by_text = cython.declare(dict, visibility="public")
 
     def __init__(
@@ -192,6 +195,7 @@ class Game:
         # for the legal moves alone before (``_do``/``_revert`` are the solver's inner loop).
         self._cache: list | None = None
         self._texts: dict[Triple, str] | None = None  # pointing.legal_texts' table (per layout)
+        self._texts_one: list[str | None] | None = None  # ... its one-card texts, by s * P + d
         self._prepare()
 
     @classmethod
@@ -252,7 +256,10 @@ class Game:
             ones = _ONES[P] = tuple((s, d, 1) for s in range(P) for d in range(P))
         self._ones = ones
         self._P = P
+        # the foundations and the tableau are each one run of pile indexes: membership is
+        # two C comparisons (``_F_set``/``_T_set`` are the same sets as Python objects)
         self._f_lo, self._f_hi = lay.foundations.start, lay.foundations.stop
+        self._t_lo, self._t_hi = lay.tableau.start, lay.tableau.stop
         self._by_text = _BY_TEXT.setdefault(lay.ids, {})
         # what _legal reads of the game, fixed for its life: one attribute read per generation
         # instead of twenty (each about 280 instructions compiled, a dict lookup in the

@@ -12,6 +12,7 @@ from solrace.shared import accel
 from solrace.shared.engine import _BY_TEXT, _ONES, Game
 from solrace.shared.errors import IllegalMove, NotationError
 from solrace.shared.notation import Move
+from solrace.shared.pointing import legal_texts
 
 VARIANTS = [
     ("unlimited", {"draw": "1"}),
@@ -41,6 +42,25 @@ def test_one_card_moves_are_the_shared_triples(variant: str, options: dict | Non
             else:
                 assert n > 1 and t == (s, d, n)
         g.push(g.legal_moves()[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS)
+def test_legal_texts_are_the_legal_moves_texts(variant: str, options: dict | None) -> None:
+    """From the tables (one-card texts by index, the others by triple), in the engine's order;
+    multi-card moves included (the tableau moves runs in Unlimited)."""
+    runs = 0
+    for seed in (1, 2, 3):
+        g = Game(variant, options, seed)
+        rng = random.Random(seed)
+        for _ in range(150):
+            legal = g.legal_moves()
+            assert legal_texts(g) == [m.text() for m in legal]
+            runs += sum(m.n > 1 for m in legal)
+            if not legal:
+                break
+            g.push(rng.choice(legal).text())
+    if variant == "unlimited":
+        assert runs  # the multi-card path was exercised
 
 
 def _refusal(g: Game, text: str) -> tuple[str, str]:
