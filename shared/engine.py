@@ -81,6 +81,14 @@ def _accept_tables() -> tuple[
 
 _FIRST, _NEXT, _BUILD_ON = _accept_tables()
 _MOVES: dict[tuple[str, ...], dict[Triple, Move]] = {}  # layout ids -> triple -> Move
+# pile count P -> the one-card triples, ``(s, d, 1)`` at ``s * P + d``: the generation lists
+# these shared tuples instead of building (and freeing) a tuple and boxing its three ints per
+# move listed; tuples are immutable, so sharing them changes nothing a reader can see
+_ONES: dict[int, tuple[Triple, ...]] = {}
+# layout ids -> move text -> (its triple, its Move), for texts pushed before (legal then): a
+# server applies every move as text. Bounded: only texts of applied moves, and a cap per layout
+_BY_TEXT: dict[tuple[str, ...], dict[str, tuple[Triple, Move]]] = {}
+_BY_TEXT_CAP = 20_000
 
 # Enum members as module constants: on Python 3.11 ``Enum.MEMBER`` goes through the enum
 # metaclass's ``__getattr__`` hook (about 850 instructions a lookup, compiled or not), a module
@@ -96,8 +104,68 @@ _WASTE = PileKind.WASTE
 _NO_FILL = AutoFill.NONE
 
 
+@cython.cclass
 class Game:
-    """One player's game of one deal."""
+    """One player's game of one deal.
+
+    Compiled, an extension type (``cython.cclass``) whose attributes are C struct fields: a
+    read of ``self.pos`` in the engine's own methods is a pointer load instead of a dict lookup
+    in the instance and one in the type (about 280 instructions each; the move path reads some
+    sixty a move), and from other modules a descriptor call. It also means a compiled game
+    takes no attribute beyond those declared here (from source, ``Game`` is a plain class and
+    the declarations below are class attributes that ``__init__`` shadows). Every attribute is
+    public: ``status``, ``views``, ``pointing``, the solver and the tests read the tables."""
+
+    variant = cython.declare(object, visibility="public")
+    options = cython.declare(object, visibility="public")
+    rules = cython.declare(object, visibility="public")
+    layout = cython.declare(object, visibility="public")
+    seed = cython.declare(object, visibility="public")
+    pos = cython.declare(object, visibility="public")
+    moves = cython.declare(list, visibility="public")
+    resigned = cython.declare(cython.bint, visibility="public")
+    _undo = cython.declare(list, visibility="public")
+    _status = cython.declare(object, visibility="public")
+    _cache = cython.declare(list, visibility="public")
+    _texts = cython.declare(dict, visibility="public")
+    total_cards = cython.declare(cython.Py_ssize_t, visibility="public")
+    _S = cython.declare(cython.Py_ssize_t, visibility="public")
+    _W = cython.declare(cython.Py_ssize_t, visibility="public")
+    _draws_keep_status = cython.declare(cython.bint, visibility="public")
+    _alt = cython.declare(cython.bint, visibility="public")
+    _groups = cython.declare(cython.bint, visibility="public")
+    _king_only = cython.declare(cython.bint, visibility="public")
+    _F = cython.declare(tuple, visibility="public")
+    _T = cython.declare(tuple, visibility="public")
+    _R = cython.declare(tuple, visibility="public")
+    _C = cython.declare(tuple, visibility="public")
+    _F_set = cython.declare(frozenset, visibility="public")
+    _T_set = cython.declare(frozenset, visibility="public")
+    _f_slice = cython.declare(object, visibility="public")
+    _kinds = cython.declare(object, visibility="public")
+    _start = cython.declare(object, visibility="public")
+    _step = cython.declare(object, visibility="public")
+    _same = cython.declare(object, visibility="public")
+    _build = cython.declare(object, visibility="public")
+    _auto = cython.declare(object, visibility="public")
+    _to_f_sources = cython.declare(tuple, visibility="public")
+    _to_f_rest = cython.declare(tuple, visibility="public")
+    _to_t_single = cython.declare(tuple, visibility="public")
+    _to_c_sources = cython.declare(tuple, visibility="public")
+    _move_of = cython.declare(dict, visibility="public")
+    _f_first = cython.declare(tuple, visibility="public")
+    _f_next = cython.declare(tuple, visibility="public")
+    _t_accept = cython.declare(object, visibility="public")
+    _run_next = cython.declare(tuple, visibility="public")
+    _gen = cython.declare(tuple, visibility="public")
+    _ones = cython.declare(tuple, visibility="public")
+    _P = cython.declare(cython.Py_ssize_t, visibility="public")
+    _f_lo = cython.declare(cython.Py_ssize_t, visibility="public")
+    _f_hi = cython.declare(cython.Py_ssize_t, visibility="public")
+    _t_lo = cython.declare(cython.Py_ssize_t, visibility="public")
+    _t_hi = cython.declare(cython.Py_ssize_t, visibility="public")
+    _texts_one = cython.declare(list, visibility="public")
+    _by_text = cython.declare(dict, visibility="public")
 
     def __init__(
         self,
@@ -127,6 +195,7 @@ class Game:
         # for the legal moves alone before (``_do``/``_revert`` are the solver's inner loop).
         self._cache: list | None = None
         self._texts: dict[Triple, str] | None = None  # pointing.legal_texts' table (per layout)
+        self._texts_one: list[str | None] | None = None  # ... its one-card texts, by s * P + d
         self._prepare()
 
     @classmethod
@@ -181,13 +250,25 @@ class Game:
         # test as _run_length's)
         self._run_next = _BUILD_ON[self._alt]
         self.total_cards = r.total_cards
+        P = len(lay.ids)
+        ones = _ONES.get(P)
+        if ones is None:
+            ones = _ONES[P] = tuple((s, d, 1) for s in range(P) for d in range(P))
+        self._ones = ones
+        self._P = P
+        # the foundations and the tableau are each one run of pile indexes: membership is
+        # two C comparisons (``_F_set``/``_T_set`` are the same sets as Python objects)
+        self._f_lo, self._f_hi = lay.foundations.start, lay.foundations.stop
+        self._t_lo, self._t_hi = lay.tableau.start, lay.tableau.stop
+        self._by_text = _BY_TEXT.setdefault(lay.ids, {})
         # what _legal reads of the game, fixed for its life: one attribute read per generation
         # instead of twenty (each about 280 instructions compiled, a dict lookup in the
         # instance and one in the type)
         self._gen = (self._F, self._T, self._R, self._C, self._S, self._W, self._f_slice,
                      self.total_cards, self._f_next, self._f_first, self._t_accept,
                      self._to_f_rest, self._king_only, self._groups, self._run_next,
-                     self._to_t_single, r.reserve_to_space, self._to_c_sources, r.redeals)
+                     self._to_t_single, r.reserve_to_space, self._to_c_sources, r.redeals,
+                     P, ones)
         self._draws_keep_status = r.lost_check is LostCheck.KLONDIKE and r.redeals is None
 
     # ----------------------------------------------------------------- public API
@@ -226,10 +307,24 @@ class Game:
             return False
         return True
 
+    @cython.locals(s=cython.Py_ssize_t, d=cython.Py_ssize_t, cache=list, known=tuple,
+                   t=tuple, by_text=dict)
     def push(self, move: Move | str) -> Move:
         """Apply a move (object or text). Raises :class:`IllegalMove` or
         :class:`NotationError` and changes nothing when the move is not allowed."""
-        s, d, n = self._resolve(move)
+        # a text pushed before on this layout names the same piles again (resolving is a pure
+        # function of the text and the layout): its triple and Move are looked up, not parsed
+        by_text = self._by_text
+        known = by_text.get(move) if type(move) is str else None
+        if known is not None:
+            t, m = known
+            s, d, n = t
+        else:
+            s, d, n = self._resolve(move)
+            # the shared one-card triple when it is one (the generation lists the same object:
+            # the membership test below then matches by identity)
+            t = self._ones[s * self._P + d] if type(n) is int and n == 1 else (s, d, n)
+            m = None
         # A draw or redeal cannot change a Klondike-checked status when the stock and waste
         # are on their cycle before it: with unlimited redeals each (waste length) state has
         # one successor, and the states from the empty waste on (0, draw, 2·draw, ..., the
@@ -243,22 +338,24 @@ class Game:
         cache = self._cache
         # a move among the known legal moves passes _check (every move _legal lists does): only
         # the others need it, for the refusal's reason
-        if cache is None or cache[0] is None or (s, d, n) not in cache[0]:
+        if cache is None or cache[0] is None or t not in cache[0]:
             self._check(s, d, n)
         self._undo.append(self._do(s, d, n))
         if cache is not None and cache[1] >= 0:  # the count home follows from the move's piles
-            home, F = cache[1], self._F_set  # (auto-fill and turning up never touch them)
-            if d in F:
+            home = cache[1]  # (auto-fill and turning up never touch them)
+            if self._f_lo <= d < self._f_hi:
                 home += n
-            if s in F:
+            if self._f_lo <= s < self._f_hi:
                 home -= n
             self._cache = [None, home]
-        # a Move that resolved names exactly these piles: keep it rather than build its twin
-        if type(move) is Move:
-            m = move
-        else:  # the shared Move of these piles (see _move_of)
-            t = (s, d, n)
-            m = self._move_of.get(t) or self._new_move(self.layout.ids, t)
+        if m is None:
+            # a Move that resolved names exactly these piles: keep it rather than build its twin
+            if type(move) is Move:
+                m = move
+            else:  # the shared Move of these piles (see _move_of)
+                m = self._move_of.get(t) or self._new_move(self.layout.ids, t)
+                if type(move) is str and len(by_text) < _BY_TEXT_CAP:
+                    by_text[move] = (t, m)
         self.moves.append(m)
         if not keep:  # (see above: a known PLAYING stays PLAYING)
             self._status = None
@@ -468,7 +565,7 @@ class Game:
                    total=cython.Py_ssize_t, top=cython.Py_ssize_t, head=cython.Py_ssize_t,
                    upper=cython.Py_ssize_t, king_only=cython.bint, groups=cython.bint,
                    reserve_to_space=cython.bint, any_home=cython.bint, any_want=cython.bint,
-                   c=cython.Py_ssize_t)
+                   c=cython.Py_ssize_t, P=cython.Py_ssize_t, ones=tuple)
     def _legal(self) -> list[Triple]:
         """Every legal move as a triple. The fits are looked up: each destination's top says
         which cards it accepts (``_FIRST``/``_NEXT``/``_BUILD_ON``), so the cost grows with the
@@ -476,7 +573,7 @@ class Game:
         ``_fits_foundation``/``_fits_tableau`` on every pair. Written as plain loops (no
         comprehensions, no calls): this runs for every position a player reaches."""
         (F, T, R, C, S, W, f_slice, total, f_next, f_first, accept, to_f_rest, king_only, groups,
-         run_next, to_t_single, reserve_to_space, to_c_sources, redeals) = self._gen
+         run_next, to_t_single, reserve_to_space, to_c_sources, redeals, P, ones) = self._gen
         pos = self.pos
         piles = pos.piles
         if self.resigned or sum(map(len, piles[f_slice])) == total:
@@ -515,10 +612,10 @@ class Game:
                 fs = home[top]
                 if fs is not None:
                     if type(fs) is int:
-                        append((d, fs, 1))
+                        append(ones[d * P + fs])
                     else:
                         for f in fs:
-                            append((d, f, 1))
+                            append(ones[d * P + f])
                 if accept is not None:
                     for c in accept[top]:
                         ds = want[c]
@@ -540,10 +637,10 @@ class Game:
                         if back:  # foundation to foundation: only onto a sequence
                             for f in fs:
                                 if f != s and piles[f]:
-                                    append((s, f, 1))
+                                    append(ones[s * P + f])
                         else:
                             for f in fs:
-                                append((s, f, 1))
+                                append(ones[s * P + f])
         if any_want or empties:
             for s in T:
                 p = piles[s]
@@ -562,11 +659,11 @@ class Game:
                     if ds is not None:
                         if type(ds) is int:  # one destination (see home above)
                             if ds != s:
-                                append((s, ds, n))
+                                append(ones[s * P + ds] if n == 1 else (s, ds, n))
                         else:
                             for d in ds:
                                 if d != s:
-                                    append((s, d, n))
+                                    append(ones[s * P + d] if n == 1 else (s, d, n))
                     if not groups or i <= lo:
                         break
                     upper = p[i - 1]  # the next head, when head continues a run on it
@@ -586,24 +683,24 @@ class Game:
                         ds = sorted([*ds, *empties]) if ds else empties
                     if ds:
                         for d in ds:
-                            append((s, d, 1))
+                            append(ones[s * P + d])
         if empties and reserve_to_space:
             for s in R:
                 if piles[s]:
                     for d in empties:
-                        append((s, d, 1))
+                        append(ones[s * P + d])
         if C:
             free = [c for c in C if not piles[c]]
             if free:
                 for s in to_c_sources:
                     if piles[s]:
                         for c in free:
-                            append((s, c, 1))
+                            append(ones[s * P + c])
         if S >= 0:
             if piles[S]:
-                append((S, W, 1))
+                append(ones[S * P + W])
             elif piles[W] and (redeals is None or pos.redeals < redeals):  # _redeal_allowed
-                append((W, S, 1))
+                append(ones[W * P + S])
         return out
 
     # ----------------------------------------------------------------- applying

@@ -17,3 +17,11 @@ bint = bool
 
 def locals(**_types: Any) -> Callable[[Any], Any]:  # Cython's name
     return lambda f: f
+
+
+def cclass(cls: type) -> type:  # an extension type compiled; a plain class from source
+    return cls
+
+
+def declare(t: Any = None, value: Any = None, **_kwds: Any) -> Any:  # a typed attribute/local
+    return value

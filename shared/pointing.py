@@ -159,22 +159,38 @@ def click_for(game: Game, move: Move) -> str | None:
 #: layout ids -> (source, destination, count) -> full notation; every ack carries the legal
 #: moves, so their text is built once per layout rather than once per move per ack
 _TEXTS: dict[tuple[str, ...], dict[tuple[int, int, int], str]] = {}
+#: layout ids -> the one-card moves' texts, at ``s * P + d`` (P piles): most legal moves move
+#: one card, and a list read by C index costs less than hashing a tuple for the dict
+_TEXTS_ONE: dict[tuple[str, ...], list[str | None]] = {}
 
 
-@cython.locals(table=dict, out=list, legal=list)
+@cython.locals(table=dict, one=list, out=list, legal=list, t=tuple, s=cython.Py_ssize_t,
+               d=cython.Py_ssize_t, P=cython.Py_ssize_t, i=cython.Py_ssize_t, ids=tuple)
 def legal_texts(game: Game) -> list[str]:
     """Every legal move of the position, full notation, in the engine's fixed order (the
-    table and the lists typed for the compiled module: the dict's and the list's C calls)."""
-    table = game._texts
-    if table is None:
-        table = game._texts = _TEXTS.setdefault(game.layout.ids, {})
+    tables and the lists typed for the compiled module: the dict's and the list's C calls)."""
+    one = game._texts_one
+    P = game._P
+    if one is None:
+        one = game._texts_one = _TEXTS_ONE.setdefault(game.layout.ids, [None] * (P * P))
     out = []
     legal = game.legal_triples()
     for t in legal:
-        text = table.get(t)
-        if text is None:
-            ids = game.layout.ids
-            text = table[t] = Move(ids[t[0]], ids[t[1]], t[2]).text()
+        s, d, n = t
+        if n == 1:
+            i = s * P + d
+            text = one[i]
+            if text is None:
+                ids = game.layout.ids
+                text = one[i] = Move(ids[s], ids[d], 1).text()
+        else:
+            table = game._texts
+            if table is None:
+                table = game._texts = _TEXTS.setdefault(game.layout.ids, {})
+            text = table.get(t)
+            if text is None:
+                ids = game.layout.ids
+                text = table[t] = Move(ids[s], ids[d], n).text()
         out.append(text)
     return out
 

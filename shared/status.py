@@ -22,6 +22,11 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING
 
+try:
+    import cython
+except ImportError:  # Cython is optional at run time: its declarations are then no-ops
+    from solrace.shared import nocython as cython
+
 from solrace.shared.rules import LostCheck
 
 if TYPE_CHECKING:
@@ -76,10 +81,17 @@ def compute_status(game: Game) -> Status:
     return _LOST if lost else _PLAYING
 
 
+# C types (compiled only; the .py runs as written): the moves are the engine's triples of pile
+# indexes, the piles lists, and the foundations and the tableau each one run of indexes
+# (``Game._f_lo``.. ``_f_hi``, ``_t_lo``.. ``_t_hi``): membership is two C comparisons where
+# the sets ``_F_set``/``_T_set`` cost a hash lookup of a boxed int each.
+@cython.locals(moves=list, t=tuple, s=cython.Py_ssize_t, d=cython.Py_ssize_t,
+               f_lo=cython.Py_ssize_t, f_hi=cython.Py_ssize_t)
 def _plays_home(game: Game, moves: list[Triple]) -> bool:
-    F = game._F_set  # (a set: membership of a range costs three times as much)
-    for s, d, _ in moves:  # noqa: SIM110 - a loop: cheaper than any() of a generator
-        if d in F and s not in F:
+    f_lo, f_hi = game._f_lo, game._f_hi
+    for t in moves:  # (a loop: cheaper than any() of a generator)
+        s, d = t[0], t[1]
+        if f_lo <= d < f_hi and not f_lo <= s < f_hi:
             return True
     return False
 
@@ -269,16 +281,24 @@ def klondike_stuck(game: Game, moves: list[tuple[int, int, int]]) -> bool:
     return not _makes_progress(game, moves) and not _waste_card_plays(game)
 
 
+@cython.locals(piles=list, down=list, s=cython.Py_ssize_t,
+               d=cython.Py_ssize_t, f_lo=cython.Py_ssize_t, f_hi=cython.Py_ssize_t,
+               t_lo=cython.Py_ssize_t, t_hi=cython.Py_ssize_t, sF=cython.bint, dF=cython.bint,
+               dT=cython.bint)
 def _makes_progress(game: Game, moves: list[tuple[int, int, int]]) -> bool:
     """Does one of ``moves`` play home, turn up a card, empty a column, uncover a face-up card
     that plays home, or take a card back from a foundation (not sure)?"""
-    piles, down = game.pos.piles, game.pos.down
-    F, T = game._F_set, game._T_set
+    pos = game.pos
+    piles, down = pos.piles, pos.down
+    f_lo, f_hi, t_lo, t_hi = game._f_lo, game._f_hi, game._t_lo, game._t_hi
     wanted: set[int] | None = None  # the cards some foundation accepts (_fits_foundation)
-    for s, d, n in moves:
-        if d in F and s not in F:
+    for t in moves:
+        s, d, n = t
+        sF, dF = f_lo <= s < f_hi, f_lo <= d < f_hi
+        if dF and not sF:
             return True  # plays home
-        if s in T and d in T:
+        dT = t_lo <= d < t_hi
+        if t_lo <= s < t_hi and dT:
             left = len(piles[s]) - n
             if left and left == down[s]:
                 return True  # turns up a card
@@ -289,7 +309,7 @@ def _makes_progress(game: Game, moves: list[tuple[int, int, int]]) -> bool:
                     wanted = _home_wanted(game)
                 if piles[s][left - 1] in wanted:
                     return True  # uncovers a face-up card that plays home
-        if s in F and d in T:
+        if sF and dT:
             return True  # take-back: not sure
     return False
 
