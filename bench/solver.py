@@ -1,8 +1,9 @@
 """Solver figures per variant: share won / proved lost / unknown at a fixed budget, and time.
 
-Run ``python bench/solver.py [--seeds N] [--budget B] [--jobs J] [--strategy S]
+Run ``python bench/solver.py [--seeds N] [--first F] [--budget B] [--jobs J] [--strategy S]
 [--only LABEL ...] [--baseline] [--smoke] [--json FILE]``. Every configuration is solved on
-seeds 1..N (default 1000) with the same budget (default 50k nodes: deterministic, so two runs
+seeds F..F+N-1 (default 1..1000; ``--first`` gives held-out seeds for checking a tuning made
+on others) with the same budget (default 50k nodes: deterministic, so two runs
 on any machines give the same won/lost/unknown counts; times are CPU seconds of the solving
 process). ``--jobs`` solves several deals at once, each on its own core; the per-deal times
 stay single-core.
@@ -213,6 +214,9 @@ def run_configs(configs: list[tuple[str, str, dict[str, str]]], seeds: list[int]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=1000, help="solve seeds 1..N (1000)")
+    parser.add_argument(
+        "--first", type=int, default=1, help="first seed (1): solve seeds FIRST..FIRST+N-1"
+    )
     parser.add_argument("--budget", default="50k",
                         help="per deal: nodes (50k) or seconds (10s); default 50k")
     parser.add_argument("--jobs", type=int, default=1, help="deals solved at once (1)")
@@ -249,11 +253,13 @@ def main(argv: list[str] | None = None) -> int:
     configs = [c for c in CONFIGS if args.only is None or c[0] in args.only]
     if not configs:
         parser.error(f"no configuration among {[c[0] for c in CONFIGS]}")
-    seeds = list(range(1, args.seeds + 1))
+    if args.first < 1:
+        parser.error("--first must be at least 1")
+    seeds = list(range(args.first, args.first + args.seeds))
     if args.hints:
         print(run_hints(configs, seeds, args.hints, args.jobs, args.core))
         return 0
-    print(f"solver bench: seeds 1..{args.seeds}, budget {args.budget} per deal, "
+    print(f"solver bench: seeds {seeds[0]}..{seeds[-1]}, budget {args.budget} per deal, "
           f"{args.jobs} job(s), Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} cores", flush=True)
     results = run_configs(configs, seeds, args.budget, args.strategy, True, args.jobs,
@@ -263,8 +269,14 @@ def main(argv: list[str] | None = None) -> int:
     if "unlimited draw=3" in results:
         print()
         print(comparison(results["unlimited draw=3"]))
-    doc: dict[str, Any] = {"seeds": args.seeds, "budget": args.budget,
-                           "strategy": args.strategy, "core": args.core, "solver": results}
+    doc: dict[str, Any] = {
+        "seeds": args.seeds,
+        "first": args.first,
+        "budget": args.budget,
+        "strategy": args.strategy,
+        "core": args.core,
+        "solver": results,
+    }
     if args.baseline:
         base = run_configs(configs, seeds, args.budget, "dfs", False, args.jobs)
         print(table(base, "\nbaseline (depth-first + transposition table, no pruning)"))

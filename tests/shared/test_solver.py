@@ -449,6 +449,33 @@ def test_bench_smoke_runs_and_reports(tmp_path: Path) -> None:
     assert "Blake & Gent" in proc.stdout and "baseline" in proc.stdout
 
 
+def test_bench_first_solves_held_out_seeds(tmp_path: Path) -> None:
+    """``--first F`` solves seeds F..F+N-1 (held-out seeds for checking a tuning), and a
+    first seed below 1 is refused."""
+    script = Path(__file__).resolve().parents[2] / "bench" / "solver.py"
+    out = tmp_path / "bench.json"
+    args = ["--seeds", "3", "--first", "61", "--budget", "2k", "--json", str(out)]
+    proc = subprocess.run(
+        [sys.executable, str(script), *args, "--only", "forty-and-eight"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "seeds 61..63" in proc.stdout
+    doc = json.loads(out.read_text())
+    assert doc["first"] == 61
+    rows = doc["solver"]["forty-and-eight"]["rows"]
+    assert [r["seed"] for r in rows] == [61, 62, 63]
+    bad = subprocess.run(
+        [sys.executable, str(script), "--first", "0", "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "--first" in bad.stderr
+
+
 # ------------------------------------------------------------------ the solver's own generation
 
 

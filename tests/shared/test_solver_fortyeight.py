@@ -282,3 +282,27 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
     result = search_game(game, Budget(nodes=40_000), strategy="gplain+rgplain1+rgplain2+dfs",
                          core=core)
     assert result.outcome is Outcome.LOST and result.nodes == greedy[2] + pruned[2]
+
+
+@needs_core
+def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
+    """Forty and Eight's default portfolio (ninth round): the 64 capped plain restarts, then
+    ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then ``restarts``. Seed 65 (a
+    held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
+    plain restarts (64 x 5,000, none wins) and ``rgplain3``, ``rgplain4`` (50,000 each): the
+    node count pins the order and the caps; its line replays (``search_game`` checks it)."""
+    from solrace.shared.solver.search import (
+        GREEDY_RESTART_NODES,
+        PHASES,
+        PLAIN_RESTART_NODES,
+        PLAIN_RESTARTS,
+        default_phases,
+    )
+
+    phases = default_phases(Game(F8, {}, 65))
+    assert phases == PHASES["shaken-plain"]
+    greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "gplain", "rgplain1", "rgplain2", "dfs")
+    result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
+    assert result.won
+    assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
