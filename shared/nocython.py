@@ -17,3 +17,10 @@ bint = bool
 
 def locals(**_types: Any) -> Callable[[Any], Any]:  # Cython's name
     return lambda f: f
+
+
+def cfunc(f: Callable[..., Any]) -> Callable[..., Any]:  # a C function when compiled
+    return f
+
+
+ccall = cfunc  # a cpdef function when compiled: a C call inside its module
