@@ -415,6 +415,9 @@ _EVENT_HEAD = encode("t") + encode("event") + encode("race")
 _K_SEQ, _K_DELTA, _K_V, _K_ELAPSED, _K_STATUS, _K_MOVE, _K_MOVES, _K_LEGAL, _K_RE = (
     encode(k) for k in (*_ACK_KEYS, "re"))
 _ONE = array_head(1)
+#: A racer's stored progress event without and with ``result``: t, race, k, player, home,
+#: moves, [result], elapsed, at, v (``move`` and ``delta`` are a spectator's only).
+_FIXMAP_9, _FIXMAP_10 = map_head(9), map_head(10)
 
 
 def progress_body(event: dict[str, Any]) -> tuple[bytes, bytes | None]:
@@ -426,9 +429,30 @@ def progress_body(event: dict[str, Any]) -> tuple[bytes, bytes | None]:
     return _body(event)
 
 
+#: A progress event as ``racemoves._apply`` builds it (``result`` when the game ends), and as
+#: the store delivers it locally (``elapsed``, ``at``, ``v`` added): its keys' bytes are
+#: constants, joined without a lookup per key.
+_PROGRESS = ("k", "player", "home", "moves", "move", "delta")
+_PROGRESS_END = (*_PROGRESS, "result")
+_STORED = (*_PROGRESS, "elapsed", "at", "v")
+_STORED_END = (*_PROGRESS_END, "elapsed", "at", "v")
+_K_PLAYER = encode("k") + encode("progress") + encode("player")
+_K_HOME, _K_RESULT, _K_AT = encode("home"), encode("result"), encode("at")
+
+
 @cython.cfunc
-@cython.locals(event=dict, parts=list)
+@cython.locals(event=dict, parts=list, keys=tuple)
 def _body(event: dict[str, Any]) -> tuple[bytes, bytes | None]:
+    keys = tuple(event)
+    if keys in (_PROGRESS, _PROGRESS_END) and event["k"] == "progress":
+        delta = encode(event["delta"])
+        parts = [map_head(len(keys)), _K_PLAYER, packed_str(event["player"]),
+                 _K_HOME, packed_int(event["home"]), _K_MOVES, packed_int(event["moves"]),
+                 _K_MOVE, packed_str(event["move"]), _K_DELTA, delta]
+        if len(keys) == 7:
+            parts.append(_K_RESULT)
+            parts.append(packed_str(event["result"]))
+        return b"".join(parts), delta
     parts = [map_head(len(event))]
     delta = None
     for k, v in event.items():
@@ -490,8 +514,19 @@ def event_frame(rid: str, event: dict[str, Any]) -> bytes:
 
 
 @cython.cfunc
-@cython.locals(event=dict, parts=list, n=cython.Py_ssize_t)
+@cython.locals(event=dict, parts=list, n=cython.Py_ssize_t, keys=tuple)
 def _event_parts(rid: str, event: dict[str, Any]) -> bytes:
+    keys = tuple(event)
+    if keys in (_STORED, _STORED_END) and event["k"] == "progress":
+        parts = [_FIXMAP_9 if len(keys) == 9 else _FIXMAP_10, _EVENT_HEAD, packed_str(rid),
+                 _K_PLAYER, packed_str(event["player"]), _K_HOME, packed_int(event["home"]),
+                 _K_MOVES, packed_int(event["moves"])]
+        if len(keys) == 10:
+            parts.append(_K_RESULT)
+            parts.append(packed_str(event["result"]))
+        parts += [_K_ELAPSED, packed_int(event["elapsed"]), _K_AT, packed_int(event["at"]),
+                  _K_V, packed_int(event["v"])]
+        return b"".join(parts)
     parts = [b"", _EVENT_HEAD, packed_str(rid)]
     n = 2
     for k, v in event.items():
