@@ -516,7 +516,7 @@ def event_frame(rid: str, event: dict[str, Any]) -> bytes:
 @cython.cfunc
 @cython.locals(event=dict, parts=list, n=cython.Py_ssize_t, keys=tuple)
 def _event_parts(rid: str, event: dict[str, Any]) -> bytes:
-    keys = tuple(event)
+    keys = tuple(event) if len(event) >= 9 else ()  # (the tuple only when it may match)
     if keys in (_STORED, _STORED_END) and event["k"] == "progress":
         parts = [_FIXMAP_9 if len(keys) == 9 else _FIXMAP_10, _EVENT_HEAD, packed_str(rid),
                  _K_PLAYER, packed_str(event["player"]), _K_HOME, packed_int(event["home"]),
