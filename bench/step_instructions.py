@@ -35,11 +35,15 @@ function). Steps (what the server does once per move):
 * ``push``, ``status``, ``view``, ``event``, ``legal`` — ``move`` cut into those steps (each the
   difference of two prefixes of it, so a saving that lands on the next move's work counts for
   the step that causes it, and the five add up to ``move``);
-* ``ack``, ``rival`` — the two steps after ``move`` on the server: the ack built
-  (``protocol.reply``) and encoded as the connection's outbox encodes it, and the progress
-  event as a rival's connection gets it (unpacked as the hub does, ``racer_event``, the
-  ``event`` frame built and encoded); ``whole`` is ``parse`` + ``move`` + ``ack`` + ``rival``,
-  the engine/protocol part of one move.
+* ``ack``, ``rival`` — the two steps after ``move`` on the server: the ack built and encoded
+  as a msgpack connection's is (``ack_reply`` and ``protocol.encode``; since the eighth pass
+  ``protocol.ack_frame``, joined from parts with the delta the ``event`` step packed — until
+  then this step built the ack by ``protocol.reply(**ack)``, which the server had stopped
+  doing, and overstated it by ~8.4k), and the progress event as a rival's connection gets it
+  (unpacked as the hub does, then ``racer_event``, the ``event`` frame built and encoded;
+  since the eighth pass ``protocol.event_frame``); ``event`` packs the progress event as the
+  server does (a ``Packer``; since the eighth pass ``protocol.progress_body``); ``whole`` is
+  ``parse`` + ``move`` + ``ack`` + ``rival``, the engine/protocol part of one move.
 
 Before/after: run it once with the code as it is, once with ``PYTHONPATH`` naming a directory
 whose ``solrace`` is another checkout (``git archive REV | tar -x -C DIR/solrace``).
@@ -221,7 +225,12 @@ from solrace.shared import protocol as P
 from solrace.shared.engine import Game, Status
 from solrace.shared.pointing import legal_texts
 from solrace.shared.views import advance, view_of
+from solrace.server.fastmoves import ack_reply
 _pack = msgpack.Packer(use_bin_type=True).pack
+try:  # the frames from parts (eighth pass); a checkout before it packs the dicts
+    from solrace.shared.protocol import ack_frame, event_frame, progress_body
+except ImportError:
+    ack_frame = event_frame = progress_body = None
 UPTO = {upto}
 moves = []
 seed = 0
@@ -260,7 +269,10 @@ def f():
              "move": done, "delta": change}}
     if result:
         event["result"] = result
-    packed = _pack(event)
+    if progress_body is None:
+        packed, pdelta = _pack(event), None
+    else:
+        packed, pdelta = progress_body(event)
     home > before_home
     if UPTO < 5:
         return
@@ -270,13 +282,19 @@ def f():
     ack = {{"seq": len(game.moves), "delta": change, "v": 7 + len(game.moves),
             "elapsed": 12345, "status": status.value, "move": done, "moves": [done],
             "legal": legal}}
-    P.encode(P.reply(1000 + len(game.moves), "ack", race="0123456789abcdef", **ack))
+    if ack_frame is None:
+        P.encode(ack_reply(1000 + len(game.moves), "0123456789abcdef", ack))
+    else:
+        ack_frame(1000 + len(game.moves), "0123456789abcdef", ack, pdelta)
     if UPTO < 7:
         return
     ev = msgpack.unpackb(packed, raw=False)
     ev["v"] = 7 + len(game.moves)
-    ev = P.racer_event(ev)
-    P.encode({{"t": "event", "race": "0123456789abcdef", **ev}})
+    if event_frame is None:
+        ev = P.racer_event(ev)
+        P.encode({{"t": "event", "race": "0123456789abcdef", **ev}})
+    else:
+        event_frame("0123456789abcdef", ev)
 """
 MOVE_STEPS = ("push", "status", "view", "event", "legal", "ack", "rival")
 MOVE_PART = 5  # ``move``: the first five steps (the engine's part, as counted before)

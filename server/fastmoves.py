@@ -23,15 +23,8 @@ from solrace.shared import protocol as P
 from solrace.shared.errors import NotationError
 from solrace.shared.notation import Move
 
-
-def ack_reply(req_id: Any, rid: str, ack: dict[str, Any]) -> dict[str, Any]:
-    """``P.reply(req_id, "ack", race=rid, **ack)`` — the same message, keys in the same order
-    (so the same bytes on the wire) — built as one dict: a call with ``**`` keywords costs
-    about 14k instructions, this about 5k (docs/performance.md, "sixth pass")."""
-    msg = {"t": "ack", "race": rid, **ack}
-    if req_id is not None:
-        msg["re"] = req_id
-    return msg
+#: Re-exported for the handlers: the ack's message lives with the protocol (compiled there).
+ack_reply = P.ack_reply
 
 
 def full_move(text: str) -> Move | None:
@@ -53,6 +46,7 @@ class MoveStart:
     _queue: Any
     _moving: Any
     _working: bool
+    out: Any
 
     def _now(self, data: bytes | str) -> None:
         """A frame for an idle worker (nothing queued, nothing running), handled in the
@@ -113,7 +107,7 @@ class MoveStart:
                 task = asyncio.ensure_future(self._refused(req_id, req, pending, raw, started))
                 self._moving = (task, req_id, req, pending, started)
                 return
-            self._acked(req, ack, started)
+            self._acked(req, ack, started, pending[6][9])
         except BaseException as exc:  # refused: another connection's move n+1 is not ours
             self.feed.unclaim(req.race, req.seq, req.seq + 1)
             if isinstance(exc, Exception):
@@ -140,6 +134,13 @@ class MoveStart:
             self._wake_worker()
         self._recheck()
 
-    def _acked(self, req: P.MakeMove, ack: dict[str, Any], started: float) -> None:
+    def _acked(self, req: P.MakeMove, ack: dict[str, Any], started: float,
+               delta: bytes | None = None) -> None:
+        """Send the ack; ``delta``: the move's delta packed already (:func:`P.progress_body`),
+        which a msgpack connection's ack frame embeds (:func:`P.ack_frame`, the same bytes as
+        encoding the ack's dict)."""
         metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
-        self.send(ack_reply(req.id, req.race, ack))
+        if delta is not None and self.out.encode is P.encode:
+            self.send_frame(P.ack_frame(req.id, req.race, ack, delta), False)
+        else:
+            self.send(P.ack_reply(req.id, req.race, ack))

@@ -195,14 +195,19 @@ class Feed:
                 return
             event = form
         self.races[rid] = event["v"]
+        line = self.delays.get(rid)
         if rid not in self.watching:
             if (event.get("k") == "progress" and conn.player is not None
                     and event.get("player") == conn.player.pid and "result" not in event
                     and self.is_own(rid, event.get("moves", 0))):
                 return  # this connection's own move(s): its ack carried the same facts
+            if line is None and conn.out.encode is P.encode:  # a racer's msgpack frame
+                conn.send_frame(P.event_frame(rid, event), True)  # from parts: same bytes
+                if P.last_event(event):
+                    conn.spawn(self.detach(rid))
+                return
             event = P.racer_event(event)
         msg = {"t": "event", "race": rid, **event}
-        line = self.delays.get(rid)
         if line is not None:
             line.push(msg)  # the line detaches once it has shown the end
             return

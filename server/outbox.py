@@ -129,7 +129,12 @@ class Outbox:
         return self.queue.full() or len(self._held) >= MAX_GATHER
 
     def put(self, message: dict[str, Any]) -> None:
-        frame = self.encode(message)
+        self.put_frame(self.encode(message), message.get("t") == "event")
+
+    def put_frame(self, frame: bytes | str, event: bool) -> None:
+        """:meth:`put` of a message encoded already, by this outbox's codec (the move path
+        joins its msgpack frames from parts: ``P.ack_frame``, ``P.event_frame``); ``event``:
+        it is a race event (``t`` is ``event``), which a gathering outbox may hold."""
         if not self.gather:
             self._enqueue(frame)
             return
@@ -145,7 +150,7 @@ class Outbox:
         if loop is None or win is None:
             loop = self._loop = asyncio.get_running_loop()
             win = self._win = window_of(loop)
-        if message.get("t") != "event":  # a reply: this tick, with whatever waits
+        if not event:  # a reply: this tick, with whatever waits
             self._now = True
             win.soon(self, loop)
         elif self._window is None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgpack
 from solrace.server import metrics
 from solrace.server.racemodel import GameEntry, Player, RaceInfo, dealt_home
 from solrace.server.store import ScriptResult
@@ -17,13 +16,11 @@ from solrace.shared.engine import Game, Status
 from solrace.shared.errors import IllegalMove, NotationError
 from solrace.shared.notation import Move
 from solrace.shared.pointing import legal_texts
-from solrace.shared.protocol import ProtocolError
+from solrace.shared.protocol import ProtocolError, progress_body
 from solrace.shared.views import advance, view_of
 
 #: The moves counter's series per variant, looked up once (a move counts without a lookup).
 _MOVES: dict[str, Any] = {}
-#: ``msgpack.packb`` without building a packer per progress event (same bytes).
-_pack = msgpack.Packer(use_bin_type=True).pack
 
 
 class MovePath:
@@ -81,10 +78,10 @@ class MovePath:
         applied = self._apply(e, player, seq, text)
         if type(applied) is dict:
             return applied  # a duplicate
-        _, result, _, _, home, progressed, done, event = applied
+        _, result, _, _, home, progressed, done, event, body, _ = applied
         try:
             res = await self.store.append_move(
-                rid, player.pid, seq, done, home, progressed, result, _pack(event), event,
+                rid, player.pid, seq, done, home, progressed, result, body, event,
             )
         except BaseException:  # store unreachable: the cache must not keep an unlogged move
             e.game.pop()
@@ -96,7 +93,8 @@ class MovePath:
     def _apply(self, e: GameEntry, player: Player, seq: int, text: str | Move) -> Any:
         """Validation and the engine, no I/O: the move pushed on the cached game, and what
         the store and the ack need — (status, result, view after, delta, cards home, whether
-        it put a card home, move text, progress event); or the ack of a duplicate (a dict).
+        it put a card home, move text, progress event, that event packed, the delta packed:
+        the ack's frame reuses it, ``P.ack_frame``); or the ack of a duplicate (a dict).
         The caller holds the game's lock and has refreshed a game that is behind ``seq``."""
         game = e.game
         if seq != len(game.moves):
@@ -122,12 +120,14 @@ class MovePath:
         }
         if result:
             event["result"] = result
-        return (status, result, after, change, home, home > before_home, done, event)
+        body, packed_change = progress_body(event)
+        return (status, result, after, change, home, home > before_home, done, event, body,
+                packed_change)
 
     def _acked(self, info: RaceInfo, e: GameEntry, rid: str, applied: Any,
                res: ScriptResult) -> dict[str, Any]:
         """The ack fields of a move the store appended (``res.status == "ok"``)."""
-        status, _, after, change, _, _, done, _ = applied
+        status, _, after, change, _, _, done, _, _, _ = applied
         version, elapsed, unfinished, _ = map(int, res.values)
         e.view = after
         moves = _MOVES.get(info.variant)
@@ -192,10 +192,10 @@ class MovePath:
             if type(applied) is dict:
                 e.lock.release()
                 return applied
-            _, result, _, _, home, progressed, done, event = applied
+            _, result, _, _, home, progressed, done, event, body, _ = applied
             try:
                 fut = store.submit_move(rid, player.pid, seq, done, home, progressed, result,
-                                        _pack(event), event)
+                                        body, event)
             except BaseException:
                 e.game.pop()
                 raise

@@ -92,6 +92,12 @@ class Sending:
         if not self.closing:
             self.out.put(message)
 
+    def send_frame(self, frame: bytes | str, event: bool) -> None:
+        """:meth:`send` of a message encoded already by this connection's codec
+        (:meth:`Outbox.put_frame`)."""
+        if not self.closing:
+            self.out.put_frame(frame, event)
+
     def _too_slow(self) -> None:
         log.info("closing a connection whose send queue is full")
         self.closing = True

@@ -25,3 +25,10 @@ def cclass(cls: type) -> type:  # an extension type compiled; a plain class from
 
 def declare(t: Any = None, value: Any = None, **_kwds: Any) -> Any:  # a typed attribute/local
     return value
+
+
+def cfunc(f: Callable[..., Any]) -> Callable[..., Any]:  # a C function when compiled
+    return f
+
+
+ccall = cfunc  # a cpdef function when compiled: a C call inside its module

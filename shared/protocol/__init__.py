@@ -32,10 +32,14 @@ from solrace.shared.protocol.accounts import (
 )
 from solrace.shared.protocol.messages import (
     SPECTATOR_ONLY,
+    ack_frame,
+    ack_reply,
     decode_request,
     error,
+    event_frame,
     last_event,
     parse_request,
+    progress_body,
     racer_event,
     reply,
     request_types,
@@ -112,7 +116,8 @@ __all__ = [
     "Login", "Logout", "MakeMove", "MyRaces", "Ping", "PracticeStart", "Profile",
     "ProtocolError", "QuickCancel", "QuickPair", "RaceRequest", "Ready", "Register", "Rematch",
     "Request", "RequestId", "Resign", "RevokeSession", "SeqRequest", "Sessions", "Sync",
-    "Unwatch", "Watch", "batch_frame", "check_client", "check_date", "check_int", "codec_for",
-    "decode", "decode_request", "encode", "error", "last_event", "parse_request",
-    "racer_event", "reply", "request_types", "select_subprotocol", "unbatch",
+    "Unwatch", "Watch", "ack_frame", "ack_reply", "batch_frame", "check_client", "check_date",
+    "check_int", "codec_for", "decode", "decode_request", "encode", "error", "event_frame",
+    "last_event", "parse_request", "progress_body", "racer_event", "reply", "request_types",
+    "select_subprotocol", "unbatch",
 ]
