@@ -25,6 +25,8 @@ from typing import Any, Protocol
 
 import msgpack
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from solrace.server.faults import is_store_error
 from solrace.server.store import Keys
 from solrace.server.tasks import cancel_and_wait
 
@@ -36,6 +38,10 @@ PING_EVERY = 0.25
 #: A notice published before that PING was sent has then been read (one connection delivers in
 #: order), so a revocation stays unseen at most this long even if the connection stalls.
 NOTICE_FRESH = 1.0
+#: A (un)subscribe that fails while the pub/sub connection is being remade is retried this
+#: often (seconds) for at most this long, then reported as an outage (Hub._while_reconnecting).
+RESUBSCRIBE_PAUSE = 0.05
+RESUBSCRIBE_WITHIN = 1.0
 
 
 class Subscriber(Protocol):
@@ -232,10 +238,40 @@ class Hub(HubBase):
         await self._pubsub.aclose()
 
     async def _subscribe(self, channel: str) -> None:
-        await self._pubsub.subscribe(channel)
+        await self._while_reconnecting(self._pubsub.subscribe, channel)
 
     async def _unsubscribe(self, channel: str) -> None:
-        await self._pubsub.unsubscribe(channel)
+        await self._while_reconnecting(self._pubsub.unsubscribe, channel)
+
+    async def _while_reconnecting(self, call: Callable[[str], Awaitable[Any]],
+                                  channel: str) -> None:
+        """``call(channel)``, retried while the pub/sub connection is being remade.
+
+        redis-py's ``PubSub`` connects on demand from whichever task uses it: after Redis came
+        back, the reader (:meth:`_run`) and a ``SUBSCRIBE`` for a joining player can both be
+        in its ``connect`` at once, and the second then fails on the half-made connection
+        (seen: an ``AttributeError`` on its writer) — which the player would get as an
+        internal error. Both calls are idempotent, so a failure while the connection is down
+        (or any store error) is retried every :data:`RESUBSCRIBE_PAUSE` s for up to
+        :data:`RESUBSCRIBE_WITHIN` s; after that it is an outage (``ConnectionError``:
+        ``unavailable``, never a client's fault). A failure on a connection that is up and
+        not from the store is a bug and raised at once."""
+        deadline = time.monotonic() + RESUBSCRIBE_WITHIN
+        while True:
+            try:
+                await call(channel)
+                return
+            except Exception as exc:
+                conn = self._pubsub.connection
+                down = conn is None or not conn.is_connected
+                if not (down or is_store_error(exc)):
+                    raise
+                if self._closing or time.monotonic() >= deadline:
+                    if is_store_error(exc):
+                        raise
+                    raise RedisConnectionError(
+                        f"pub/sub connection not ready: {type(exc).__name__}: {exc}") from exc
+            await asyncio.sleep(RESUBSCRIBE_PAUSE)
 
     async def _run(self) -> None:
         lost = False
