@@ -106,7 +106,13 @@ def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[s
     """The wire view after the game's last move, and its delta from ``view`` (the wire view
     before that move) — computed from the piles the move touched, not from a full view.
     Equal to ``view_of(game).wire()`` and ``delta(view, that)``, keys in the same order (the
-    server runs this once per move: plain loops, card texts from a table)."""
+    server runs this once per move: plain loops, card texts from a table).
+
+    A plain ``dict`` view (the server's) takes :func:`_advance_dict`: the same result built by
+    one copy of the view and of its piles and five stores, the scalars compared one by one
+    (``{**view, **scalars, "piles": {**old, **changed}}`` is that copy and those stores)."""
+    if type(view) is dict and type(view.get("piles")) is dict:
+        return _advance_dict(game, view)
     touched: set[int] = set()
     for op in game._undo[-1]:
         if op[0] == 0:  # a transfer between two piles
@@ -123,7 +129,7 @@ def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[s
         "redeals": redeals, "redeals_left": None if limit is None else limit - redeals,
     }
     get = view.get
-    change: dict[str, Any] = {}
+    change = {}
     for k, v in scalars.items():
         if get(k) != v:
             change[k] = v
@@ -140,6 +146,78 @@ def advance(game: Game, view: Mapping[str, Any]) -> tuple[dict[str, Any], dict[s
     new = {**view, **scalars, "piles": {**old, **changed}}
     if changed:
         change["piles"] = changed
+    return new, change
+
+
+@cython.cfunc
+@cython.locals(touched=list, ops=list, op=tuple, piles=list, down=list, pile=list, wire=list,
+               change=dict, changed=dict, new=dict, old=dict, cards=list, view=dict,
+               i=cython.Py_ssize_t, hidden=cython.Py_ssize_t, stock=cython.Py_ssize_t,
+               c=cython.Py_ssize_t, kind=cython.Py_ssize_t, j=cython.Py_ssize_t)
+def _advance_dict(game: Game, view: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`advance` of a plain dict view whose piles are a dict (see there)."""
+    touched = []  # the piles the move's operations name, each once (a move names two to four)
+    ops = game._undo[-1]
+    for op in ops:
+        kind = op[0]
+        if kind == 0:  # a transfer between two piles
+            i = op[1]
+            if i not in touched:
+                touched.append(i)
+            i = op[2]
+            if i not in touched:
+                touched.append(i)
+        elif kind == 1:  # a face-down card turned up
+            i = op[1]
+            if i not in touched:
+                touched.append(i)
+    touched.sort()
+    pos = game.pos
+    limit = game.rules.redeals
+    redeals = pos.redeals
+    moves = len(game.moves)
+    home = game.cards_home
+    status = game.status._value_  # (the member's value; ``.value`` is a Python property)
+    left = None if limit is None else limit - redeals
+    get = view.get
+    change = {}
+    if get("moves") != moves:
+        change["moves"] = moves
+    if get("home") != home:
+        change["home"] = home
+    if get("status") != status:
+        change["status"] = status
+    if get("redeals") != redeals:
+        change["redeals"] = redeals
+    if get("redeals_left") != left:
+        change["redeals_left"] = left
+    old = view["piles"]
+    piles, down = pos.piles, pos.down
+    lay = game.layout
+    ids, stock = lay.ids, lay.stock
+    changed = {}
+    for j in range(len(touched)):
+        i = touched[j]
+        pile = piles[i]
+        hidden = len(pile) if i == stock else down[i]
+        cards = []
+        for c in pile[hidden:]:
+            cards.append(_TEXTS[c])
+        wire = [hidden, cards]
+        pid = ids[i]
+        if old.get(pid) != wire:
+            changed[pid] = wire
+    new = view.copy()  # {**view, **scalars, "piles": ...}: a copy, then stores in that order
+    new["moves"] = moves
+    new["home"] = home
+    new["status"] = status
+    new["redeals"] = redeals
+    new["redeals_left"] = left
+    old = old.copy()
+    if changed:
+        old.update(changed)
+        change["piles"] = changed
+    new["piles"] = old
     return new, change
 
 
