@@ -207,6 +207,7 @@ def _known(data: bytes, i: int, length: int) -> str | None:
     return None
 
 
+@cython.ccall
 @cython.locals(data=bytes, size=cython.Py_ssize_t, i=cython.Py_ssize_t, n=cython.Py_ssize_t,
                _k=cython.Py_ssize_t, b=cython.Py_ssize_t, length=cython.Py_ssize_t, out=dict)
 def _flat_map(data: bytes) -> dict[str, Any] | None:
