@@ -13,6 +13,8 @@ from typing import Any
 compiled = False
 Py_ssize_t = int
 bint = bool
+ulonglong = int
+p_uchar = object  # (a C pointer type: only named in declarations)
 
 
 def locals(**_types: Any) -> Callable[[Any], Any]:  # Cython's name
