@@ -29,6 +29,8 @@
 #define OWN_DEAD_NODES 2  /* ... and on every new node */
 #define OWN_STOCK_HOME 4  /* rule S: draw 1, take-back: a stock card home over a good foundation */
 #define OWN_STOCK_ORDER 8 /* draw 3: ... knowing which stock cards reach the top (at the start) */
+#define OWN_DEAD_PAST 16  /* the blocking test looked one move past (a card stuck on its parent) */
+#define OWN_DEAD_PAST_NODES 32  /* ... on every node too (about half the node rate: off by default) */
 
 typedef struct { uint8_t jk, s, d, n; } Step;          /* jk: waste length to jump to first */
 typedef struct { Step st[2]; uint8_t ns; int16_t score; } Edge;
@@ -377,6 +379,133 @@ static int dead_end(const Ctx *c, int stock_order) {
                 if (!(nb >> c->t[p][i] & 1)) { nb &= ~(pre[p][c->len[p]] & ~pre[p][i]); break; }
         if (nb == B) return 1;
         B = nb;
+    }
+}
+
+/* ------------------------------------------------------------------ dead ends: one move past */
+
+/* The blocking test looked one move past (docs/solver.md, "Dead ends: one move past"). The
+ * test above drops a card of B as soon as it has a way out; but a card whose only way out is
+ * one parent P may, once it sits on P, be stuck there for good: then it never goes home and
+ * the position is lost just the same. The helpers below work on the position's own piles
+ * (pre: each pile's cards up to a height, as a mask), and leave the code above untouched. */
+
+/* The cards under a card of B (each pile below its highest card of B), and whether some pile
+ * holds no card of B (a space can exist). */
+static uint64_t covered_by(const Ctx *c, uint64_t pre[][MAXP + 1], uint64_t B, int *emptyable) {
+    uint64_t cov = 0;
+    *emptyable = 0;
+    for (int p = 0; p < NT; p++) {
+        int i = c->len[p] - 1;
+        while (i >= 0 && !(B >> c->t[p][i] & 1)) i--;
+        if (i > 0) cov |= pre[p][i];
+        if (i < 0) *emptyable = 1;
+    }
+    return cov;
+}
+
+/* The cards that can be a pile top while the cards of B2 stay and the mover lies on P: as
+ * tops() without the stock order (every stock card may reach the waste top, a relaxation),
+ * and never P (the mover covers it). */
+static uint64_t tops_past(uint64_t tab, uint64_t cov, uint64_t good, int emptyable, uint64_t P) {
+    uint64_t all = (1ull << 52) - 1, other = all & ~tab & ~good & ~P, T = tab & ~cov & ~P;
+    for (int x = 12; x >= 0; x--)
+        for (int su = 0; su < 52; su += 13) {
+            int y = su + x;
+            if (!(other >> y & 1)) continue;
+            if (x == 12 ? emptyable : (PARENTS[y] & T) != 0) T |= 1ull << y;
+        }
+    return T;
+}
+
+/* A face-up card stays only with every face-up card under it (it leaves with any of them). */
+static uint64_t with_groups(const Ctx *c, uint64_t pre[][MAXP + 1], uint64_t nb) {
+    for (int p = 0; p < NT; p++)
+        for (int i = c->down[p]; i < c->len[p]; i++)
+            if (!(nb >> c->t[p][i] & 1)) { nb &= ~(pre[p][c->len[p]] & ~pre[p][i]); break; }
+    return nb;
+}
+
+/* The second phase: the mover m, a card of B, has just gone onto its one open parent P (mask),
+ * the first move of any card of B; the cards of B above m went with it. Is m then on P for
+ * good? Largest B2 inside B minus m and the cards above it whose cards all keep every way out
+ * closed while m stays on P, and m's own ways off P (home, its other parent) closed too. */
+static int stuck_past(const Ctx *c, uint64_t pre[][MAXP + 1], uint64_t B, int m, uint64_t P,
+                      uint64_t tab, uint64_t good, uint64_t home) {
+    uint64_t above = 0, mb = 1ull << m, Q = PARENTS[m] & ~P;
+    for (int p = 0; p < NT; p++)
+        if (pre[p][c->len[p]] & mb)
+            for (int i = 0; i < c->len[p]; i++)
+                if (c->t[p][i] == m) { above = pre[p][c->len[p]] & ~pre[p][i + 1]; break; }
+    uint64_t B2 = B & ~mb & ~above;
+    for (;;) {
+        int emptyable;
+        uint64_t cov = covered_by(c, pre, B2, &emptyable) | P;
+        uint64_t T = tops_past(tab, cov, good, emptyable, P);
+        uint64_t stuck = ((B2 | cov) & ~home) | mb | P, nb = B2;
+        if (!(LOWER[m] & stuck) || (Q & T)) return 0;  /* m can leave P: home or Q */
+        for (uint64_t w = B2; w; w &= w - 1) {
+            int x = __builtin_ctzll(w);
+            int out = !(LOWER[x] & stuck);
+            if (!out) out = RANK(x) == 13 ? emptyable : (PARENTS[x] & T) != 0;
+            if (out) nb &= ~(1ull << x);
+        }
+        nb = with_groups(c, pre, nb);
+        if (nb == B2) return 1;
+        B2 = nb;
+    }
+}
+
+/* The first phase: the blocking test's fixpoint, except that a card whose home is closed and
+ * whose only way out is one parent in T (a mover) stays in B. When B is stable and not empty,
+ * the first move of a card of B is a mover onto its parent; the position is lost if every
+ * mover is then stuck for good (stuck_past). A mover that is not is dropped, and the fixpoint
+ * goes on. With no mover left this is the blocking test's own verdict. */
+static int dead_past(const Ctx *c, int stock_order) {
+    uint64_t tab = 0, home = 0, good = home_for_good(c);
+    for (int s = 0; s < 4; s++) home |= ((1ull << c->h[s]) - 1) << (13 * s);
+    uint64_t pre[NT][MAXP + 1];
+    for (int p = 0; p < NT; p++) {
+        pre[p][0] = 0;
+        for (int i = 0; i < c->len[p]; i++) pre[p][i + 1] = pre[p][i] | 1ull << c->t[p][i];
+        tab |= pre[p][c->len[p]];
+    }
+    uint8_t basebuf[64] = {0}, *base = NULL;
+    if (c->draw > 1 && stock_order) {
+        uint8_t ks[64];
+        int nk = walk(c, ks);
+        for (int i = 0; i < nk; i++) basebuf[ks[i] - 1] = 1;
+        base = basebuf;
+    }
+    uint64_t B = tab, barred = 0;  /* barred: movers found not stuck on their parent */
+    for (;;) {
+        if (!B) return 0;
+        int emptyable;
+        uint64_t cov = covered_by(c, pre, B, &emptyable), never;
+        uint64_t T = tops(c, tab, cov, good, home, B, emptyable, base, &never);
+        uint64_t stuck = (B | cov | never) & ~home, nb = B, movers = 0;
+        for (uint64_t w = B; w; w &= w - 1) {
+            int x = __builtin_ctzll(w);
+            int out = !(LOWER[x] & stuck);
+            if (!out && RANK(x) == 13) out = emptyable;
+            else if (!out) {
+                uint64_t pt = PARENTS[x] & T;
+                if (pt && ((pt & (pt - 1)) || (barred >> x & 1))) out = 1;
+                else if (pt) movers |= 1ull << x;
+            }
+            if (out) nb &= ~(1ull << x);
+        }
+        nb = with_groups(c, pre, nb);
+        if (nb != B) { B = nb; continue; }
+        int fail = 0;
+        for (uint64_t w = movers; w; w &= w - 1) {
+            int x = __builtin_ctzll(w);
+            if (!stuck_past(c, pre, B, x, PARENTS[x] & T, tab, good, home)) {
+                barred |= 1ull << x;
+                fail = 1;
+            }
+        }
+        if (!fail) return 1;
     }
 }
 
@@ -827,7 +956,8 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     double deadline = seconds > 0 ? now() + seconds : 0;
     close_safe(c);
     if (won(c)) { sv->nodes = 1; return 1; }
-    if ((c->own & OWN_DEAD_START) && dead_end(c, c->own & OWN_STOCK_ORDER)) {
+    if ((c->own & OWN_DEAD_START) && (c->own & OWN_DEAD_PAST ? dead_past(c, c->own & OWN_STOCK_ORDER)
+                                   : dead_end(c, c->own & OWN_STOCK_ORDER))) {
         sv->nodes = 1;
         return 0;
     }
@@ -885,7 +1015,9 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
             result = 2; goto out;
         }
         nodes++;
-        if ((c->own & OWN_DEAD_NODES) && dead_end(c, 0)) { undo_to(c, mu, mm); continue; }
+        if ((c->own & OWN_DEAD_NODES) && (c->own & OWN_DEAD_PAST_NODES ? dead_past(c, 0) : dead_end(c, 0))) {
+            undo_to(c, mu, mm); continue;
+        }
         NEWFRAME(mu, mm);
     }
     result = 0;

@@ -363,3 +363,61 @@ def test_half_the_rest_for_restarts_wins_what_a_quarter_missed(
     monkeypatch.setattr(search, "RESTART_SHARE", 0.25)
     assert search_game(Game("unlimited", DRAW3, 149), Budget(nodes=850_000)).outcome \
         is Outcome.UNKNOWN
+
+
+@needs_core
+@pytest.mark.parametrize("options", [{}, DRAW3, TB_NO])
+def test_no_position_of_a_winning_line_is_dead_one_move_past(options: dict[str, str]) -> None:
+    """The blocking test looked one move past (a card whose one way out is a parent, stuck
+    there for good once it goes) must let every position of a winning line through too: the
+    lines of deals 1..25 found without the core's own prunings, position by position."""
+    test = fastcore.DEAD_START | fastcore.STOCK_ORDER | fastcore.DEAD_PAST
+    checked = 0
+    for seed in range(1, 26):
+        game = Game("unlimited", options, seed)
+        found = fastcore.search(game, Budget(nodes=100_000), None, dead_ends=False)
+        assert found is not None
+        if found[0] is not Outcome.WON:
+            continue
+        for move in found[1]:
+            game._do(*move)
+            if game.cards_home == game.total_cards:
+                break
+            at = fastcore.search(game, Budget(nodes=1), None, streamline=False, dead_ends=test)
+            assert at is not None and at[0] is not Outcome.LOST, (seed, game.position_text())
+            checked += 1
+    assert checked > 1000
+
+
+@needs_core
+def test_one_move_past_proves_deals_lost_that_exhaustion_proves_too() -> None:
+    """Draw 1 deals 468 and 482 are proved lost at the deal (two nodes) by the test looked one
+    move past, not by the blocking test alone, and the search with the older prunings only
+    exhausts them as lost too; on deals 1..60 of draw 1 and 3 the test on every node never
+    contradicts the search without it, and is deterministic."""
+    for seed in (468, 482):
+        game = Game("unlimited", {}, seed)
+        on = fastcore.search(game, Budget(nodes=10), None)
+        without = fastcore.search(game, Budget(nodes=10), None,
+                                  dead_ends=fastcore.OWN & ~fastcore.DEAD_PAST)
+        full = fastcore.search(game, Budget(nodes=10**6), None, streamline=False,
+                               dead_ends=fastcore.OWN & ~fastcore.DEAD_PAST)
+        assert on is not None and without is not None and full is not None
+        assert on[0] is Outcome.LOST and on[2] == 2
+        assert without[0] is not Outcome.LOST
+        assert full[0] is Outcome.LOST and full[2] > 1000
+    every = fastcore.OWN | fastcore.DEAD_PAST_NODES
+    for options in ({}, DRAW3):
+        for seed in range(1, 61):
+            game = Game("unlimited", options, seed)
+            a = fastcore.search(game, Budget(nodes=20_000), None, streamline=False,
+                                dead_ends=every)
+            b = fastcore.search(game, Budget(nodes=20_000), None, streamline=False,
+                                dead_ends=fastcore.OWN & ~fastcore.DEAD_PAST)
+            again = fastcore.search(game, Budget(nodes=20_000), None, streamline=False,
+                                    dead_ends=every)
+            assert a is not None and b is not None and again == a
+            if a[0] is not Outcome.UNKNOWN and b[0] is not Outcome.UNKNOWN:
+                assert a[0] is b[0], (options, seed)
+            if a[0] is Outcome.LOST and b[0] is Outcome.LOST:
+                assert a[2] <= b[2], (options, seed)
