@@ -23,7 +23,10 @@ On Klondike (Unlimited) the default strategy hands the search to the compiled co
 portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic
 spaces) run the portfolio's members on their own compiled core (:mod:`.onepass`, the Python
 search's nodes in the same order), and so do Forty and Eight's depth-first members
-(:mod:`.fortyeight`); every line is replayed through ``Game.push`` either way.
+(:mod:`.fortyeight`); every line is replayed through ``Game.push`` either way. The default
+strategy decides Sixes and Sevens with automatic spaces by another search altogether, over the
+orders in which its waste can be emptied (:mod:`.poporder`), which is exact and far smaller;
+the move searches still serve the named strategies and manual spaces.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from solrace.shared.cards import RANK_OF
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.rules import AutoFill
-from solrace.shared.solver import fastcore, fortyeight, onepass
+from solrace.shared.solver import fastcore, fortyeight, onepass, poporder
 from solrace.shared.solver.canonical import key_function
 from solrace.shared.solver.deadends import dead_end_test
 from solrace.shared.solver.moves import Edge, MoveGen, Triple
@@ -545,6 +548,9 @@ def _search_game(
     moves, stock macro-moves and target deduplication in every phase (the transposition table
     stays): the baseline of ``bench/solver.py``.
 
+    The default strategy decides Sixes and Sevens with automatic spaces by
+    :mod:`.poporder` (whatever ``core``: it is Python, and exact).
+
     ``core``: with ``"auto"`` the default strategy searches Klondike (Unlimited) positions with
     the compiled core (:mod:`.fastcore`) when it is available, the Python portfolio otherwise;
     Double Aces and Kings and Sixes and Sevens (``empty_fill=auto``) run the members ``best``
@@ -563,7 +569,9 @@ def _search_game(
     outcome, triples = Outcome.UNKNOWN, []
     fast = None
     short = False  # the line is already shortened (the compiled core's own)
-    if strategy == "portfolio" and pruning and core != "python":
+    if strategy == "portfolio" and pruning and poporder.handles(work):
+        fast = (*poporder.search(work, budget), True)  # Sixes and Sevens, automatic spaces
+    elif strategy == "portfolio" and pruning and core != "python":
         fast = core_portfolio(work, budget)
         if fast is None and core == "c" and not onepass.handles(work) \
                 and not fortyeight.handles(work):

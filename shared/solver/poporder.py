@@ -1,0 +1,281 @@
+"""Sixes and Sevens with automatic spaces, solved as a search over pop orders of the waste.
+
+Why: the move-by-move search (:mod:`.search`, :mod:`.onepass`) decided a third of the deals
+in 10 s and proved none lost, because its positions carry which card went home when and
+where each card sits on the tableau. The game has much less choice than that. With automatic
+spaces every move is a draw (a *push* onto the waste, a stack) or a card going home, and while
+the stock or the waste holds cards every card going home takes exactly one card off the
+waste (a *pop*): the waste top itself, or the waste top pulled into the space a tableau card
+left. So a line is a sequence of pushes and pops, and which card goes home at each pop does
+not matter (docs/solver.md, "Sixes and Sevens as pop orders", gives the proof):
+
+    a deal is won iff some stack order ``P`` of popping the waste (pushes in deal order) has,
+    for every ``k``, at least ``k`` more cards in the home closure of the cards seen by the
+    ``k``-th pop (the tableau, home and popped cards) than were home at the start,
+
+where the home closure of a set of cards is how many of them could go home in some order
+(per chain — a suit's Five down to its Ace on the two Six foundations, or its Eight up to its
+King on the two Seven foundations — ``c_d = min(c_(d-1), copies available at distance d)``,
+``c_0 = 2``). A search state is therefore only (cards pushed, set of cards popped): a few
+hundred states decide most deals where the move search met millions of positions. A won
+line is turned back into engine moves by playing, at each pop, the first card that fits a
+foundation (any choice works), and replays through ``Game.push`` like every solver line.
+
+Two prunings keep the search exact:
+
+* *Safe pop.* A waste top whose chain predecessor has both copies in the closure is popped
+  at once (no branch): popping it now raises the closure by one for good, so any winning
+  line that pops it later can pop it first instead.
+* *Dig test.* For every waste card ``X``, the cards below ``X`` stay unseen until ``X`` is
+  popped, and every card pushed before that must be popped first; if no number of further
+  pushes (no fewer than the card above ``X`` needed) makes the closure large enough to pay
+  for popping ``X`` and everything above it, the position is lost. It is one pass down the
+  waste and runs after each push (a pop leaves every waste card's condition as it was).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from solrace.shared.engine import Game
+from solrace.shared.notation import Move
+from solrace.shared.solver import onepass
+from solrace.shared.solver.result import Budget, Outcome
+
+Triple = tuple[int, int, int]
+
+CHAINS = 8  # suit * 2 + 0 (Six foundations, Five down to Ace) or 1 (Seven, Eight up to King)
+WIDTH = 7  # slots per chain in the availability table: distances 1..6, slot 0 unused
+LENGTH = (5, 6) * 4  # cards per chain
+CHECK_EVERY = 1024  # nodes between clock reads
+
+
+def chain_slot(card: int) -> int:
+    """The availability slot (``chain * WIDTH + distance``) of a card face that can go home
+    in Sixes and Sevens; the Sixes and Sevens themselves start the foundations and have none."""
+    suit, rank = divmod(card, 13)
+    rank += 1
+    if rank <= 5:
+        return (suit * 2) * WIDTH + 6 - rank
+    if rank >= 8:
+        return (suit * 2 + 1) * WIDTH + rank - 7
+    raise ValueError(f"card {card} starts a foundation and never moves")
+
+
+def handles(game: Game) -> bool:
+    """Sixes and Sevens with automatic spaces (either position of play, not resigned)."""
+    return onepass.kind(game) == 1 and not game.resigned
+
+
+def closure(avail: list[int], chain: int) -> int:
+    """How many of one chain's available cards could go home: copies per distance, capped by
+    the distance before (two foundations per chain, one copy of each card on each)."""
+    base = chain * WIDTH
+    cap = 2
+    total = 0
+    for d in range(1, LENGTH[chain] + 1):
+        have = avail[base + d]
+        if have < cap:
+            cap = have
+            if cap == 0:
+                break
+        total += cap
+    return total
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class PopSearch:
+    """Depth-first search over (pushed, popped) with a table of lost states. ``dig`` and
+    ``safe`` switch the two prunings (the tests compare the search with and without them)."""
+
+    def __init__(self, game: Game, *, dig: bool = True, safe: bool = True) -> None:
+        piles = game.pos.piles
+        home = [c for f in game._F for c in piles[f][1:]]
+        seen = home + [c for t in game._T for c in piles[t]]
+        waste = list(piles[game._W])
+        self.seq = waste + list(piles[game._S])[::-1]  # the waste, then the stock in draw order
+        self.slot = [chain_slot(c) for c in self.seq]
+        self.avail = [0] * (CHAINS * WIDTH)
+        for c in seen:
+            self.avail[chain_slot(c)] += 1
+        self.fch = [closure(self.avail, ch) for ch in range(CHAINS)]
+        self.f = sum(self.fch)
+        self.need = len(home)  # cards home: the closure must stay at least this
+        self.stack = list(range(len(waste)))
+        self.pushed = len(waste)
+        self.dig, self.safe = dig, safe
+        self.lost: set[tuple[int, int]] = set()
+        self.nodes = 0
+        self.events: list[bool] = []  # the won line: True push, False pop (reversed as found)
+
+    # -- the state's arithmetic
+
+    def _add(self, i: int, delta: int) -> int:
+        """Make ``seq[i]`` (un)available; the change of the closure."""
+        s = self.slot[i]
+        self.avail[s] += delta
+        ch = s // WIDTH
+        old = self.fch[ch]
+        new = closure(self.avail, ch)
+        self.fch[ch] = new
+        self.f += new - old
+        return new - old
+
+    def _safe(self, i: int) -> bool:
+        """Does popping ``seq[i]`` raise the closure for good (its predecessor's two copies
+        are in the closure already)?"""
+        s = self.slot[i]
+        ch, d = divmod(s, WIDTH)
+        base = ch * WIDTH
+        cap = 2
+        for e in range(1, d):
+            have = self.avail[base + e]
+            if have < cap:
+                return False
+        return cap == 2
+
+    def _dead(self) -> bool:
+        """The dig test: some waste card can never be popped (see the module docstring).
+
+        Waste cards leave top first, and a card pushed before a waste card leaves must leave
+        before it, so the number of further pushes made before each waste card leaves grows
+        from the top of the waste down: one pointer into the stock serves the whole pass,
+        moved on only as far as the closure needs to pay for the next card down."""
+        avail = self.avail[:]
+        fch = self.fch[:]
+        f = self.f
+        need = self.need
+        slot = self.slot
+        q, n = self.pushed, len(self.seq)
+        stack = self.stack
+        for j in range(len(stack) - 1, -1, -1):
+            s = slot[stack[j]]
+            avail[s] += 1
+            ch = s // WIDTH
+            new = closure(avail, ch)
+            f += new - fch[ch]
+            fch[ch] = new
+            need += 1
+            while f < need:
+                if q == n:
+                    return True
+                s = slot[q]
+                q += 1
+                avail[s] += 1
+                ch = s // WIDTH
+                new = closure(avail, ch)
+                f += new - fch[ch]
+                fch[ch] = new
+                need += 1
+        return False
+
+    # -- the search
+
+    def run(self, budget: Budget, clock: Callable[[], float] = time.perf_counter) -> Outcome:
+        self._limit = budget.nodes
+        self._deadline = None if budget.seconds is None else clock() + budget.seconds
+        self._clock = clock
+        try:
+            if self.dig and self.stack and self._dead():
+                self.nodes += 1
+                return Outcome.LOST
+            return Outcome.WON if self._visit(0, False) else Outcome.LOST
+        except _OutOfBudget:
+            return Outcome.UNKNOWN
+
+    def _count(self) -> None:
+        self.nodes += 1
+        if self._limit is not None and self.nodes > self._limit:
+            self.nodes = self._limit
+            raise _OutOfBudget
+        if self._deadline is not None and self.nodes % CHECK_EVERY == 0 \
+                and self._clock() > self._deadline:
+            raise _OutOfBudget
+
+    def _visit(self, popped: int, after_push: bool) -> bool:
+        self._count()
+        stack = self.stack
+        if not stack and self.pushed == len(self.seq):
+            return True
+        key = (self.pushed, popped)
+        if key in self.lost:
+            return False
+        if after_push and self.dig and self._dead():
+            self.lost.add(key)
+            return False
+        if stack:
+            top = stack[-1]
+            safe = self.safe and self._safe(top)
+            self._add(top, 1)
+            if self.f >= self.need + 1:
+                self.need += 1
+                stack.pop()
+                won = self._visit(popped | (1 << top), False)
+                stack.append(top)
+                self.need -= 1
+                self._add(top, -1)
+                if won:
+                    self.events.append(False)
+                    return True
+                if safe:
+                    self.lost.add(key)
+                    return False
+            else:
+                self._add(top, -1)
+        if self.pushed < len(self.seq):
+            stack.append(self.pushed)
+            self.pushed += 1
+            won = self._visit(popped, True)
+            self.pushed -= 1
+            stack.pop()
+            if won:
+                self.events.append(True)
+                return True
+        self.lost.add(key)
+        return False
+
+
+def line(game: Game, events: list[bool]) -> list[Triple]:
+    """Engine moves for a won pop order (``events`` in order: True push, False pop), made on a
+    copy of ``game``: a push is a draw, a pop plays the first card that fits a foundation
+    from the tableau or the waste; after the last pop the tableau goes home."""
+    work = game.copy()
+    foundations = set(game._F)
+    sources = {*game._T, game._W}
+    draw = (game._S, game._W, 1)
+    out: list[Triple] = []
+    for push in events:
+        if push:
+            move = draw
+        else:
+            move = next(t for t in work.legal_triples()
+                        if t[0] in sources and t[1] in foundations)
+        _push(work, move)
+        out.append(move)
+    while work.cards_home < work.total_cards:
+        move = next(t for t in work.legal_triples() if t[1] in foundations)
+        _push(work, move)
+        out.append(move)
+    return out
+
+
+def _push(game: Game, triple: Triple) -> None:
+    ids = game.layout.ids
+    game.push(Move(ids[triple[0]], ids[triple[1]], triple[2]))
+
+
+def search(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], int] | None:
+    """Decide ``game``'s current position: (outcome, engine triples of a won line, nodes);
+    ``None`` when the position is not Sixes and Sevens with automatic spaces. A node budget
+    gives the same answer and line on every machine; ``lost`` is a proof (exhaustive)."""
+    if not handles(game):
+        return None
+    searcher = PopSearch(game)
+    outcome = searcher.run(budget)
+    if outcome is not Outcome.WON:
+        return outcome, [], searcher.nodes
+    return outcome, line(game, searcher.events[::-1]), searcher.nodes
