@@ -65,7 +65,7 @@ def test_the_reduction_agrees_with_the_exhaustive_move_search() -> None:
         reference, _ = Searcher(game, pruning=False).run_dfs(Budget(nodes=300_000))
         if reference is Outcome.UNKNOWN:
             continue
-        outcome, line, _ = poporder.search(game, Budget(nodes=1_000_000))
+        outcome, _, _ = poporder.search(game, Budget(nodes=1_000_000))
         assert outcome is reference, game.position_text()
         seen[outcome] += 1
     assert seen[Outcome.WON] >= 5 and seen[Outcome.LOST] >= 3, seen
@@ -89,7 +89,7 @@ def test_whole_deals_proved_lost_are_not_won_by_the_move_search() -> None:
     budget where best-first wins deal 1) find no win there."""
     assert Searcher(Game(V, {}, 1)).run_best(Budget(nodes=5_000))[0] is Outcome.WON
     for seed in (6, 16):
-        outcome, _, nodes = poporder.search(Game(V, {}, seed), Budget(nodes=100_000))
+        outcome, _, _ = poporder.search(Game(V, {}, seed), Budget(nodes=100_000))
         assert outcome is Outcome.LOST
         for kind in ("dfs", "best"):
             searcher = Searcher(Game(V, {}, seed))
