@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
-from solrace.shared.solver import onepass
+from solrace.shared.rules import AutoFill, Build
 from solrace.shared.solver.result import Budget, Outcome
 
 Triple = tuple[int, int, int]
@@ -65,8 +65,27 @@ def chain_slot(card: int) -> int:
 
 
 def handles(game: Game) -> bool:
-    """Sixes and Sevens with automatic spaces (either position of play, not resigned)."""
-    return onepass.kind(game) == 1 and not game.resigned
+    """Sixes and Sevens, either ``empty_fill``, at a position play can reach (one face-up card
+    or none per pile; with automatic spaces a space only once stock and waste are empty), not
+    resigned."""
+    r = game.rules
+    t = r.tableau
+    groups = [(g.count, g.start_rank, g.step, g.same_suit, g.prefilled) for g in r.foundations]
+    if not (r.decks == 2 and groups == [(8, 6, -1, True, True), (8, 7, 1, True, True)]
+            and t.piles == 9 and t.build is Build.NONE and r.draw == 1 and r.redeals == 0
+            and t.auto_fill in (AutoFill.WASTE_THEN_STOCK, AutoFill.NONE)
+            and not game._R and not game._C and game._S >= 0 and game._W >= 0
+            and not r.foundation_to_foundation and not game.resigned):
+        return False
+    piles, down = game.pos.piles, game.pos.down
+    if any(len(piles[p]) > 1 or down[p] for p in game._T):
+        return False
+    full = all(piles[p] for p in game._T)
+    return full or _manual(game) or not (piles[game._S] or piles[game._W])
+
+
+def _manual(game: Game) -> bool:
+    return game.rules.tableau.auto_fill is AutoFill.NONE
 
 
 def closure(avail: list[int], chain: int) -> int:
@@ -105,7 +124,9 @@ class PopSearch:
             self.avail[chain_slot(c)] += 1
         self.fch = [closure(self.avail, ch) for ch in range(CHAINS)]
         self.f = sum(self.fch)
-        self.need = len(home)  # cards home: the closure must stay at least this
+        # the closure must stay at least the cards home, less one for each space (a pop may
+        # fill a space with no card going home: manual spaces only)
+        self.need = len(home) - sum(1 for t in game._T if not piles[t])
         self.stack = list(range(len(waste)))
         self.pushed = len(waste)
         self.dig, self.safe = dig, safe
@@ -278,25 +299,36 @@ class PopSearch:
 
 def line(game: Game, events: list[bool]) -> list[Triple]:
     """Engine moves for a won pop order (``events`` in order: True push, False pop), made on a
-    copy of ``game``: a push is a draw, a pop plays the first card that fits a foundation
-    from the tableau or the waste; after the last pop the tableau goes home."""
+    copy of ``game``: a push is a draw; a pop moves the waste top into a space if there is one
+    (manual spaces), else plays the first card that fits a foundation from the tableau or the
+    waste, and with manual spaces moves the waste top into the space a tableau card left
+    (automatic spaces do that themselves); after the last pop the tableau goes home."""
     work = game.copy()
-    foundations = set(game._F)
+    manual = _manual(game)
+    foundations, tableau = set(game._F), set(game._T)
     sources = {*game._T, game._W}
     draw = (game._S, game._W, 1)
     out: list[Triple] = []
+
+    def play(move: Triple) -> None:
+        _push(work, move)
+        out.append(move)
+
     for push in events:
         if push:
-            move = draw
-        else:
+            play(draw)
+            continue
+        space = next((t for t in game._T if not work.pos.piles[t]), None) if manual else None
+        if space is None:
             move = next(t for t in work.legal_triples()
                         if t[0] in sources and t[1] in foundations)
-        _push(work, move)
-        out.append(move)
+            play(move)
+            if not manual or move[0] not in tableau:
+                continue
+            space = move[0]
+        play((game._W, space, 1))
     while work.cards_home < work.total_cards:
-        move = next(t for t in work.legal_triples() if t[1] in foundations)
-        _push(work, move)
-        out.append(move)
+        play(next(t for t in work.legal_triples() if t[1] in foundations))
     return out
 
 
@@ -307,7 +339,7 @@ def _push(game: Game, triple: Triple) -> None:
 
 def search(game: Game, budget: Budget) -> tuple[Outcome, list[Triple], int] | None:
     """Decide ``game``'s current position: (outcome, engine triples of a won line, nodes);
-    ``None`` when the position is not Sixes and Sevens with automatic spaces. A node budget
+    ``None`` when the position is not one of Sixes and Sevens (:func:`handles`). A node budget
     gives the same answer and line on every machine; ``lost`` is a proof (exhaustive)."""
     if not handles(game):
         return None

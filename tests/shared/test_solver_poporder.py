@@ -28,21 +28,23 @@ def _push(game: Game, triple: tuple[int, int, int]) -> None:
     game.push(Move(ids[triple[0]], ids[triple[1]], triple[2]))
 
 
-def _won_line(seed: int) -> list[tuple[int, int, int]]:
-    outcome, line, _ = poporder.search(Game(V, {}, seed), Budget(nodes=100_000))
+def _won_line(seed: int, options: dict[str, str] | None = None) -> list[tuple[int, int, int]]:
+    outcome, line, _ = poporder.search(Game(V, options or {}, seed), Budget(nodes=100_000))
     assert outcome is Outcome.WON
     return line
 
 
-def _positions() -> list[Game]:
+def _positions(options: dict[str, str] | None = None) -> list[Game]:
     """Positions of play near a win: a winning line followed to 10-22 cards left in stock and
-    waste, then 6-24 random legal moves (which often lose it)."""
+    waste, then 6-24 random legal moves (which often lose it; with manual spaces they also
+    leave spaces and move tableau cards between piles)."""
     out = []
-    for seed in (1, 2, 3, 5, 9, 10, 12, 14):
-        line = _won_line(seed)
+    seeds = (1, 2, 3, 5, 9, 10, 12, 14) if not options else (1, 2, 3, 4, 6, 7, 8, 9)
+    for seed in seeds:
+        line = _won_line(seed, options)
         for trial, (left, wander) in enumerate([(10, 6), (16, 14), (22, 24)]):
             rng = random.Random(seed * 7 + trial)
-            game = Game(V, {}, seed)
+            game = Game(V, options or {}, seed)
             i = 0
             while len(game.pos.piles[game._S]) + len(game.pos.piles[game._W]) > left + wander // 2:
                 _push(game, line[i])
@@ -54,14 +56,29 @@ def _positions() -> list[Game]:
                 _push(game, rng.choice(legal))
             if game.status is Status.PLAYING:
                 out.append(game)
+    for seed in (6, 11) if not options else (10, 12):  # lost deals: random play, stock low
+        for left in (3, 6, 9):
+            rng = random.Random(seed + left)
+            game = Game(V, options or {}, seed)
+            while len(game.pos.piles[game._S]) > left and game.status is Status.PLAYING:
+                legal = game.legal_triples()
+                fill = [t for t in legal if t[0] == game._W and t[1] in game._T]
+                home = [t for t in legal if t[1] in game._F]
+                draw = [t for t in legal if t[0] == game._S]
+                choices = [m for m in (fill, home, draw) if m and rng.random() < 0.8] or \
+                    [m for m in (fill, home, draw) if m]
+                _push(game, rng.choice(choices[0]))
+            if game.status is Status.PLAYING:
+                out.append(game)
     return out
 
 
-def test_the_reduction_agrees_with_the_exhaustive_move_search() -> None:
+@pytest.mark.parametrize("options", [{}, MANUAL], ids=["auto", "manual"])
+def test_the_reduction_agrees_with_the_exhaustive_move_search(options: dict[str, str]) -> None:
     """Where the engine-move search without pruning finishes, the pop-order search gives the
-    same answer — on won and on lost positions alike."""
+    same answer — on won and on lost positions alike, with either kind of spaces."""
     seen = {Outcome.WON: 0, Outcome.LOST: 0}
-    for game in _positions():
+    for game in _positions(options):
         reference, _ = Searcher(game, pruning=False).run_dfs(Budget(nodes=300_000))
         if reference is Outcome.UNKNOWN:
             continue
@@ -82,6 +99,18 @@ def test_won_lines_replay_to_a_win_and_have_the_only_length_a_win_has(seed: int)
     assert game.status is Status.WON
     # every win is the 79 draws and the 88 cards that go home: nothing else is a move here
     assert len(line) == 79 + 88
+
+
+@pytest.mark.parametrize("seed", [1, 2, 4])
+def test_manual_spaces_won_lines_replay(seed: int) -> None:
+    """Manual spaces: the same reduction, and a tableau card going home is followed by the
+    waste top into its space (the automatic spaces' refill, made by hand)."""
+    game = Game(V, MANUAL, seed)
+    line = _won_line(seed, MANUAL)
+    for triple in line:
+        _push(game, triple)
+    assert game.status is Status.WON
+    assert any(s == game._W and d in game._T for s, d, _ in line)
 
 
 def test_whole_deals_proved_lost_are_not_won_by_the_move_search() -> None:
@@ -122,12 +151,15 @@ def test_a_node_budget_is_deterministic_and_counted() -> None:
         is Outcome.UNKNOWN
 
 
-def test_the_default_solver_uses_it_for_automatic_spaces_only() -> None:
+def test_the_default_solver_uses_it_for_sixes_and_sevens_only() -> None:
     won = solve((V, {}, 1), Budget(nodes=20_000))
     assert won.outcome is Outcome.WON and won.par == 167
     assert solve((V, {}, 6), Budget(nodes=20_000)).outcome is Outcome.LOST
-    assert poporder.handles(Game(V, {}, 1))
-    assert not poporder.handles(Game(V, MANUAL, 1))
+    assert solve((V, MANUAL, 10), Budget(nodes=20_000)).outcome is Outcome.LOST
+    assert poporder.handles(Game(V, {}, 1)) and poporder.handles(Game(V, MANUAL, 1))
+    # automatic spaces with a space while the stock lasts: play never gets there
+    hand_made = make(V, {}, f={1: "6C"}, t=["-", "KH"], s="QH")
+    assert not poporder.handles(hand_made)
     for variant in ("double-aces-and-kings", "forty-and-eight", "unlimited", "seven-by-five"):
         assert not poporder.handles(Game(variant, {}, 1))
         assert poporder.search(Game(variant, {}, 1), Budget(nodes=10)) is None
