@@ -23,7 +23,16 @@ from solrace.client.commands import (
     print_json,
 )
 from solrace.shared.engine import Game
-from solrace.shared.solver import Budget, Outcome, SolveResult, fastcore, fortyeight, onepass, solve
+from solrace.shared.solver import (
+    Budget,
+    Outcome,
+    SolveResult,
+    fastcore,
+    fortyeight,
+    onepass,
+    poporder,
+    solve,
+)
 
 NAME = "solve"
 HELP = "solve a deal (won with moves / lost / unknown within a budget)"
@@ -71,8 +80,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="B",
         help="nodes (50000, 50k, 2m) or seconds (10s) per deal (default: "
-        f"{DEFAULT_BUDGET.text()}, whichever comes first; {CORE_BUDGET.text()} for Unlimited, "
-        "Double Aces and Kings and Sixes and Sevens (auto) with a compiled solver core; a node "
+        f"{DEFAULT_BUDGET.text()}, whichever comes first; {CORE_BUDGET.text()} for Sixes and "
+        "Sevens, and for Unlimited, Double Aces and Kings and Forty and Eight with a compiled "
+        "solver core; a node "
         "budget gives the same answer on every machine "
         "with the same core)",
     )
@@ -102,8 +112,9 @@ def _solve_one(args: argparse.Namespace, options: dict[str, str], seed: int
 
 
 def default_budget(game: Game) -> Budget:
-    """The capped default: more nodes where the compiled core searches (same 9 s cap)."""
-    compiled = (fastcore.handles(game) and fastcore.library()) or (
+    """The capped default: more nodes where a compiled core or the pop-order search (Sixes
+    and Sevens) searches (same 9 s cap)."""
+    compiled = poporder.handles(game) or (fastcore.handles(game) and fastcore.library()) or (
         onepass.handles(game) and onepass.library()) or (
         fortyeight.handles(game) and fortyeight.library())
     return CORE_BUDGET if compiled else DEFAULT_BUDGET
