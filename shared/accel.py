@@ -58,7 +58,8 @@ DIR_ENV = "SOLRACE_COMPILED_DIR"
 # docs/performance.md, "Compiled hot modules").
 SHARED = (
     "cards", "notation", "engine", "status", "views", "pointing", "masking",
-    "protocol.wire", "protocol.requests", "protocol.accounts", "protocol.messages", "jsonwire",
+    "protocol.wire", "protocol.requests", "protocol.accounts", "protocol.messages",
+    "protocol.frames", "jsonwire",
     "solver.search", "solver.moves", "solver.canonical", "solver.safe_moves", "solver.stock",
     "solver.poporder",
     "variants.unlimited", "variants.double_aces_and_kings", "variants.forty_and_eight",

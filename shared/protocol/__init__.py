@@ -10,7 +10,9 @@ frames carry ``t`` and, for replies, ``re``; race events carry ``race`` and ``v`
   (h11's events are the model);
 * :mod:`.accounts` — the account requests;
 * :mod:`.messages` — :func:`parse_request` (a decoded map to a request), replies, errors and
-  race events as racers see them.
+  race events as racers see them;
+* :mod:`.frames` — the move path's frames (progress event, ack, rival event) joined from
+  packed parts, byte for byte what the codec gives for the same dicts.
 
 Everything is re-exported here: callers write ``from solrace.shared import protocol as P`` and
 ``P.MakeMove``, ``P.decode_request(data)``.
@@ -30,16 +32,14 @@ from solrace.shared.protocol.accounts import (
     RevokeSession,
     Sessions,
 )
+from solrace.shared.protocol.frames import ack_frame, event_frame, progress_body
 from solrace.shared.protocol.messages import (
     SPECTATOR_ONLY,
-    ack_frame,
     ack_reply,
     decode_request,
     error,
-    event_frame,
     last_event,
     parse_request,
-    progress_body,
     racer_event,
     reply,
     request_types,

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from solrace.shared import protocol as P
 from solrace.shared.engine import Game, Status
-from solrace.shared.protocol import messages as M
+from solrace.shared.protocol import frames as M
 from solrace.shared.protocol import wire
 from solrace.shared.views import advance, view_of
 
