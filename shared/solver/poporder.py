@@ -130,7 +130,7 @@ class PopSearch:
         self.stack = list(range(len(waste)))
         self.pushed = len(waste)
         self.dig, self.safe = dig, safe
-        self.lost: set[tuple[int, int]] = set()
+        self.lost: set[int] = set()  # lost states, as (popped << 7 | pushed)
         self.nodes = 0
         self.events: list[bool] = []  # the won line: True push, False pop (reversed as found)
         self.push_first = False  # the child order of the restart under way
@@ -248,7 +248,7 @@ class PopSearch:
         stack = self.stack
         if not stack and self.pushed == len(self.seq):
             return True
-        key = (self.pushed, popped)
+        key = popped << 7 | self.pushed  # one int: at most 88 cards pushed
         if key in self.lost:
             return False
         if after_push and self.dig and self._dead():
