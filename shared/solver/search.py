@@ -297,6 +297,8 @@ MEMBERS: dict[str, Member] = {
     "sdfs": ("dfs", True, True),
     "gdfs": ("gdfs", True, False),
     "gplain": ("gplain", False, False),
+    # Forty and Eight's beam (``fortyeight.beam``): compiled only, skipped without the core
+    "beam": ("beam", False, False),
 }
 # ``rgplain<k>``, ``rplain<k>``, ``rdfs<k>``: ``gplain``, ``plain``, ``dfs`` with each node's
 # children in a random order of seed k (restarts). A shuffled member's exhaustion is reported
@@ -307,7 +309,9 @@ for _base in ("gplain", "plain", "dfs"):
     for _k in range(1, 65):
         SHUFFLED[f"r{_base}{_k}"] = _k
         MEMBERS[f"r{_base}{_k}"] = MEMBERS[_base]
-GREEDY = ("gdfs", "gplain")  # members with greedy home moves: their exhaustion proves nothing
+# members with greedy home moves: their exhaustion proves nothing
+GREEDY = ("gdfs", "gplain", "beam")
+COMPILED_ONLY = ("beam",)  # members with no Python search: skipped without the compiled core
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -502,7 +506,9 @@ def _compiled_member(work: Game, share: Budget, member: str, core: str
     position and cannot is an error."""
     shuffle = SHUFFLED.get(member, 0)
     kind = "plain" if MEMBERS[member] == MEMBERS["plain"] else MEMBERS[member][0]
-    if kind in ("best", "dfs") and onepass.handles(work):
+    if kind == "beam":
+        compiled = fortyeight.beam(work, share) if fortyeight.handles(work) else None
+    elif kind in ("best", "dfs") and onepass.handles(work):
         compiled = onepass.search(work, share, kind, shuffle=shuffle)
     elif kind in fortyeight.MODES and fortyeight.handles(work):
         compiled = fortyeight.search(work, share, kind, shuffle)
@@ -594,6 +600,8 @@ def _search_game(
         before_nodes = nodes
         if core != "python" and pruning and not streamline:
             compiled = _compiled_member(work, share, name, core)
+        if compiled is None and kind in COMPILED_ONLY:
+            continue  # no Python twin: its share goes to the members left
         if compiled is not None:
             outcome, triples, count = compiled
             nodes += count

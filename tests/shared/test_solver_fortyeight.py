@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from solrace.shared import Game
+from solrace.shared.notation import Move
 from solrace.shared.solver import Budget, Outcome, fastcore, fortyeight
 from solrace.shared.solver.moves import MoveGen
 from solrace.shared.solver.search import Searcher, search_game
@@ -306,3 +307,77 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
     assert result.won
     assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
+
+
+# ---------------------------------------------------------------------- the beam (core only)
+
+BEAM_WINS = ((14, 61_054), (5, 126_136))  # (seed, the node of its win at the default settings)
+
+
+@needs_core
+@pytest.mark.parametrize(("seed", "nodes"), BEAM_WINS)
+def test_the_beams_won_lines_replay_through_game_push(seed: int, nodes: int) -> None:
+    """The beam wins these deals at exactly this node of its search (its settings and score
+    pinned), and the line it returns — its parent-pointer path, each move with its greedy home
+    moves — replays through ``Game.push`` to a won game, both raw and as ``search_game``
+    reports it (shortened and checked)."""
+    game = Game(F8, NO, seed)
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=10 * nodes))
+    assert (outcome, count) == (Outcome.WON, nodes)
+    ids = game.layout.ids
+    for s, d, n in line:
+        game.push(Move(ids[s], ids[d], n))
+    assert game.cards_home == game.total_cards
+    result = search_game(Game(F8, NO, seed), Budget(nodes=10 * nodes), strategy="beam")
+    assert result.won and result.nodes == nodes
+    replay = Game(F8, NO, seed)
+    replay.replay(result.moves)
+    assert replay.cards_home == replay.total_cards
+
+
+@needs_core
+def test_the_beam_is_deterministic_at_a_node_budget() -> None:
+    """The same budget gives the same answer and node count; any budget short of the win's
+    node is ``unknown`` having spent exactly the budget, and the win's own node wins."""
+    seed, nodes = BEAM_WINS[0]
+    game = Game(F8, NO, seed)
+    first = fortyeight.beam(game, Budget(nodes=nodes))
+    assert first == fortyeight.beam(game, Budget(nodes=nodes))
+    assert first is not None and first[0] is Outcome.WON
+    for cut in (1, 500, nodes - 1):
+        assert fortyeight.beam(game, Budget(nodes=cut)) == (Outcome.UNKNOWN, [], cut)
+    other = fortyeight.beam(game, Budget(nodes=nodes), width=50, local=20)
+    assert other is not None and other != first  # the settings are really used
+
+
+@needs_core
+@pytest.mark.parametrize("options", OPTIONS, ids=IDS)
+def test_the_beam_never_answers_lost(options: dict[str, str]) -> None:
+    """A position whose greedy game is searched to the end (and which the pruned member
+    proves lost): the beam empties and answers ``unknown``, in ``search_game`` too; the
+    default portfolio still proves it lost."""
+    game = _walk(options, 9, 10)
+    assert _member(game, "gplain", 40_000)[0] is Outcome.LOST
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=40_000))
+    assert (outcome, line) == (Outcome.UNKNOWN, []) and count < 40_000  # emptied, no proof
+    assert search_game(game, Budget(nodes=40_000), strategy="beam").outcome is Outcome.UNKNOWN
+    if options is NO:
+        assert search_game(game, Budget(nodes=40_000)).outcome is Outcome.LOST
+
+
+def test_without_the_core_the_beam_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The beam has no Python twin: with the Python search (asked for, or no compiler) it is
+    skipped, spends nothing, and its share goes to the members after it, so a portfolio with
+    it answers as the same portfolio without it."""
+    game = _walk(NO, 9, 10)
+    for core in ("python", "auto"):
+        if core == "auto":
+            monkeypatch.setenv(fastcore.ENV, "python")
+        alone = search_game(game, Budget(nodes=40_000), strategy="beam", core=core)
+        assert (alone.outcome, alone.nodes) == (Outcome.UNKNOWN, 0)
+        with_beam = search_game(game, Budget(nodes=40_000), strategy="gplain+beam+dfs",
+                                core=core)
+        without = search_game(game, Budget(nodes=40_000), strategy="gplain+dfs", core=core)
+        assert (with_beam.outcome, with_beam.nodes) == (without.outcome, without.nodes)
+        assert with_beam.outcome is Outcome.LOST
+    assert fortyeight.beam(game, Budget(nodes=10)) is None
