@@ -266,14 +266,14 @@ class Searcher(MoveGen):
 # ---------------------------------------------------------------------- entry point
 
 
-def _share(budget: Budget, part: int, of: int, used_nodes: int, used_seconds: float
+def _share(budget: Budget, weight: int, of: int, used_nodes: int, used_seconds: float
            ) -> Budget:
-    """Phase ``part`` (0-based) of ``of``: an equal share of what the earlier phases left; the
-    last phase gets all that is left."""
-    left = of - part
+    """``weight`` parts of the ``of`` parts (the weights of this phase and the ones after it)
+    of what the earlier phases left: with every weight 1 an equal share, and the last phase
+    gets all that is left."""
 
     def cut(total: float, used: float) -> float:
-        return (total - used) / left
+        return (total - used) * weight / of
 
     return Budget(
         nodes=None if budget.nodes is None
@@ -283,11 +283,12 @@ def _share(budget: Budget, part: int, of: int, used_nodes: int, used_seconds: fl
     )
 
 
-# A portfolio is a list of members, each run on an equal share of what the earlier ones left,
-# until one decides the deal. A member is (search, pruning, streamlined): ``best`` / ``dfs``
-# (pruned best-first / depth-first), ``plain`` (depth-first without the pruning), and ``sbest``
-# / ``sdfs``, the same searches under the streamliner (no take-back from the foundations; its
-# wins are wins, its exhaustion proves nothing, and the next member starts afresh).
+# A portfolio is a list of members, each run on an equal share of what the earlier ones left
+# (``WEIGHTS``: some count as more than one member), until one decides the deal. A member is
+# (search, pruning, streamlined): ``best`` / ``dfs`` (pruned best-first / depth-first),
+# ``plain`` (depth-first without the pruning), and ``sbest`` / ``sdfs``, the same searches
+# under the streamliner (no take-back from the foundations; its wins are wins, its exhaustion
+# proves nothing, and the next member starts afresh).
 Member = tuple[str, bool, bool]
 MEMBERS: dict[str, Member] = {
     "best": ("best", True, False),
@@ -300,6 +301,15 @@ MEMBERS: dict[str, Member] = {
     # Forty and Eight's beam (``fortyeight.beam``): compiled only, skipped without the core
     "beam": ("beam", False, False),
 }
+# ``beam<W>x<L>``: the beam of width W whose walk adds at most L positions per kept one
+# (``beam`` alone: ``fortyeight.BEAM_WIDTH`` x ``fortyeight.BEAM_LOCAL``). Different settings
+# win different deals (eleventh round: of the 49 undecided deals of 1..240, 1000x200 wins 13,
+# 300x1000 12, two of them no other setting tried below 3000x300 wins)
+BEAMS: dict[str, tuple[int, int]] = {
+    f"beam{w}x{local}": (w, local) for w, local in ((300, 1000), (1000, 200), (3000, 300),
+                                                    (10000, 100))}
+for _name in BEAMS:
+    MEMBERS[_name] = MEMBERS["beam"]
 # ``rgplain<k>``, ``rplain<k>``, ``rdfs<k>``: ``gplain``, ``plain``, ``dfs`` with each node's
 # children in a random order of seed k (restarts). A shuffled member's exhaustion is reported
 # ``unknown`` (as a streamliner's), and once one member has searched a graph to the end the
@@ -311,7 +321,11 @@ for _base in ("gplain", "plain", "dfs"):
         MEMBERS[f"r{_base}{_k}"] = MEMBERS[_base]
 # members with greedy home moves: their exhaustion proves nothing
 GREEDY = ("gdfs", "gplain", "beam")
-COMPILED_ONLY = ("beam",)  # members with no Python search: skipped without the compiled core
+# A member's share counts as this many equal shares (1 when not listed). The beam wins deals at
+# up to 1.8-2.4M of its nodes (seeds 55, 1..240), more than an equal fifth of 7.5M (1.36M),
+# and where it does not win it empties early (at most 1.2M nodes on seeds 1..240, most within
+# 150k), so a double share costs the members after it little (eleventh round)
+WEIGHTS: dict[str, int] = {"beam": 2}
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -342,9 +356,14 @@ PLAIN_RESTART_NODES = 5_000
 # round)
 GREEDY_RESTART_ORDERS = range(3, 11)
 GREEDY_RESTART_NODES = 50_000
+# then two beams (compiled only: ``fortyeight.beam``), a narrow one with long walks and the
+# default one on a double share, before the long depth-first members: they win deals those
+# wander on for millions of nodes, and where they do not win they empty early (eleventh round)
 PHASES["shaken-plain"] = (
     *(f"rplain{k}@{PLAIN_RESTART_NODES}" for k in range(1, PLAIN_RESTARTS + 1)),
     *(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in GREEDY_RESTART_ORDERS),
+    "beam300x1000",
+    "beam",
     *PHASES["restarts"],
 )
 
@@ -358,6 +377,11 @@ def member_of(name: str) -> tuple[str, int | None]:
     still proved at 30k)."""
     base, _, cap = name.partition("@")
     return base, (int(cap) if cap else None)
+
+
+def _weight(name: str) -> int:
+    """How many equal shares member ``name`` (without its cap) gets: ``WEIGHTS``."""
+    return WEIGHTS.get(name, 1)
 
 
 def _known(name: str) -> bool:
@@ -507,7 +531,9 @@ def _compiled_member(work: Game, share: Budget, member: str, core: str
     shuffle = SHUFFLED.get(member, 0)
     kind = "plain" if MEMBERS[member] == MEMBERS["plain"] else MEMBERS[member][0]
     if kind == "beam":
-        compiled = fortyeight.beam(work, share) if fortyeight.handles(work) else None
+        width, local = BEAMS.get(member, (fortyeight.BEAM_WIDTH, fortyeight.BEAM_LOCAL))
+        compiled = fortyeight.beam(work, share, width, local) if fortyeight.handles(work) \
+            else None
     elif kind in ("best", "dfs") and onepass.handles(work):
         compiled = onepass.search(work, share, kind, shuffle=shuffle)
     elif kind in fortyeight.MODES and fortyeight.handles(work):
@@ -585,7 +611,8 @@ def _search_game(
         member = MEMBERS[name]
         kind, prune, streamline = member
         now = time.perf_counter() - t0
-        share = _share(budget, 0, len(todo) + 1, nodes, now)
+        share = _share(budget, _weight(name), _weight(name) + sum(
+            _weight(member_of(n)[0]) for n in todo), nodes, now)
         if cap is not None:
             limits = [n for n in (cap, share.nodes) if n is not None]
             if budget.nodes is not None:
@@ -600,7 +627,7 @@ def _search_game(
         before_nodes = nodes
         if core != "python" and pruning and not streamline:
             compiled = _compiled_member(work, share, name, core)
-        if compiled is None and kind in COMPILED_ONLY:
+        if compiled is None and kind == "beam":
             continue  # no Python twin: its share goes to the members left
         if compiled is not None:
             outcome, triples, count = compiled

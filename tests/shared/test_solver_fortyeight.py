@@ -131,13 +131,16 @@ def test_members_at_cut_budgets_from_the_deal_and_mid_game(options: dict[str, st
 
 @needs_core
 @pytest.mark.parametrize("options", OPTIONS, ids=IDS)
-def test_the_portfolio_gives_the_python_answer_node_for_node(options: dict[str, str]) -> None:
-    """At a node budget: the same outcome, node count and (shortened, replayed) line."""
+def test_the_portfolio_gives_the_python_answer_node_for_node(
+        options: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a node budget: the same outcome, node count and (shortened, replayed) line, the
+    beam (compiled only) skipped in both, as the Python search skips it."""
+    monkeypatch.setattr(fortyeight, "beam", lambda *args, **kwargs: None)
     won = 0
     for seed in (10, 14, 16):
         game = Game(F8, options, seed)
         py = search_game(game, Budget(nodes=6_000), core="python")
-        c = search_game(game, Budget(nodes=6_000), core="c")
+        c = search_game(game, Budget(nodes=6_000), core="auto")  # the members compiled
         assert (c.outcome, c.moves, c.nodes) == (py.outcome, py.moves, py.nodes)
         if c.won:
             game.replay(c.moves)
@@ -287,8 +290,9 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
 
 @needs_core
 def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
-    """Forty and Eight's default portfolio (ninth round): the 64 capped plain restarts, then
-    ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then ``restarts``. Seed 65 (a
+    """Forty and Eight's default portfolio (ninth and eleventh rounds): the 64 capped plain
+    restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then two beams,
+    then ``restarts``. Seed 65 (a
     held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
     plain restarts (64 x 5,000, none wins) and ``rgplain3``, ``rgplain4`` (50,000 each): the
     node count pins the order and the caps; its line replays (``search_game`` checks it)."""
@@ -303,7 +307,8 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     phases = default_phases(Game(F8, {}, 65))
     assert phases == PHASES["shaken-plain"]
     greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
-    assert phases[PLAIN_RESTARTS:] == (*greedy, "gplain", "rgplain1", "rgplain2", "dfs")
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam300x1000", "beam", "gplain", "rgplain1",
+                                       "rgplain2", "dfs")
     result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
     assert result.won
     assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
@@ -381,3 +386,19 @@ def test_without_the_core_the_beam_is_skipped(monkeypatch: pytest.MonkeyPatch) -
         assert (with_beam.outcome, with_beam.nodes) == (without.outcome, without.nodes)
         assert with_beam.outcome is Outcome.LOST
     assert fortyeight.beam(game, Budget(nodes=10)) is None
+
+
+@needs_core
+def test_the_beam_gets_a_double_share() -> None:
+    """``WEIGHTS``: the beam's share counts as two members' (it wins late, and where it does
+    not win it empties early). Seed 5 is won by the beam at 126,136 of its nodes: in
+    ``beam+gplain`` at 200k nodes its share is two thirds (133,333), so it wins there; an equal
+    half (100k) would not."""
+    from solrace.shared.solver.search import WEIGHTS
+
+    assert WEIGHTS["beam"] == 2
+    seed, nodes = BEAM_WINS[1]
+    result = search_game(Game(F8, NO, seed), Budget(nodes=200_000), strategy="beam+gplain")
+    assert result.won and result.nodes == nodes
+    half = fortyeight.beam(Game(F8, NO, seed), Budget(nodes=100_000))
+    assert half is not None and half[0] is Outcome.UNKNOWN
