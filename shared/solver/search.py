@@ -411,8 +411,10 @@ def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
     and Eight) 64 short shuffled restarts of the plain search first (``shaken-plain``: at
     most 5k nodes each, a 128th of the budget), eight of the greedy plain search (at most 50k
-    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then
-    depth-first searches (``restarts``):
+    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then two
+    beams over the stock position (compiled only, ``fortyeight.beam``: 300 x 1000, then
+    1000 x 200 on a double share; they win deals the depth-first members wander on, eleventh
+    round), then depth-first searches (``restarts``):
     plain depth-first with greedy home moves (every card that fits a foundation goes home at
     once), the same twice more with
     each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned
