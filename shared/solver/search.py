@@ -306,8 +306,8 @@ MEMBERS: dict[str, Member] = {
 # win different deals (eleventh round: of the 49 undecided deals of 1..240, 1000x200 wins 13,
 # 300x1000 12, two of them no other setting tried below 3000x300 wins)
 BEAMS: dict[str, tuple[int, int]] = {
-    f"beam{w}x{local}": (w, local) for w, local in ((300, 1000), (1000, 200), (3000, 300),
-                                                    (10000, 100))}
+    f"beam{w}x{local}": (w, local) for w, local in ((300, 1000), (1000, 200), (3000, 50),
+                                                    (3000, 300), (10000, 100))}
 for _name in BEAMS:
     MEMBERS[_name] = MEMBERS["beam"]
 # ``rgplain<k>``, ``rplain<k>``, ``rdfs<k>``: ``gplain``, ``plain``, ``dfs`` with each node's
@@ -321,11 +321,11 @@ for _base in ("gplain", "plain", "dfs"):
         MEMBERS[f"r{_base}{_k}"] = MEMBERS[_base]
 # members with greedy home moves: their exhaustion proves nothing
 GREEDY = ("gdfs", "gplain", "beam")
-# A member's share counts as this many equal shares (1 when not listed). The beam wins deals at
-# up to 1.8-2.4M of its nodes (seeds 55, 1..240), more than an equal fifth of 7.5M (1.36M),
-# and where it does not win it empties early (at most 1.2M nodes on seeds 1..240, most within
-# 150k), so a double share costs the members after it little (eleventh round)
-WEIGHTS: dict[str, int] = {"beam": 2}
+# A member's share counts as this many equal shares (1 when not listed). The beams win deals at
+# up to 1.5-1.8M of their nodes (seeds 55 and 120), more than an equal share of 7.5M, and
+# where they do not win they empty early (``beam``: at most 1.2M nodes on seeds 1..240, most
+# within 150k), so a double share costs the members after them little (eleventh round)
+WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2}
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -356,14 +356,16 @@ PLAIN_RESTART_NODES = 5_000
 # round)
 GREEDY_RESTART_ORDERS = range(3, 11)
 GREEDY_RESTART_NODES = 50_000
-# then two beams (compiled only: ``fortyeight.beam``), a narrow one with long walks and the
-# default one on a double share, before the long depth-first members: they win deals those
-# wander on for millions of nodes, and where they do not win they empty early (eleventh round)
+# then three beams (compiled only: ``fortyeight.beam``), a narrow one with long walks, the
+# default one and a wide one with short walks, the last two on a double share, before the long
+# depth-first members: they win deals those wander on for millions of nodes, and where they do
+# not win they empty early (eleventh round)
 PHASES["shaken-plain"] = (
     *(f"rplain{k}@{PLAIN_RESTART_NODES}" for k in range(1, PLAIN_RESTARTS + 1)),
     *(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in GREEDY_RESTART_ORDERS),
     "beam300x1000",
     "beam",
+    "beam3000x50",
     *PHASES["restarts"],
 )
 
@@ -411,10 +413,10 @@ def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
     and Eight) 64 short shuffled restarts of the plain search first (``shaken-plain``: at
     most 5k nodes each, a 128th of the budget), eight of the greedy plain search (at most 50k
-    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then two
+    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then three
     beams over the stock position (compiled only, ``fortyeight.beam``: 300 x 1000, then
-    1000 x 200 on a double share; they win deals the depth-first members wander on, eleventh
-    round), then depth-first searches (``restarts``):
+    1000 x 200 and 3000 x 50 on double shares; they win deals the depth-first members wander
+    on, eleventh round), then depth-first searches (``restarts``):
     plain depth-first with greedy home moves (every card that fits a foundation goes home at
     once), the same twice more with
     each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned

@@ -291,7 +291,7 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
 @needs_core
 def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     """Forty and Eight's default portfolio (ninth and eleventh rounds): the 64 capped plain
-    restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then two beams,
+    restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then three beams,
     then ``restarts``. Seed 65 (a
     held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
     plain restarts (64 x 5,000, none wins) and ``rgplain3``, ``rgplain4`` (50,000 each): the
@@ -307,8 +307,8 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     phases = default_phases(Game(F8, {}, 65))
     assert phases == PHASES["shaken-plain"]
     greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
-    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam300x1000", "beam", "gplain", "rgplain1",
-                                       "rgplain2", "dfs")
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam300x1000", "beam", "beam3000x50",
+                                       "gplain", "rgplain1", "rgplain2", "dfs")
     result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
     assert result.won
     assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
