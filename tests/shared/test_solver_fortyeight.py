@@ -402,3 +402,22 @@ def test_the_beam_gets_a_double_share() -> None:
     assert result.won and result.nodes == nodes
     half = fortyeight.beam(Game(F8, NO, seed), Budget(nodes=100_000))
     assert half is not None and half[0] is Outcome.UNKNOWN
+
+
+@needs_core
+def test_small_budgets_run_the_default_without_beams() -> None:
+    """Below ``BEAM_MIN_NODES`` (a hint's 20k nodes, a test's few thousand) the default drops
+    its beams, so it answers exactly as the members without them (same outcome and nodes);
+    above it the beams run (seed 29 at 2M nodes: won by ``beam``, undecided without the
+    beams)."""
+    from solrace.shared.solver.search import BEAM_MIN_NODES, PHASES
+
+    old = "+".join(p for p in PHASES["shaken-plain"] if not p.startswith("beam"))
+    for seed in (1, 5, 9):
+        for nodes in (4_000, 20_000):
+            new = search_game(Game(F8, NO, seed), Budget(nodes=nodes))
+            was = search_game(Game(F8, NO, seed), Budget(nodes=nodes), strategy=old)
+            assert (new.outcome, new.nodes) == (was.outcome, was.nodes)
+    big = Budget(nodes=4 * BEAM_MIN_NODES)
+    assert search_game(Game(F8, NO, 29), big).won
+    assert not search_game(Game(F8, NO, 29), big, strategy=old).won
