@@ -13,7 +13,8 @@
  * search (mode 1: the engine's moves one by one, one draw per node, no safe moves) and the
  * plain one with greedy home moves (mode 3, `gplain`). So at any node budget it visits the same nodes in the
  * same order as the Python search and gives the same answer, node count and line (tested); it
- * is only faster.
+ * is only faster. One member has no Python twin: the beam (mode 4, run_beam), which only ever
+ * answers won or unknown; without the core the portfolio skips it.
  *
  * The key is exact, never a hash, and has the Python key's classes: foundations as each
  * suit's two heights sorted (the multiset of foundation tops); the multiset of tableau piles,
@@ -654,6 +655,202 @@ static int run_dfs(Ctx *c, const State *root) {
     return rc;
 }
 
+/* ---------------------------------------------------------------- beam
+
+ * The beam member (mode 4): a best-W search of the greedy game by stock position, for deals
+ * the depth-first members wander on for millions of nodes (docs/solver.md, tenth and eleventh
+ * rounds). A layer is the positions just after a draw or the redeal; each is expanded by a
+ * depth-first walk over its non-stock moves (no take-backs: greedy home moves would undo them
+ * at once), at most `local` new positions, every one of them with greedy home moves after each
+ * move; every position reached offers its draw (or redeal) child to the next layer, of which
+ * the best `width` by beam_score are kept, ties to the first found. One table of keys over the
+ * whole run: a position is reached once. Each node records its parent and the move into it,
+ * so a win's line is the moves from the root, each followed by its greedy home moves, replayed.
+ * An empty layer ends it without a win: the greedy game truncated, which proves nothing.
+ * Deterministic: nothing depends on anything but the position and the node budget. */
+
+typedef struct { int32_t parent; uint8_t s, d; } BNode;
+typedef struct { int32_t score; uint32_t order; int32_t node; State s; } Cand;
+typedef struct { BNode *n; size_t len, cap; } Arena;
+
+/* The layer's rank: cards home, less the cards buried under each pile's top run (they must
+ * move before the pile is any use), plus spaces (a space takes any card). Ten, three and five
+ * were the tenth round's best weights of the few tried. */
+static int32_t beam_score(const State *s) {
+    int32_t v = 10 * s->home;
+    for (int t = 0; t < NT; t++) {
+        int code = s->code[t];
+        if (!s->len[t]) { v += 5; continue; }
+        if (!(code & 0x8000)) v -= 3 * (((code >> 5) & 31) - 1);
+    }
+    return v;
+}
+
+static int arena_add(Arena *a, int32_t parent, int s, int d) {
+    if (a->len == a->cap) {
+        size_t n = a->cap ? 2 * a->cap : 1 << 16;
+        BNode *g = realloc(a->n, n * sizeof(BNode));
+        if (!g) return -1;
+        a->n = g; a->cap = n;
+    }
+    a->n[a->len].parent = parent; a->n[a->len].s = (uint8_t)s; a->n[a->len].d = (uint8_t)d;
+    return (int)a->len++;
+}
+
+/* a worse than b: lower score, or the same score found later */
+static inline int cand_worse(const Cand *a, const Cand *b) {
+    return a->score < b->score || (a->score == b->score && a->order > b->order);
+}
+
+/* The next layer as a heap of at most width candidates, the worst on top. */
+static void heap_offer(Cand *h, int *n, int width, const Cand *x) {
+    int i;
+    if (*n < width) {
+        i = (*n)++;
+        while (i && cand_worse(x, &h[(i - 1) / 2])) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
+        h[i] = *x;
+        return;
+    }
+    if (!cand_worse(&h[0], x)) return;  /* no better than the worst kept */
+    i = 0;
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, w = i;
+        const Cand *cw = x;
+        if (l < *n && cand_worse(&h[l], cw)) { w = l; cw = &h[l]; }
+        if (r < *n && cand_worse(&h[r], cw)) { w = r; }
+        if (w == i) break;
+        h[i] = h[w]; i = w;
+    }
+    h[i] = *x;
+}
+
+static int cand_cmp(const void *a, const void *b) {  /* best first */
+    const Cand *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The line to node i: the moves from the root, each with its greedy home moves, emitted. */
+static int beam_line(Ctx *c, const State *root, const Arena *a, int32_t i) {
+    size_t n = 0;
+    for (int32_t j = i; j > 0; j = a->n[j].parent) n++;
+    int32_t *path = malloc((n ? n : 1) * sizeof(int32_t));
+    if (!path) return -1;
+    size_t k = n;
+    for (int32_t j = i; j > 0; j = a->n[j].parent) path[--k] = j;
+    State s = *root;
+    for (k = 0; k < n; k++) {
+        emit(c, a->n[path[k]].s, a->n[path[k]].d);
+        do_move(c, &s, a->n[path[k]].s, a->n[path[k]].d);
+        close_safe(c, &s, 1);
+    }
+    free(path);
+    return c->oom || s.home != TOTAL ? -1 : 1;
+}
+
+/* One move and its greedy home moves from s (node `from`): 1 won (the line emitted), 0 a new
+ * node (*out, its index *idx), 3 seen before, 2 out of budget, -1 out of memory. */
+static int beam_step(Ctx *c, const State *root, Arena *a, const State *s, int32_t from,
+                     int src, int dst, State *out, int32_t *idx) {
+    *out = *s;
+    do_move(c, out, src, dst);
+    close_safe(c, out, 0);
+    if (out->home == TOTAL) {
+        int32_t j = arena_add(a, from, src, dst);
+        return j < 0 ? -1 : beam_line(c, root, a, j);
+    }
+    Key k = key_of(c, out);
+    int add = table_add(c, &k);
+    if (add < 0) return -1;
+    if (!add) return 3;
+    if (out_of_budget(c)) return 2;
+    c->nodes++;
+    *idx = arena_add(a, from, src, dst);
+    return *idx < 0 ? -1 : 0;
+}
+
+typedef struct { State s; int32_t node; int n, next; Move m[256]; } BFrame;
+
+/* The non-stock moves out of s (no take-backs), in the engine's order. */
+static int beam_moves(const Ctx *c, const State *s, Move *m) {
+    int n = legal(c, s, m), k = 0;
+    for (int i = 0; i < n; i++)
+        if (m[i].s != PS && m[i].d != PS && !(m[i].s < NF)) m[k++] = m[i];
+    return k;
+}
+
+/* Expand one beam position: the walk over its non-stock moves (at most `local` new nodes),
+ * each position's draw child offered to the next layer. Returns as beam_step (0: go on). */
+static int beam_expand(Ctx *c, const State *root, Arena *a, const Cand *from, BFrame *fr,
+                       int local, Cand *heap, int *nheap, int width, uint32_t *order) {
+    int top = 0, made = 0;
+    fr[0].s = from->s; fr[0].node = from->node; fr[0].next = 0;
+    fr[0].n = beam_moves(c, &fr[0].s, fr[0].m);
+    int fresh = 1;  /* the top frame's draw child still to offer */
+    for (;;) {
+        BFrame *f = &fr[top];
+        if (fresh) {
+            fresh = 0;
+            int sd = -1, dd = -1;
+            if (stock_next(&f->s) >= 0) { sd = PS; dd = PW; }
+            else if (waste_top(&f->s) >= 0 && f->s.redeals < 1) { sd = PW; dd = PS; }
+            if (sd >= 0) {
+                Cand x;
+                int rc = beam_step(c, root, a, &f->s, f->node, sd, dd, &x.s, &x.node);
+                if (rc == 1 || rc == 2 || rc < 0) return rc;
+                if (rc == 0) {
+                    x.score = beam_score(&x.s); x.order = (*order)++;
+                    heap_offer(heap, nheap, width, &x);
+                }
+            }
+        }
+        if (f->next == f->n || made >= local) {
+            if (top == 0) return 0;
+            top--;
+            continue;
+        }
+        Move m = f->m[f->next++];
+        State s;
+        int32_t idx;
+        int rc = beam_step(c, root, a, &f->s, f->node, m.s, m.d, &s, &idx);
+        if (rc == 1 || rc == 2 || rc < 0) return rc;
+        if (rc == 3) continue;
+        made++;
+        BFrame *g = &fr[++top];
+        g->s = s; g->node = idx; g->next = 0;
+        g->n = beam_moves(c, &s, g->m);
+        fresh = 1;
+    }
+}
+
+/* The beam from root (its greedy home moves made): 1 won (c->mv holds the line after the
+ * root's prefix), 0 the beam emptied (no proof), 2 out of budget, -1 out of memory. */
+static int run_beam(Ctx *c, const State *root, int width, int local) {
+    Arena a = {NULL, 0, 0};
+    Cand *cur = malloc((size_t)width * sizeof(Cand)), *nxt = malloc((size_t)width * sizeof(Cand));
+    BFrame *fr = malloc((size_t)(local + 2) * sizeof(BFrame));
+    int rc = -1, ncur = 1;
+    uint32_t order = 0;
+    Key k = key_of(c, root);
+    if (!cur || !nxt || !fr || table_add(c, &k) < 0 || arena_add(&a, -1, 0, 0) < 0) goto done;
+    c->nodes = 1;
+    cur[0].s = *root; cur[0].node = 0; cur[0].score = beam_score(root); cur[0].order = order++;
+    for (;;) {
+        int nnxt = 0;
+        for (int i = 0; i < ncur; i++) {
+            rc = beam_expand(c, root, &a, &cur[i], fr, local, nxt, &nnxt, width, &order);
+            if (rc != 0) goto done;
+        }
+        if (!nnxt) { rc = 0; goto done; }
+        qsort(nxt, (size_t)nnxt, sizeof(Cand), cand_cmp);
+        Cand *t = cur; cur = nxt; nxt = t; ncur = nnxt;
+    }
+done:
+    if (c->oom) rc = -1;
+    free(a.n); free(cur); free(nxt); free(fr);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- interface */
 
 void *fe_new(void) { return calloc(1, sizeof(Ctx)); }
@@ -673,7 +870,8 @@ void fe_moves(void *h, int32_t *out) {
 
 /* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first, 2 pruned depth-first with
  * greedy home moves: every top that fits a foundation goes there, a streamliner; 3 plain
- * depth-first with greedy home moves); shuffle seed (0: none).
+ * depth-first with greedy home moves; 4 the beam, greedy, whose cfg[3] is its width and
+ * cfg[4] its walk's limit per position, both at least 1); shuffle seed (0: none).
  * pos: 8 foundation heights, 8 foundation suits; for each of the 8 tableau piles its length
  * and cards bottom to top; redeals used; the waste length k, nseq, and nseq cards (waste
  * bottom-to-top, then stock top-to-bottom). Returns -1 for a position it does not take. */
@@ -682,9 +880,10 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     memset(&s, 0, sizeof s);
     c->takeback = cfg[0] != 0;
     c->prune = cfg[1] == 0 || cfg[1] == 2;
-    c->greedy = cfg[1] == 2 || cfg[1] == 3;
+    c->greedy = cfg[1] == 2 || cfg[1] == 3 || cfg[1] == 4;
     c->rng = (uint64_t)(uint32_t)cfg[2];
     c->shuffled = cfg[2] != 0;
+    if (cfg[1] < 0 || cfg[1] > 4 || (cfg[1] == 4 && (cfg[3] < 1 || cfg[4] < 1))) return -1;
     int i = 0;
     for (int f = 0; f < NF; f++) {
         if (pos[i] < 0 || pos[i] > 13) return -1;
@@ -745,7 +944,7 @@ int fe_solve(void *h, const int32_t *cfg, const int32_t *pos, long long max_node
     c->deadline = seconds > 0 ? now() + seconds : 0;
     c->nodes = 0;
     if (s.home == TOTAL) return c->oom ? -1 : 1;
-    int rc = run_dfs(c, &s);
+    int rc = cfg[1] == 4 ? run_beam(c, &s, cfg[3], cfg[4]) : run_dfs(c, &s);
     if (c->oom) rc = -1;
     return rc;
 }

@@ -23,6 +23,11 @@ from solrace.shared.solver.result import Budget, Outcome
 SOURCE = Path(__file__).with_name("fortyeight.c")
 MAX_ROOT_PILE = 19  # the core's limit on a starting pile (play reaches at most 17)
 MODES = {"dfs": 0, "plain": 1, "gdfs": 2, "gplain": 3}  # the portfolio members the core runs
+BEAM_MODE = 4  # the beam (``beam``): the core's own member, with no Python twin
+# the beam's width (positions kept per layer) and its walk's limit (new positions per kept
+# position): docs/solver.md, eleventh round
+BEAM_WIDTH = 1000
+BEAM_LOCAL = 200
 
 Triple = tuple[int, int, int]
 LAYOUT = (tuple(range(8)), tuple(range(8, 16)), 16, 17)  # the pile indexes the core uses
@@ -63,16 +68,19 @@ def handles(game: Game) -> bool:
 
 
 
-def _encode(game: Game, kind: str, shuffle: int = 0) -> tuple[list[int], list[int]] | None:
+def _encode(game: Game, kind: str, shuffle: int = 0, beam: tuple[int, int] = (0, 0)
+            ) -> tuple[list[int], list[int]] | None:
     """The core's configuration and position (``fe_solve``); ``None`` for one it does not take
-    (set up by hand: face-down cards, a pile longer than play makes, a stock over 64)."""
+    (set up by hand: face-down cards, a pile longer than play makes, a stock over 64).
+    ``kind`` ``"beam"``: the beam with ``beam`` = (width, local)."""
     if not handles(game) or game.resigned:
         return None
     pos = game.pos
     piles = pos.piles
     if any(pos.down) or pos.redeals not in (0, 1):
         return None
-    cfg = [int(game.rules.foundation_to_tableau), MODES[kind], shuffle]
+    mode = BEAM_MODE if kind == "beam" else MODES[kind]
+    cfg = [int(game.rules.foundation_to_tableau), mode, shuffle, *beam]
     state = [len(piles[f]) for f in game._F]
     state += [SUIT_OF[piles[f][0]] if piles[f] else 0 for f in game._F]
     for t in game._T:
@@ -100,8 +108,38 @@ def search(game: Game, budget: Budget, kind: str, shuffle: int = 0
     the engine's order."""
     lib = library()
     encoded = None if lib is None else _encode(game, kind, shuffle)
+    return None if lib is None or encoded is None else _solve(lib, encoded, budget)
+
+
+def beam(game: Game, budget: Budget, width: int = BEAM_WIDTH, local: int = BEAM_LOCAL
+         ) -> tuple[Outcome, list[Triple], int] | None:
+    """The beam member on ``game``'s current position: (outcome, engine triples of the line
+    when won, nodes), or ``None`` when the core is unavailable or does not take the position
+    (then the portfolio skips it: it has no Python twin).
+
+    Why: on the deals no depth-first member decides in millions of nodes, a depth-first
+    search's first choices fix a subtree it never leaves, while a beam over the stock position
+    — the positions after each draw, the best ``width`` of them by cards home, cards buried
+    under each pile's top run and spaces, each expanded by a walk of at most ``local`` new
+    positions over its non-stock moves, all with greedy home moves — keeps many different
+    plays alive through the stock (tenth round: it won 7 of the 25 undecided deals of 1..150).
+    It answers won or unknown, never lost: its exhaustion is the greedy game's, truncated.
+    Deterministic at a node budget."""
+    if width < 1 or local < 1:
+        raise ValueError("the beam needs a width and a walk limit of at least 1")
+    lib = library()
+    encoded = None if lib is None else _encode(game, "beam", beam=(width, local))
     if lib is None or encoded is None:
         return None
+    found = _solve(lib, encoded, budget)
+    if found is not None and found[0] is Outcome.LOST:
+        return Outcome.UNKNOWN, [], found[2]  # the beam emptied: no proof of anything
+    return found
+
+
+def _solve(lib: ctypes.CDLL, encoded: tuple[list[int], list[int]], budget: Budget
+           ) -> tuple[Outcome, list[Triple], int] | None:
+    """``fe_solve`` on an encoded position: (outcome, line, nodes), ``None`` when it declines."""
     cfg, state = encoded
     handle = lib.fe_new()
     if not handle:

@@ -269,14 +269,14 @@ class Searcher(MoveGen):
 # ---------------------------------------------------------------------- entry point
 
 
-def _share(budget: Budget, part: int, of: int, used_nodes: int, used_seconds: float
+def _share(budget: Budget, weight: int, of: int, used_nodes: int, used_seconds: float
            ) -> Budget:
-    """Phase ``part`` (0-based) of ``of``: an equal share of what the earlier phases left; the
-    last phase gets all that is left."""
-    left = of - part
+    """``weight`` parts of the ``of`` parts (the weights of this phase and the ones after it)
+    of what the earlier phases left: with every weight 1 an equal share, and the last phase
+    gets all that is left."""
 
     def cut(total: float, used: float) -> float:
-        return (total - used) / left
+        return (total - used) * weight / of
 
     return Budget(
         nodes=None if budget.nodes is None
@@ -286,11 +286,12 @@ def _share(budget: Budget, part: int, of: int, used_nodes: int, used_seconds: fl
     )
 
 
-# A portfolio is a list of members, each run on an equal share of what the earlier ones left,
-# until one decides the deal. A member is (search, pruning, streamlined): ``best`` / ``dfs``
-# (pruned best-first / depth-first), ``plain`` (depth-first without the pruning), and ``sbest``
-# / ``sdfs``, the same searches under the streamliner (no take-back from the foundations; its
-# wins are wins, its exhaustion proves nothing, and the next member starts afresh).
+# A portfolio is a list of members, each run on an equal share of what the earlier ones left
+# (``WEIGHTS``: some count as more than one member), until one decides the deal. A member is
+# (search, pruning, streamlined): ``best`` / ``dfs`` (pruned best-first / depth-first),
+# ``plain`` (depth-first without the pruning), and ``sbest`` / ``sdfs``, the same searches
+# under the streamliner (no take-back from the foundations; its wins are wins, its exhaustion
+# proves nothing, and the next member starts afresh).
 Member = tuple[str, bool, bool]
 MEMBERS: dict[str, Member] = {
     "best": ("best", True, False),
@@ -300,7 +301,18 @@ MEMBERS: dict[str, Member] = {
     "sdfs": ("dfs", True, True),
     "gdfs": ("gdfs", True, False),
     "gplain": ("gplain", False, False),
+    # Forty and Eight's beam (``fortyeight.beam``): compiled only, skipped without the core
+    "beam": ("beam", False, False),
 }
+# ``beam<W>x<L>``: the beam of width W whose walk adds at most L positions per kept one
+# (``beam`` alone: ``fortyeight.BEAM_WIDTH`` x ``fortyeight.BEAM_LOCAL``). Different settings
+# win different deals (eleventh round: of the 49 undecided deals of 1..240, 1000x200 wins 13,
+# 300x1000 12, two of them no other setting tried below 3000x300 wins)
+BEAMS: dict[str, tuple[int, int]] = {
+    f"beam{w}x{local}": (w, local) for w, local in ((300, 1000), (1000, 200), (3000, 50),
+                                                    (3000, 300), (10000, 100))}
+for _name in BEAMS:
+    MEMBERS[_name] = MEMBERS["beam"]
 # ``rgplain<k>``, ``rplain<k>``, ``rdfs<k>``: ``gplain``, ``plain``, ``dfs`` with each node's
 # children in a random order of seed k (restarts). A shuffled member's exhaustion is reported
 # ``unknown`` (as a streamliner's), and once one member has searched a graph to the end the
@@ -310,7 +322,13 @@ for _base in ("gplain", "plain", "dfs"):
     for _k in range(1, 65):
         SHUFFLED[f"r{_base}{_k}"] = _k
         MEMBERS[f"r{_base}{_k}"] = MEMBERS[_base]
-GREEDY = ("gdfs", "gplain")  # members with greedy home moves: their exhaustion proves nothing
+# members with greedy home moves: their exhaustion proves nothing
+GREEDY = ("gdfs", "gplain", "beam")
+# A member's share counts as this many equal shares (1 when not listed). The beams win deals at
+# up to 1.5-1.8M of their nodes (seeds 55 and 120), more than an equal share of 7.5M, and
+# where they do not win they empty early (``beam``: at most 1.2M nodes on seeds 1..240, most
+# within 150k), so a double share costs the members after them little (eleventh round)
+WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2}
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -341,9 +359,16 @@ PLAIN_RESTART_NODES = 5_000
 # round)
 GREEDY_RESTART_ORDERS = range(3, 11)
 GREEDY_RESTART_NODES = 50_000
+# then three beams (compiled only: ``fortyeight.beam``), a narrow one with long walks, the
+# default one and a wide one with short walks, the last two on a double share, before the long
+# depth-first members: they win deals those wander on for millions of nodes, and where they do
+# not win they empty early (eleventh round)
 PHASES["shaken-plain"] = (
     *(f"rplain{k}@{PLAIN_RESTART_NODES}" for k in range(1, PLAIN_RESTARTS + 1)),
     *(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in GREEDY_RESTART_ORDERS),
+    "beam300x1000",
+    "beam",
+    "beam3000x50",
     *PHASES["restarts"],
 )
 
@@ -357,6 +382,29 @@ def member_of(name: str) -> tuple[str, int | None]:
     still proved at 30k)."""
     base, _, cap = name.partition("@")
     return base, (int(cap) if cap else None)
+
+
+# the smallest whole budget on which the default portfolio runs its beams
+BEAM_MIN_NODES = 500_000
+BEAM_MIN_SECONDS = 0.5
+
+
+def _without_beams_when_small(phases: tuple[str, ...], budget: Budget) -> tuple[str, ...]:
+    """``phases`` without the beams when the whole budget is small (a hint's 20k nodes, a
+    test's few thousand): a beam's first wins come after tens of thousands of nodes (seeds
+    1..240: 40k at the least), and its share would only thin the restarts and the greedy
+    search that win what such a budget can (eleventh round: at 4k nodes a Forty and Eight deal
+    the old default won was lost to three beams' shares)."""
+    small = (budget.nodes is not None and budget.nodes < BEAM_MIN_NODES) or (
+        budget.seconds is not None and budget.seconds < BEAM_MIN_SECONDS)
+    if not small:
+        return phases
+    return tuple(p for p in phases if MEMBERS[member_of(p)[0]][0] != "beam")
+
+
+def _weight(name: str) -> int:
+    """How many equal shares member ``name`` (without its cap) gets: ``WEIGHTS``."""
+    return WEIGHTS.get(name, 1)
 
 
 def _known(name: str) -> bool:
@@ -386,8 +434,10 @@ def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
     and Eight) 64 short shuffled restarts of the plain search first (``shaken-plain``: at
     most 5k nodes each, a 128th of the budget), eight of the greedy plain search (at most 50k
-    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then
-    depth-first searches (``restarts``):
+    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then three
+    beams over the stock position (compiled only, ``fortyeight.beam``: 300 x 1000, then
+    1000 x 200 and 3000 x 50 on double shares; they win deals the depth-first members wander
+    on, eleventh round), then depth-first searches (``restarts``):
     plain depth-first with greedy home moves (every card that fits a foundation goes home at
     once), the same twice more with
     each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned
@@ -505,7 +555,11 @@ def _compiled_member(work: Game, share: Budget, member: str, core: str
     position and cannot is an error."""
     shuffle = SHUFFLED.get(member, 0)
     kind = "plain" if MEMBERS[member] == MEMBERS["plain"] else MEMBERS[member][0]
-    if kind in ("best", "dfs") and onepass.handles(work):
+    if kind == "beam":
+        width, local = BEAMS.get(member, (fortyeight.BEAM_WIDTH, fortyeight.BEAM_LOCAL))
+        compiled = fortyeight.beam(work, share, width, local) if fortyeight.handles(work) \
+            else None
+    elif kind in ("best", "dfs") and onepass.handles(work):
         compiled = onepass.search(work, share, kind, shuffle=shuffle)
     elif kind in fortyeight.MODES and fortyeight.handles(work):
         compiled = fortyeight.search(work, share, kind, shuffle)
@@ -565,6 +619,8 @@ def _search_game(
     work = Game(game.variant, game.options, game.seed, position=start.copy())
     t0 = time.perf_counter()
     phases = default_phases(game) if named is None else named
+    if named is None:
+        phases = _without_beams_when_small(phases, budget)
     nodes = 0
     outcome, triples = Outcome.UNKNOWN, []
     fast = None
@@ -587,7 +643,8 @@ def _search_game(
         member = MEMBERS[name]
         kind, prune, streamline = member
         now = time.perf_counter() - t0
-        share = _share(budget, 0, len(todo) + 1, nodes, now)
+        share = _share(budget, _weight(name), _weight(name) + sum(
+            _weight(member_of(n)[0]) for n in todo), nodes, now)
         if cap is not None:
             limits = [n for n in (cap, share.nodes) if n is not None]
             if budget.nodes is not None:
@@ -602,6 +659,8 @@ def _search_game(
         before_nodes = nodes
         if core != "python" and pruning and not streamline:
             compiled = _compiled_member(work, share, name, core)
+        if compiled is None and kind == "beam":
+            continue  # no Python twin: its share goes to the members left
         if compiled is not None:
             outcome, triples, count = compiled
             nodes += count

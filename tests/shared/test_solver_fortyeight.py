@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from solrace.shared import Game
+from solrace.shared.notation import Move
 from solrace.shared.solver import Budget, Outcome, fastcore, fortyeight
 from solrace.shared.solver.moves import MoveGen
 from solrace.shared.solver.search import Searcher, search_game
@@ -130,13 +131,16 @@ def test_members_at_cut_budgets_from_the_deal_and_mid_game(options: dict[str, st
 
 @needs_core
 @pytest.mark.parametrize("options", OPTIONS, ids=IDS)
-def test_the_portfolio_gives_the_python_answer_node_for_node(options: dict[str, str]) -> None:
-    """At a node budget: the same outcome, node count and (shortened, replayed) line."""
+def test_the_portfolio_gives_the_python_answer_node_for_node(
+        options: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a node budget: the same outcome, node count and (shortened, replayed) line, the
+    beam (compiled only) skipped in both, as the Python search skips it."""
+    monkeypatch.setattr(fortyeight, "beam", lambda *args, **kwargs: None)
     won = 0
     for seed in (10, 14, 16):
         game = Game(F8, options, seed)
         py = search_game(game, Budget(nodes=6_000), core="python")
-        c = search_game(game, Budget(nodes=6_000), core="c")
+        c = search_game(game, Budget(nodes=6_000), core="auto")  # the members compiled
         assert (c.outcome, c.moves, c.nodes) == (py.outcome, py.moves, py.nodes)
         if c.won:
             game.replay(c.moves)
@@ -286,8 +290,9 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
 
 @needs_core
 def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
-    """Forty and Eight's default portfolio (ninth round): the 64 capped plain restarts, then
-    ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then ``restarts``. Seed 65 (a
+    """Forty and Eight's default portfolio (ninth and eleventh rounds): the 64 capped plain
+    restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then three beams,
+    then ``restarts``. Seed 65 (a
     held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
     plain restarts (64 x 5,000, none wins) and ``rgplain3``, ``rgplain4`` (50,000 each): the
     node count pins the order and the caps; its line replays (``search_game`` checks it)."""
@@ -302,7 +307,117 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     phases = default_phases(Game(F8, {}, 65))
     assert phases == PHASES["shaken-plain"]
     greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
-    assert phases[PLAIN_RESTARTS:] == (*greedy, "gplain", "rgplain1", "rgplain2", "dfs")
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam300x1000", "beam", "beam3000x50",
+                                       "gplain", "rgplain1", "rgplain2", "dfs")
     result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
     assert result.won
     assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
+
+
+# ---------------------------------------------------------------------- the beam (core only)
+
+BEAM_WINS = ((14, 61_054), (5, 126_136))  # (seed, the node of its win at the default settings)
+
+
+@needs_core
+@pytest.mark.parametrize(("seed", "nodes"), BEAM_WINS)
+def test_the_beams_won_lines_replay_through_game_push(seed: int, nodes: int) -> None:
+    """The beam wins these deals at exactly this node of its search (its settings and score
+    pinned), and the line it returns — its parent-pointer path, each move with its greedy home
+    moves — replays through ``Game.push`` to a won game, both raw and as ``search_game``
+    reports it (shortened and checked)."""
+    game = Game(F8, NO, seed)
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=10 * nodes))
+    assert (outcome, count) == (Outcome.WON, nodes)
+    ids = game.layout.ids
+    for s, d, n in line:
+        game.push(Move(ids[s], ids[d], n))
+    assert game.cards_home == game.total_cards
+    result = search_game(Game(F8, NO, seed), Budget(nodes=10 * nodes), strategy="beam")
+    assert result.won and result.nodes == nodes
+    replay = Game(F8, NO, seed)
+    replay.replay(result.moves)
+    assert replay.cards_home == replay.total_cards
+
+
+@needs_core
+def test_the_beam_is_deterministic_at_a_node_budget() -> None:
+    """The same budget gives the same answer and node count; any budget short of the win's
+    node is ``unknown`` having spent exactly the budget, and the win's own node wins."""
+    seed, nodes = BEAM_WINS[0]
+    game = Game(F8, NO, seed)
+    first = fortyeight.beam(game, Budget(nodes=nodes))
+    assert first == fortyeight.beam(game, Budget(nodes=nodes))
+    assert first is not None and first[0] is Outcome.WON
+    for cut in (1, 500, nodes - 1):
+        assert fortyeight.beam(game, Budget(nodes=cut)) == (Outcome.UNKNOWN, [], cut)
+    other = fortyeight.beam(game, Budget(nodes=nodes), width=50, local=20)
+    assert other is not None and other != first  # the settings are really used
+
+
+@needs_core
+@pytest.mark.parametrize("options", OPTIONS, ids=IDS)
+def test_the_beam_never_answers_lost(options: dict[str, str]) -> None:
+    """A position whose greedy game is searched to the end (and which the pruned member
+    proves lost): the beam empties and answers ``unknown``, in ``search_game`` too; the
+    default portfolio still proves it lost."""
+    game = _walk(options, 9, 10)
+    assert _member(game, "gplain", 40_000)[0] is Outcome.LOST
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=40_000))
+    assert (outcome, line) == (Outcome.UNKNOWN, []) and count < 40_000  # emptied, no proof
+    assert search_game(game, Budget(nodes=40_000), strategy="beam").outcome is Outcome.UNKNOWN
+    if options is NO:
+        assert search_game(game, Budget(nodes=40_000)).outcome is Outcome.LOST
+
+
+def test_without_the_core_the_beam_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The beam has no Python twin: with the Python search (asked for, or no compiler) it is
+    skipped, spends nothing, and its share goes to the members after it, so a portfolio with
+    it answers as the same portfolio without it."""
+    game = _walk(NO, 9, 10)
+    for core in ("python", "auto"):
+        if core == "auto":
+            monkeypatch.setenv(fastcore.ENV, "python")
+        alone = search_game(game, Budget(nodes=40_000), strategy="beam", core=core)
+        assert (alone.outcome, alone.nodes) == (Outcome.UNKNOWN, 0)
+        with_beam = search_game(game, Budget(nodes=40_000), strategy="gplain+beam+dfs",
+                                core=core)
+        without = search_game(game, Budget(nodes=40_000), strategy="gplain+dfs", core=core)
+        assert (with_beam.outcome, with_beam.nodes) == (without.outcome, without.nodes)
+        assert with_beam.outcome is Outcome.LOST
+    assert fortyeight.beam(game, Budget(nodes=10)) is None
+
+
+@needs_core
+def test_the_beam_gets_a_double_share() -> None:
+    """``WEIGHTS``: the beam's share counts as two members' (it wins late, and where it does
+    not win it empties early). Seed 5 is won by the beam at 126,136 of its nodes: in
+    ``beam+gplain`` at 200k nodes its share is two thirds (133,333), so it wins there; an equal
+    half (100k) would not."""
+    from solrace.shared.solver.search import WEIGHTS
+
+    assert WEIGHTS["beam"] == 2
+    seed, nodes = BEAM_WINS[1]
+    result = search_game(Game(F8, NO, seed), Budget(nodes=200_000), strategy="beam+gplain")
+    assert result.won and result.nodes == nodes
+    half = fortyeight.beam(Game(F8, NO, seed), Budget(nodes=100_000))
+    assert half is not None and half[0] is Outcome.UNKNOWN
+
+
+@needs_core
+def test_small_budgets_run_the_default_without_beams() -> None:
+    """Below ``BEAM_MIN_NODES`` (a hint's 20k nodes, a test's few thousand) the default drops
+    its beams, so it answers exactly as the members without them (same outcome and nodes);
+    above it the beams run (seed 29 at 2M nodes: won by ``beam``, undecided without the
+    beams)."""
+    from solrace.shared.solver.search import BEAM_MIN_NODES, PHASES
+
+    old = "+".join(p for p in PHASES["shaken-plain"] if not p.startswith("beam"))
+    for seed in (1, 5, 9):
+        for nodes in (4_000, 20_000):
+            new = search_game(Game(F8, NO, seed), Budget(nodes=nodes))
+            was = search_game(Game(F8, NO, seed), Budget(nodes=nodes), strategy=old)
+            assert (new.outcome, new.nodes) == (was.outcome, was.nodes)
+    big = Budget(nodes=4 * BEAM_MIN_NODES)
+    assert search_game(Game(F8, NO, 29), big).won
+    assert not search_game(Game(F8, NO, 29), big, strategy=old).won
