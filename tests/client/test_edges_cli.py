@@ -97,6 +97,9 @@ def test_solve_answers_in_seconds_and_says_what_to_do_when_unknown(
     assert budget in (solve_cmd.DEFAULT_BUDGET, solve_cmd.CORE_BUDGET)
     assert budget.seconds == 9.0  # seconds at most, whichever the core
     assert solve_cmd.default_budget(Game("seven-by-five", {}, 0)) == solve_cmd.DEFAULT_BUDGET
+    assert solve_cmd.default_budget(Game("forty-and-eight", {}, 0)) in (
+        solve_cmd.DEFAULT_BUDGET, solve_cmd.FORTY_EIGHT_BUDGET)
+    assert solve_cmd.FORTY_EIGHT_BUDGET.seconds == 9.0
     args.budget = solve_cmd.DEFAULT_BUDGET
     assert cli.main(["solve", "unlimited", "--seed", "1", "--budget", "1k", "-o", "draw=3"]) == 0
     out = capsys.readouterr().out
