@@ -418,6 +418,11 @@ RESTART_SHARE = 0.5  # of the rest for the core's restarts in other move orders 
 # estimate weights, share of the rest); their nodes come out of the restarts' share, so the
 # final full search keeps half of the rest, as before (docs/solver.md, "tenth round")
 CORE_BEST = ((True, (4, 2, 2, 2, 0), 0.1), (False, (4, 2, 2, 3, 0), 0.1))
+# the compiled beam members that follow them (``fastcore.beam``): (streamlined, shape, share of
+# the rest), also out of the restarts' share; the beam never proves a loss (docs/solver.md,
+# "eleventh round")
+CORE_BEAM: tuple[tuple[bool, fastcore.Shape, float], ...] = (
+    (True, fastcore.BEAM, 0.2),)
 
 
 def core_portfolio(game: Game, budget: Budget
@@ -427,7 +432,10 @@ def core_portfolio(game: Game, budget: Budget
     deals in a few hundred nodes that depth-first misses for millions: on seeds 1..200 of
     draw 1 at 10 s, 11 of the wins), then the core's best-first members ``CORE_BEST``
     (``fastcore.best``: a streamlined and a full one, each on a tenth of the rest; tenth round:
-    on seeds 1..300 at 1.5M nodes they won 14 deals nothing else did), then the core's
+    on seeds 1..300 at 1.5M nodes they won 14 deals nothing else did), then the core's beam
+    ``CORE_BEAM`` (``fastcore.beam``: streamlined, a fifth of the rest; eleventh round: it wins
+    draw-3 deals no depth-first or best-first member reached at 3M nodes; it never proves a
+    loss), then the core's
     restarts in other move orders on what is left of ``RESTART_SHARE`` of the rest
     (``fastcore.restarts``), then the core on what is left: streamlined on a third, the full search
     (the one that proves most deals lost) on the other two thirds. ``None`` when the core does
@@ -476,6 +484,16 @@ def core_portfolio(game: Game, budget: Budget
             return None
         used += fast[2]
         if fast[0] is not Outcome.UNKNOWN:
+            return fast[0], fast[1], used, True
+    for greedy, shape, part in CORE_BEAM:
+        beam = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * part)),
+                      seconds=None if rest.seconds is None else rest.seconds * part)
+        share -= part
+        fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
+        if fast is None:
+            return None
+        used += fast[2]
+        if fast[0] is Outcome.WON:  # the beam never proves a loss
             return fast[0], fast[1], used, True
     some = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * share)),
                   seconds=None if rest.seconds is None else rest.seconds * share)
