@@ -329,6 +329,17 @@ def beam(game: Game, budget: Budget, seconds: float | None, *, greedy: bool = Fa
     return Outcome.UNKNOWN, [], run[2]  # lost at the start by the blocking test: not the beam's
 
 
+def streamlined(game: Game, budget: Budget, seconds: float | None
+                ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+    """The first phase of :func:`search` alone: the streamlined game (every card that fits a
+    foundation goes there at once) depth-first; won or unknown (its exhaustion proves nothing,
+    but fewer nodes than ``budget`` then says the streamlined game is exhausted)."""
+    lib = library()
+    if lib is None or not handles(game) or game.resigned:
+        return None
+    return _run(lib, game, budget.nodes, seconds, greedy=True, dead=True, shorten=True)
+
+
 def _part(nodes: int | None, share: float) -> int | None:
     return None if nodes is None else max(1, int(nodes * share))
 

@@ -98,3 +98,34 @@ def test_without_the_core_the_beam_is_not_offered(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv(fastcore.ENV, "python")
     assert fastcore.beam(Game("unlimited", DRAW3, 5), Budget(nodes=1_000), None) is None
     assert search_game(Game("unlimited", {}, 5), Budget(nodes=4_000)).won
+
+
+@needs_core
+def test_the_late_beam_wins_in_the_last_phase_and_its_line_replays() -> None:
+    """Draw 3 seed 333: undecided by the portfolio with the first beam at 3M nodes; the late
+    beam (width 8000, stock weight 1) wins it in some 183k nodes of the last phase's
+    streamlined part."""
+    from solrace.shared.solver import search as portfolio
+
+    game = Game("unlimited", DRAW3, 333)
+    found = portfolio._final_search(game, Budget(nodes=900_000))
+    assert found is not None and found[0] is Outcome.WON and found[2] <= 900_000
+    assert _replays_to_a_win(DRAW3, 333, found[1])
+
+
+@needs_core
+@pytest.mark.parametrize(("options", "seed"), LOST[2:4], ids=lambda x: str(x))
+def test_the_late_beam_leaves_the_full_search_its_proofs(
+        options: dict[str, str], seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last phase proves these deals lost with and without the late beams, and a second
+    run gives the same nodes (deterministic)."""
+    from solrace.shared.solver import search as portfolio
+
+    game = Game("unlimited", options, seed)
+    budget = Budget(nodes=600_000)
+    with_beam = portfolio._final_search(game, budget)
+    assert with_beam is not None and with_beam[0] is Outcome.LOST
+    assert portfolio._final_search(game, budget) == with_beam
+    monkeypatch.setattr(portfolio, "CORE_LATE_BEAM", {})
+    without = portfolio._final_search(game, budget)
+    assert without is not None and without[0] is Outcome.LOST
