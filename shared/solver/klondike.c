@@ -8,7 +8,9 @@
  * waste cards (draw 1), symmetric targets, and the canonical key (pile order, the free cycle of
  * the stock). The transposition table stores the exact canonical key (32 bytes), never just a
  * hash, so an exhausted search is a proof. Depth-first, in a fixed move order: a node budget
- * gives the same answer, node count and line everywhere.
+ * gives the same answer, node count and line everywhere. At the end of the file, two other
+ * walks of the same graph: best-first (its exhaustion a proof too) and a beam (a heuristic:
+ * won or nothing), both deterministic at a node budget.
  *
  * Python (shared/solver/fastcore.py) compiles this file with the system C compiler on first use
  * and calls it through ctypes; the line it returns is replayed through Game.push before it is
