@@ -150,6 +150,7 @@ def _declare(lib: ctypes.CDLL) -> None:
                              ctypes.c_int, ctypes.c_longlong, ctypes.c_double]
     lib.kl_solve.restype = ctypes.c_int
     lib.kl_best.argtypes = [ctypes.c_void_p, ip]
+    lib.kl_beam.argtypes = [ctypes.c_void_p, ip]
 
 
 KLONDIKE = Core(SOURCE, _declare)
@@ -298,13 +299,54 @@ def best(game: Game, budget: Budget, seconds: float | None, *, greedy: bool = Fa
                 shorten=shorten, best=tuple(weights))
 
 
+# the beam's shape and score (klondike.c's ``kl_beam``): width (positions kept per layer), local
+# (positions each walk expands), weights per card not home, per face-down card, per empty pile
+# (a bonus), per stock and waste card, and how many positions one walk may hand to the next layer
+# at most (0: any; a few keeps the layer from filling with one position's variations)
+BEAM = (5000, 30, 4, 2, 2, 0, 2)
+Shape = tuple[int, int, int, int, int, int, int]
+
+
+def beam(game: Game, budget: Budget, seconds: float | None, *, greedy: bool = False,
+         shape: Shape = BEAM, dead_ends: bool | int = True,
+         shorten: bool = True) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+    """A beam search of ``game``'s position by the core: the graph of :func:`search`, walked
+    in layers after each card turned face up or sent home, keeping the best ``shape[0]``
+    positions of each layer (docs/solver.md, "eleventh round"). Depth-first and best-first
+    orders commit their millions of nodes under their first choices; the beam keeps many lines
+    alive and wins deals they miss. It drops positions, so it never proves a loss: its outcome
+    is won or unknown. Deterministic at a node budget. (outcome, line, nodes) as
+    :func:`search`; ``None`` as there."""
+    if len(shape) != len(BEAM):
+        raise ValueError(f"a beam shape has {len(BEAM)} numbers: {shape}")
+    lib = library()
+    if lib is None or not handles(game) or game.resigned:
+        return None
+    run = _run(lib, game, budget.nodes, seconds, greedy=greedy, dead=dead_ends,
+               shorten=shorten, beam=tuple(shape))
+    if run is None or run[0] is not Outcome.LOST:
+        return run
+    return Outcome.UNKNOWN, [], run[2]  # lost at the start by the blocking test: not the beam's
+
+
+def streamlined(game: Game, budget: Budget, seconds: float | None
+                ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
+    """The first phase of :func:`search` alone: the streamlined game (every card that fits a
+    foundation goes there at once) depth-first; won or unknown (its exhaustion proves nothing,
+    but fewer nodes than ``budget`` then says the streamlined game is exhausted)."""
+    lib = library()
+    if lib is None or not handles(game) or game.resigned:
+        return None
+    return _run(lib, game, budget.nodes, seconds, greedy=True, dead=True, shorten=True)
+
+
 def _part(nodes: int | None, share: float) -> int | None:
     return None if nodes is None else max(1, int(nodes * share))
 
 
 def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None, *,
          greedy: bool, dead: bool | int, shorten: bool, seed: int = 0, jitter: int = 0,
-         best: tuple[int, ...] | None = None
+         best: tuple[int, ...] | None = None, beam: tuple[int, ...] | None = None
          ) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     pos = game.pos
     piles, down = pos.piles, pos.down
@@ -325,6 +367,8 @@ def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None,
     try:
         if best is not None:  # best-first with these weights (klondike.c's kl_best)
             lib.kl_best(handle, ints([1, *best]))
+        if beam is not None:  # the beam with this shape (klondike.c's kl_beam)
+            lib.kl_beam(handle, ints([1, *beam]))
         rc = lib.kl_solve(handle, ints(cfg), ints(tabl), ints(found), ints(seq), len(seq),
                           len(waste), -1 if nodes is None else nodes,
                           seconds if seconds is not None else 0.0)
@@ -333,7 +377,7 @@ def _run(lib: ctypes.CDLL, game: Game, nodes: int | None, seconds: float | None,
         count = lib.kl_nodes(handle)
         if rc == 1:
             return Outcome.WON, line_of(lib, "kl_", handle), count
-        if rc == 0 and greedy:
+        if rc == 0 and (greedy or beam is not None):
             return Outcome.UNKNOWN, [], count  # the streamlined game is lost: proves nothing
         return (Outcome.LOST if rc == 0 else Outcome.UNKNOWN), [], count
     finally:

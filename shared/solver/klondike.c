@@ -8,7 +8,9 @@
  * waste cards (draw 1), symmetric targets, and the canonical key (pile order, the free cycle of
  * the stock). The transposition table stores the exact canonical key (32 bytes), never just a
  * hash, so an exhausted search is a proof. Depth-first, in a fixed move order: a node budget
- * gives the same answer, node count and line everywhere.
+ * gives the same answer, node count and line everywhere. At the end of the file, two other
+ * walks of the same graph: best-first (its exhaustion a proof too) and a beam (a heuristic:
+ * won or nothing), both deterministic at a node budget.
  *
  * Python (shared/solver/fastcore.py) compiles this file with the system C compiler on first use
  * and calls it through ctypes; the line it returns is replayed through Game.push before it is
@@ -881,9 +883,11 @@ typedef struct {
     Ctx c;
     long long nodes;
     int32_t best[8];  /* best-first instead of depth-first (kl_best, at the end of the file) */
+    int32_t beam[8];  /* a beam search instead (kl_beam, at the end of the file) */
 } Solver;
 
 static int best_first(Solver *sv, long long max_nodes, double deadline);
+static int beam_search(Solver *sv, long long max_nodes, double deadline);
 
 void *kl_new(void) { return calloc(1, sizeof(Solver)); }
 
@@ -962,6 +966,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
         return 0;
     }
     if (sv->best[0]) return best_first(sv, max_nodes, deadline);
+    if (sv->beam[0]) return beam_search(sv, max_nodes, deadline);
     Key key = make_key(c, &bad);
     tab_insert(c, &key);
     long long nodes = 1;
@@ -1174,5 +1179,207 @@ static int best_first(Solver *sv, long long max_nodes, double deadline) {
 out:
     free(N); free(H); free(L.e); free(tmp.e);
     sv->nodes = nodes;
+    return result;
+}
+
+
+/* ------------------------------------------------------------------ beam */
+
+/* The beam member (docs/solver.md, "Issue 15, eleventh round"): the graph of the searches above
+ * (gen_all, close_safe, the canonical key and its one table, the blocking test at every node),
+ * walked in layers. A layer is a set of positions just after some *progress* (a card turned face
+ * up, one more card home than before, or one card fewer in the stock and waste: moves a line
+ * rarely takes back); from each, a depth-first walk of at most `local` positions over the moves that
+ * make no progress collects every position reached by a move that does, and the best `width` of
+ * those (by a score of cards not home, face-down cards, empty piles and stock cards; ties to the
+ * one found first) are the next layer. Depth-first and best-first orders spend millions of nodes
+ * under their first choices; the beam keeps many different lines alive at once and wins deals
+ * neither reaches. It is a heuristic: positions it drops are never searched, so when it runs dry
+ * it proves nothing (the caller reports unknown). A won line is the chain of edges from the
+ * root, replayed and shortened as best-first's is; a node budget gives the same answer
+ * everywhere (fixed move order, table, and ties). */
+
+enum { M_ON, M_WIDTH, M_LOCAL, M_HOME, M_DOWN, M_EMPTY, M_STOCK, M_PER };  /* kl_beam's parameters */
+
+typedef struct { uint32_t parent; Edge e; } BRec;                 /* how a node was reached */
+typedef struct { Snap s; uint32_t rec, order; int32_t score; } BCand;
+typedef struct { size_t first, n, i, mu, mm; uint32_t rec; } BFrame;
+
+typedef struct {
+    Solver *sv;
+    long long max_nodes, nodes;
+    double deadline;
+    size_t mu0, mm0;
+    BRec *R; size_t nr, capr;       /* every node the beam kept, by record number */
+    BCand *C; size_t nc, capc;      /* the next layer's candidates */
+    BFrame *F; size_t capf;
+    EList L, tmp;
+} Beam;
+
+/* kl_beam(handle, params): the next kl_solve on this handle runs the beam; params (8): on (1),
+ * width, local (positions per walk), weights per card not home, per face-down card, per empty
+ * pile (a bonus), per stock and waste card, and the most candidates one walk may hand on (the
+ * best of its own, 0: all; a few keep one position's variations from filling the layer). */
+void kl_beam(void *p, const int32_t *params) {
+    Solver *sv = p;
+    memcpy(sv->beam, params, 8 * sizeof(int32_t));
+}
+
+static int homes(const Ctx *c) { return c->h[0] + c->h[1] + c->h[2] + c->h[3]; }
+
+static int downs(const Ctx *c) {
+    int d = 0;
+    for (int i = 0; i < NT; i++) d += c->down[i];
+    return d;
+}
+
+/* Lower is better: the beam keeps the lowest. */
+static int32_t beam_score(const Ctx *c, const int32_t *w) {
+    int empty = 0;
+    for (int i = 0; i < NT; i++) empty += !c->len[i];
+    return w[M_HOME] * (52 - homes(c)) + w[M_DOWN] * downs(c) - w[M_EMPTY] * empty
+         + w[M_STOCK] * c->slen;
+}
+
+static int cand_less(const void *a, const void *b) {
+    const BCand *x = a, *y = b;
+    if (x->score != y->score) return x->score < y->score ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Record the node just reached by `e` from record `parent`: its record number, or -1. */
+static long beam_record(Beam *b, uint32_t parent, const Edge *e) {
+    Ctx *c = &b->sv->c;
+    b->R = grow(b->R, &b->capr, b->nr + 1, sizeof(BRec), &c->oom);
+    if (c->oom || b->nr >= UINT32_MAX) return -1;
+    b->R[b->nr].parent = parent; b->R[b->nr].e = *e;
+    return (long)b->nr++;
+}
+
+static int beam_candidate(Beam *b, uint32_t rec) {
+    Ctx *c = &b->sv->c;
+    b->C = grow(b->C, &b->capc, b->nc + 1, sizeof(BCand), &c->oom);
+    if (c->oom) return -2;
+    BCand *x = &b->C[b->nc];
+    snap_take(c, &x->s); x->rec = rec; x->order = (uint32_t)b->nc++;
+    x->score = beam_score(c, b->sv->beam);
+    return 0;
+}
+
+/* The won line: the edges from the root to record `rec`, then `last`; replayed from the root
+ * (whose position and undo marks `root` and mu0/mm0 hold) and shortened. */
+static int beam_won(Beam *b, const Snap *root, uint32_t rec, const Edge *last) {
+    Ctx *c = &b->sv->c;
+    uint32_t depth = 1;
+    for (uint32_t j = rec; j; j = b->R[j].parent) depth++;
+    Edge *path = malloc(depth * sizeof(Edge));
+    if (!path) return -2;
+    path[depth - 1] = *last;
+    for (uint32_t j = rec, i = depth - 1; j; j = b->R[j].parent) path[--i] = b->R[j].e;
+    snap_put(c, root);
+    c->nundo = b->mu0; c->nmv = b->mm0;
+    for (uint32_t i = 0; i < depth; i++) play(c, &path[i]);
+    if (c->shorten && !c->oom) shorten_line(c, path, (int)depth, b->mu0, b->mm0, &b->L, &b->tmp);
+    free(path);
+    return c->oom ? -2 : 1;
+}
+
+static int beam_push(Beam *b, size_t *nf, size_t mu, size_t mm, uint32_t rec) {
+    Ctx *c = &b->sv->c;
+    b->L.n = 0; gen_all(c, &b->L, &b->tmp); order(&b->L);
+    c->pool = grow(c->pool, &c->cappool, c->npool + b->L.n, sizeof(Edge), &c->oom);
+    b->F = grow(b->F, &b->capf, *nf + 1, sizeof(BFrame), &c->oom);
+    if (c->oom) return -2;
+    memcpy(&c->pool[c->npool], b->L.e, b->L.n * sizeof(Edge));
+    b->F[(*nf)++] = (BFrame){c->npool, (size_t)b->L.n, 0, mu, mm, rec};
+    c->npool += b->L.n;
+    return 0;
+}
+
+/* One walk from `from`: depth-first over moves without progress, at most `local` positions
+ * expanded; positions after progress become candidates. 0 done, 1 won, 2 budget, -2 memory. */
+static int beam_walk(Beam *b, const BCand *from, const Snap *root) {
+    Ctx *c = &b->sv->c;
+    const int32_t *w = b->sv->beam;
+    snap_put(c, &from->s);
+    c->nundo = b->mu0; c->nmv = b->mm0; c->npool = 0;
+    int home0 = homes(c), down0 = downs(c), slen0 = c->slen, bad = 0;
+    long walked = 1;
+    size_t nf = 0;
+    if (beam_push(b, &nf, b->mu0, b->mm0, from->rec)) return -2;
+    while (nf) {
+        BFrame *f = &b->F[nf - 1];
+        if (f->i == f->n) { c->npool = f->first; undo_to(c, f->mu, f->mm); nf--; continue; }
+        Edge e = c->pool[f->first + f->i++];
+        uint32_t parent = f->rec;
+        size_t mu = c->nundo, mm = c->nmv;
+        play(c, &e);
+        if (c->oom) return -2;
+        if (won(c)) return beam_won(b, root, parent, &e);
+        Key key = make_key(c, &bad);
+        if (!tab_insert(c, &key)) {
+            if (c->oom) return -2;
+            undo_to(c, mu, mm);
+            continue;
+        }
+        if ((b->max_nodes >= 0 && b->nodes >= b->max_nodes) ||
+            (b->deadline > 0 && (b->nodes & 255) == 0 && now() > b->deadline)) return 2;
+        b->nodes++;
+        if ((c->own & OWN_DEAD_NODES) && dead_end(c, 0)) { undo_to(c, mu, mm); continue; }
+        long rec = beam_record(b, parent, &e);
+        if (rec < 0) return -2;
+        if (homes(c) > home0 || downs(c) < down0 || c->slen < slen0) {
+            if (beam_candidate(b, (uint32_t)rec)) return -2;
+            undo_to(c, mu, mm);
+        } else if (walked < w[M_LOCAL]) {
+            walked++;
+            if (beam_push(b, &nf, mu, mm, (uint32_t)rec)) return -2;
+        } else {
+            undo_to(c, mu, mm);
+        }
+    }
+    return 0;
+}
+
+/* Called by kl_solve on the starting position, its safe moves made, not won, not dead. */
+static int beam_search(Solver *sv, long long max_nodes, double deadline) {
+    Ctx *c = &sv->c;
+    Beam b = {0};
+    b.sv = sv; b.max_nodes = max_nodes; b.deadline = deadline; b.nodes = 1;
+    b.mu0 = c->nundo; b.mm0 = c->nmv;
+    int bad = 0, result = 2;
+    size_t width = sv->beam[M_WIDTH] > 0 ? (size_t)sv->beam[M_WIDTH] : 1, ncur = 1, capcur = 0;
+    BCand *cur = NULL;
+    Snap root;
+    snap_take(c, &root);
+    Key key = make_key(c, &bad);
+    tab_insert(c, &key);
+    Edge none = {0};
+    cur = grow(cur, &capcur, 1, sizeof(BCand), &c->oom);
+    if (c->oom || beam_record(&b, UINT32_MAX, &none) < 0) { result = -2; goto out; }
+    cur[0].s = root; cur[0].rec = 0; cur[0].order = 0; cur[0].score = 0;
+    while (ncur) {
+        b.nc = 0;
+        for (size_t i = 0; i < ncur; i++) {
+            size_t start = b.nc;
+            int rc = beam_walk(&b, &cur[i], &root);
+            if (rc) { result = rc; goto out; }
+            size_t per = sv->beam[M_PER] > 0 ? (size_t)sv->beam[M_PER] : SIZE_MAX;
+            if (b.nc - start > per) {  /* a few from each position: the layer stays diverse */
+                qsort(b.C + start, b.nc - start, sizeof(BCand), cand_less);
+                b.nc = start + per;
+            }
+        }
+        qsort(b.C, b.nc, sizeof(BCand), cand_less);
+        ncur = b.nc < width ? b.nc : width;
+        cur = grow(cur, &capcur, ncur ? ncur : 1, sizeof(BCand), &c->oom);
+        if (c->oom) { result = -2; goto out; }
+        memcpy(cur, b.C, ncur * sizeof(BCand));
+    }
+    result = 2;  /* the beam ran dry: its dropped positions were never searched, so unknown */
+out:
+    if (result != 1) { c->nmv = b.mm0; c->nundo = b.mu0; }
+    free(cur); free(b.R); free(b.C); free(b.F); free(b.L.e); free(b.tmp.e);
+    sv->nodes = b.nodes;
     return result;
 }

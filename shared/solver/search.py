@@ -471,6 +471,18 @@ RESTART_SHARE = 0.5  # of the rest for the core's restarts in other move orders 
 # estimate weights, share of the rest); their nodes come out of the restarts' share, so the
 # final full search keeps half of the rest, as before (docs/solver.md, "tenth round")
 CORE_BEST = ((True, (4, 2, 2, 2, 0), 0.1), (False, (4, 2, 2, 3, 0), 0.1))
+# the compiled beam members that follow them (``fastcore.beam``): (streamlined, shape, share of
+# the rest), also out of the restarts' share; the beam never proves a loss (docs/solver.md,
+# "eleventh round")
+CORE_BEAM: tuple[tuple[bool, fastcore.Shape, float], ...] = (
+    (True, fastcore.BEAM, 0.2),)
+FINAL_STREAMLINED = 1 / 3  # of the last phase's nodes: the streamlined search (and late beams)
+# beams in the last phase (``_final_search``), by the number of cards drawn: (streamlined,
+# shape, share of its streamlined part); another width and a stock weight win other draw-3
+# deals; on draw 1 the streamlined depth-first search keeps the part (it wins seed 9 there at
+# 3M nodes; docs/solver.md, "eleventh round")
+CORE_LATE_BEAM: dict[int, tuple[tuple[bool, fastcore.Shape, float], ...]] = {
+    3: ((True, (8000, 30, 4, 2, 2, 1, 2), 0.7),)}
 
 
 def core_portfolio(game: Game, budget: Budget
@@ -480,7 +492,10 @@ def core_portfolio(game: Game, budget: Budget
     deals in a few hundred nodes that depth-first misses for millions: on seeds 1..200 of
     draw 1 at 10 s, 11 of the wins), then the core's best-first members ``CORE_BEST``
     (``fastcore.best``: a streamlined and a full one, each on a tenth of the rest; tenth round:
-    on seeds 1..300 at 1.5M nodes they won 14 deals nothing else did), then the core's
+    on seeds 1..300 at 1.5M nodes they won 14 deals nothing else did), then the core's beam
+    ``CORE_BEAM`` (``fastcore.beam``: streamlined, a fifth of the rest; eleventh round: it wins
+    draw-3 deals no depth-first or best-first member reached at 3M nodes; it never proves a
+    loss), then the core's
     restarts in other move orders on what is left of ``RESTART_SHARE`` of the rest
     (``fastcore.restarts``), then the core on what is left: streamlined on a third, the full search
     (the one that proves most deals lost) on the other two thirds. ``None`` when the core does
@@ -530,6 +545,16 @@ def core_portfolio(game: Game, budget: Budget
         used += fast[2]
         if fast[0] is not Outcome.UNKNOWN:
             return fast[0], fast[1], used, True
+    for greedy, shape, part in CORE_BEAM:
+        beam = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * part)),
+                      seconds=None if rest.seconds is None else rest.seconds * part)
+        share -= part
+        fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
+        if fast is None:
+            return None
+        used += fast[2]
+        if fast[0] is Outcome.WON:  # the beam never proves a loss
+            return fast[0], fast[1], used, True
     some = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * share)),
                   seconds=None if rest.seconds is None else rest.seconds * share)
     fast = fastcore.restarts(game, some, some.seconds)
@@ -541,10 +566,50 @@ def core_portfolio(game: Game, budget: Budget
     rest = left(None)
     if rest is None:
         return Outcome.UNKNOWN, [], used, True
-    fast = fastcore.search(game, rest, rest.seconds, share=1 / 3)
+    fast = _final_search(game, rest)
     if fast is None:
         return None
     return fast[0], fast[1], used + fast[2], True
+
+
+def _final_search(game: Game, rest: Budget) -> tuple[Outcome, list[Triple], int] | None:
+    """The portfolio's last phase on ``rest``: the core's streamlined search on
+    ``FINAL_STREAMLINED`` of it, then the full search (the one that proves deals lost) on what
+    is left. The late beams (``CORE_LATE_BEAM``: draw 3, streamlined) take their nodes out of
+    the streamlined part, after the streamlined depth-first search (which won no deal of draw
+    3 1..1000 at 3M nodes), and only when that search did not exhaust the streamlined game
+    (then they cannot win it either): so the full search gets what it got without them,
+    except when the streamlined game would have been exhausted within the beams' share of it
+    (docs/solver.md, "eleventh round")."""
+    t0 = time.perf_counter()
+    beams = CORE_LATE_BEAM.get(game.rules.draw, ())
+    late = sum(part for _, _, part in beams)
+    third_n = None if rest.nodes is None else max(1, int(rest.nodes * FINAL_STREAMLINED))
+    third_s = None if rest.seconds is None else rest.seconds * FINAL_STREAMLINED
+    first = Budget(nodes=None if third_n is None else max(1, int(third_n * (1 - late))),
+                   seconds=None if third_s is None else third_s * (1 - late))
+    fast = fastcore.streamlined(game, first, first.seconds)
+    if fast is None or fast[0] is Outcome.WON:
+        return fast
+    used = fast[2]
+    spent = time.perf_counter() - t0
+    exhausted = used < first.nodes if first.nodes is not None else spent < 0.99 * first.seconds
+    for greedy, shape, part in () if exhausted else beams:
+        beam = Budget(nodes=None if third_n is None else max(1, int(third_n * part)),
+                      seconds=None if third_s is None else third_s * part)
+        fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
+        if fast is None:
+            return None
+        used += fast[2]
+        if fast[0] is Outcome.WON:  # the beam never proves a loss
+            return fast[0], fast[1], used
+    spent = time.perf_counter() - t0
+    left = Budget(nodes=None if rest.nodes is None else max(1, rest.nodes - used),
+                  seconds=None if rest.seconds is None else max(1e-3, rest.seconds - spent))
+    fast = fastcore.search(game, left, left.seconds, streamline=False)
+    if fast is None:
+        return None
+    return fast[0], fast[1], used + fast[2]
 
 
 def _compiled_member(work: Game, share: Budget, member: str, core: str

@@ -349,10 +349,13 @@ def test_half_the_rest_for_restarts_wins_what_a_quarter_missed(
     leave (a quarter before). Draw-3 seed 149 is then won within 850k nodes (the restarts'
     first ~390k); with a quarter every phase is a prefix of the 1.5M-node run that left it
     undecided. The line replays through the engine (``search_game`` checks it). Without the
-    tenth round's best-first members, which take their nodes out of the restarts' share."""
+    tenth round's best-first members and the eleventh round's beams (the first takes its nodes
+    out of the restarts' share, the late one wins seed 149 in the last phase)."""
     from solrace.shared.solver import search
 
     monkeypatch.setattr(search, "CORE_BEST", ())
+    monkeypatch.setattr(search, "CORE_BEAM", ())
+    monkeypatch.setattr(search, "CORE_LATE_BEAM", {})
     game = Game("unlimited", DRAW3, 149)
     won = search_game(game, Budget(nodes=850_000))
     assert won.outcome is Outcome.WON and won.nodes < 850_000
