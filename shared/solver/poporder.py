@@ -104,6 +104,17 @@ def closure(avail: list[int], chain: int) -> int:
     return total
 
 
+def _shift(avail: list[int], fch: list[int], slot: int, delta: int) -> int:
+    """``delta`` more (or fewer) available cards of ``slot``: its chain's closure redone in
+    ``fch``; the change of the closure."""
+    avail[slot] += delta
+    ch = slot // WIDTH
+    old = fch[ch]
+    new = closure(avail, ch)
+    fch[ch] = new
+    return new - old
+
+
 class _OutOfBudget(Exception):
     pass
 
@@ -139,14 +150,9 @@ class PopSearch:
 
     def _add(self, i: int, delta: int) -> int:
         """Make ``seq[i]`` (un)available; the change of the closure."""
-        s = self.slot[i]
-        self.avail[s] += delta
-        ch = s // WIDTH
-        old = self.fch[ch]
-        new = closure(self.avail, ch)
-        self.fch[ch] = new
-        self.f += new - old
-        return new - old
+        change = _shift(self.avail, self.fch, self.slot[i], delta)
+        self.f += change
+        return change
 
     def _safe(self, i: int) -> bool:
         """Does popping ``seq[i]`` raise the closure for good (its predecessor's two copies
@@ -176,23 +182,13 @@ class PopSearch:
         q, n = self.pushed, len(self.seq)
         stack = self.stack
         for j in range(len(stack) - 1, -1, -1):
-            s = slot[stack[j]]
-            avail[s] += 1
-            ch = s // WIDTH
-            new = closure(avail, ch)
-            f += new - fch[ch]
-            fch[ch] = new
+            f += _shift(avail, fch, slot[stack[j]], 1)
             need += 1
             while f < need:
                 if q == n:
                     return True
-                s = slot[q]
+                f += _shift(avail, fch, slot[q], 1)
                 q += 1
-                avail[s] += 1
-                ch = s // WIDTH
-                new = closure(avail, ch)
-                f += new - fch[ch]
-                fch[ch] = new
                 need += 1
         return False
 

@@ -485,6 +485,12 @@ CORE_LATE_BEAM: dict[int, tuple[tuple[bool, fastcore.Shape, float], ...]] = {
     3: ((True, (8000, 30, 4, 2, 2, 1, 2), 0.7),)}
 
 
+def _fraction(budget: Budget, part: float) -> Budget:
+    """``part`` (0..1) of ``budget``, at least one node."""
+    return Budget(nodes=None if budget.nodes is None else max(1, int(budget.nodes * part)),
+                  seconds=None if budget.seconds is None else budget.seconds * part)
+
+
 def core_portfolio(game: Game, budget: Budget
                    ) -> tuple[Outcome, list[Triple], int, bool] | None:
     """The portfolio on the compiled core (Klondike): the core on ``CORE_QUICK`` nodes (most
@@ -536,8 +542,7 @@ def core_portfolio(game: Game, budget: Budget
         return Outcome.UNKNOWN, [], used, True
     share = RESTART_SHARE  # of this rest, for best-first and the restarts together
     for greedy, weights, part in CORE_BEST:
-        best = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * part)),
-                      seconds=None if rest.seconds is None else rest.seconds * part)
+        best = _fraction(rest, part)
         share -= part
         fast = fastcore.best(game, best, best.seconds, greedy=greedy, weights=weights)
         if fast is None:
@@ -546,8 +551,7 @@ def core_portfolio(game: Game, budget: Budget
         if fast[0] is not Outcome.UNKNOWN:
             return fast[0], fast[1], used, True
     for greedy, shape, part in CORE_BEAM:
-        beam = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * part)),
-                      seconds=None if rest.seconds is None else rest.seconds * part)
+        beam = _fraction(rest, part)
         share -= part
         fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
         if fast is None:
@@ -555,8 +559,7 @@ def core_portfolio(game: Game, budget: Budget
         used += fast[2]
         if fast[0] is Outcome.WON:  # the beam never proves a loss
             return fast[0], fast[1], used, True
-    some = Budget(nodes=None if rest.nodes is None else max(1, int(rest.nodes * share)),
-                  seconds=None if rest.seconds is None else rest.seconds * share)
+    some = _fraction(rest, share)
     fast = fastcore.restarts(game, some, some.seconds)
     if fast is None:
         return None
@@ -584,10 +587,8 @@ def _final_search(game: Game, rest: Budget) -> tuple[Outcome, list[Triple], int]
     t0 = time.perf_counter()
     beams = CORE_LATE_BEAM.get(game.rules.draw, ())
     late = sum(part for _, _, part in beams)
-    third_n = None if rest.nodes is None else max(1, int(rest.nodes * FINAL_STREAMLINED))
-    third_s = None if rest.seconds is None else rest.seconds * FINAL_STREAMLINED
-    first = Budget(nodes=None if third_n is None else max(1, int(third_n * (1 - late))),
-                   seconds=None if third_s is None else third_s * (1 - late))
+    third = _fraction(rest, FINAL_STREAMLINED)
+    first = _fraction(third, 1 - late)
     fast = fastcore.streamlined(game, first, first.seconds)
     if fast is None or fast[0] is Outcome.WON:
         return fast
@@ -595,8 +596,7 @@ def _final_search(game: Game, rest: Budget) -> tuple[Outcome, list[Triple], int]
     spent = time.perf_counter() - t0
     exhausted = used < first.nodes if first.nodes is not None else spent < 0.99 * first.seconds
     for greedy, shape, part in () if exhausted else beams:
-        beam = Budget(nodes=None if third_n is None else max(1, int(third_n * part)),
-                      seconds=None if third_s is None else third_s * part)
+        beam = _fraction(third, part)
         fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
         if fast is None:
             return None
