@@ -72,12 +72,6 @@ def _game(game: Game) -> int | None:
     return None
 
 
-def kind(game: Game) -> int | None:
-    """Which of the core's games ``game`` plays: 0 Double Aces and Kings, 1 Sixes and Sevens
-    with automatic spaces, ``None`` neither (read by :mod:`.poporder` too)."""
-    return _game(game)
-
-
 def handles(game: Game) -> bool:
     """Are ``game``'s rules one of the core's games (Double Aces and Kings, either option;
     Sixes and Sevens with ``empty_fill=auto``)?"""
