@@ -190,11 +190,13 @@ STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
 # blocking test at the start (1) and at every node (2), rule S (4), the stock order of draw 3
 # in the blocking test at the start (8), the blocking test looked one move past (16: a card
 # whose one way out is a parent is stuck there for good; docs/solver.md, "Issue 15, tenth
-# round"); 32 the same on every node (halves the node rate: not in ``OWN``). ``OWN`` is the
-# default.
+# round"); 32 the same on every node (halves the node rate: not in ``OWN``); 64 waste
+# dominance, draw 3: a position is not searched when one alike but for a waste length with a
+# wider free cycle was seen (docs/solver.md, "Waste dominance (draw 3)"; depth-first and
+# best-first, not the beam). ``OWN`` is the default.
 DEAD_START, DEAD_NODES, STOCK_HOME, STOCK_ORDER, DEAD_PAST = 1, 2, 4, 8, 16
-DEAD_PAST_NODES = 32
-OWN = DEAD_START | DEAD_NODES | STOCK_HOME | STOCK_ORDER | DEAD_PAST
+DEAD_PAST_NODES, WASTE_DOM = 32, 64
+OWN = DEAD_START | DEAD_NODES | STOCK_HOME | STOCK_ORDER | DEAD_PAST | WASTE_DOM
 
 
 def search(game: Game, budget: Budget, seconds: float | None, *, streamline: bool = True,

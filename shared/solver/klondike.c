@@ -33,6 +33,7 @@
 #define OWN_STOCK_ORDER 8 /* draw 3: ... knowing which stock cards reach the top (at the start) */
 #define OWN_DEAD_PAST 16  /* the blocking test looked one move past (a card stuck on its parent) */
 #define OWN_DEAD_PAST_NODES 32  /* ... on every node too (about half the node rate: off by default) */
+#define OWN_WASTE_DOM 64  /* draw 3: skip a position when one with a wider waste cycle was seen */
 
 typedef struct { uint8_t jk, s, d, n; } Step;          /* jk: waste length to jump to first */
 typedef struct { Step st[2]; uint8_t ns; int16_t score; } Edge;
@@ -47,6 +48,7 @@ typedef struct {
     int greedy;                 /* the streamliner: every foundation move is made at once */
     int own;                    /* the core's own prunings (OWN_ flags), beyond the Python graph */
     int shorten;                /* shorten a won line before returning it */
+    int dom;                    /* visit(): waste dominance (OWN_WASTE_DOM, draw 3, not the beam) */
     uint64_t rseed, rcount;     /* restarts: a pseudo-random 0..jitter-1 added to move scores */
     int jitter;
     int fidx[4], tidx[NT], S, W;
@@ -573,19 +575,86 @@ static int tab_insert_raw(Key *tab, size_t size, const Key *k) {
     return 1;
 }
 
+/* Waste dominance (docs/solver.md, "Waste dominance (draw 3)"). With draw 3 the key keeps the
+ * waste length k when the stock's free cycle from it reaches positions the aligned cycle does not
+ * (k not a multiple of 3 and not the whole stock); the cycle from k is k, k+3, ... and then,
+ * after the redeal, every aligned position. So of two positions alike but for k, the one with a
+ * smaller k of the same residue (or any unaligned one, against the aligned one) reaches every
+ * waste card the other does, at the same macro-move edges to the same children: the other
+ * needs no search. visit() keys a position without its waste length and keeps, in the key's
+ * spare tail bits, whether the aligned one was seen and the least k seen of each residue. */
+#define WC_SHIFT 48                       /* the waste length's place in key.w[3] (make_key) */
+#define DOM_BITS (0x7fffull << WC_SHIFT)  /* the tail's bits 16..30: the waste length and spares */
+#define DOM_ALIGNED (1ull << WC_SHIFT)
+static inline int dom_min(uint64_t w, int r) {  /* least k seen of residue r, 0: none */
+    return (int)(w >> (WC_SHIFT + 1 + 5 * (r - 1)) & 31);
+}
+static inline uint64_t dom_set_min(uint64_t w, int r, int k) {
+    int at = WC_SHIFT + 1 + 5 * (r - 1);
+    return (w & ~(31ull << at)) | (uint64_t)k << at;
+}
+
+/* An entry's slot: the hash of its identity (without the waste bits under the dominance). */
+static inline uint64_t entry_hash(const Ctx *c, const Key *k) {
+    if (!c->dom) return key_hash(k);
+    Key n = *k;
+    n.w[3] &= ~DOM_BITS;
+    return key_hash(&n);
+}
+
+/* Room for one more entry (at most half full: short probes); 0 when out of memory. */
+static int tab_room(Ctx *c) {
+    if ((c->tabused + 1) * 2 <= c->tabsize) return 1;
+    size_t ns = c->tabsize ? c->tabsize * 2 : (1u << 16);
+    Key *nt = calloc(ns, sizeof(Key));
+    if (!nt) { c->oom = 1; return 0; }
+    for (size_t i = 0; i < c->tabsize; i++) {
+        if (!c->tab[i].w[3]) continue;
+        size_t j = entry_hash(c, &c->tab[i]) & (ns - 1);
+        while (nt[j].w[3]) j = (j + 1) & (ns - 1);
+        nt[j] = c->tab[i];
+    }
+    free(c->tab); c->tab = nt; c->tabsize = ns;
+    return 1;
+}
+
 /* 1: new, 0: already there */
 static int tab_insert(Ctx *c, const Key *k) {
-    if ((c->tabused + 1) * 2 > c->tabsize) {  /* at most half full: short probes */
-        size_t ns = c->tabsize ? c->tabsize * 2 : (1u << 16);
-        Key *nt = calloc(ns, sizeof(Key));
-        if (!nt) { c->oom = 1; return 0; }
-        for (size_t i = 0; i < c->tabsize; i++)
-            if (c->tab[i].w[3]) tab_insert_raw(nt, ns, &c->tab[i]);
-        free(c->tab); c->tab = nt; c->tabsize = ns;
-    }
+    if (!tab_room(c)) return 0;
     int r = tab_insert_raw(c->tab, c->tabsize, k);
     c->tabused += r;
     return r;
+}
+
+/* 1: a position to search (new, and not dominated), 0: seen already or dominated. */
+static int visit(Ctx *c, const Key *k) {
+    if (!c->dom) return tab_insert(c, k);
+    if (!tab_room(c)) return 0;
+    int wc = (int)(k->w[3] >> WC_SHIFT & 63), r = wc == 63 ? 0 : wc % c->draw;
+    Key n = *k;
+    n.w[3] &= ~DOM_BITS;
+    size_t i = key_hash(&n) & (c->tabsize - 1);
+    while (c->tab[i].w[3]) {
+        Key *e = &c->tab[i];
+        if (e->w[0] == n.w[0] && e->w[1] == n.w[1] && e->w[2] == n.w[2]
+            && (e->w[3] & ~DOM_BITS) == n.w[3]) {
+            uint64_t w = e->w[3];
+            if (!r) {  /* aligned: any position seen with this layout reaches as much */
+                if ((w & DOM_ALIGNED) || dom_min(w, 1) || dom_min(w, 2)) return 0;
+                e->w[3] = w | DOM_ALIGNED;
+                return 1;
+            }
+            int m = dom_min(w, r);
+            if (m && m <= wc) return 0;
+            e->w[3] = dom_set_min(w, r, wc);
+            return 1;
+        }
+        i = (i + 1) & (c->tabsize - 1);
+    }
+    n.w[3] = r ? dom_set_min(n.w[3], r, wc) : n.w[3] | DOM_ALIGNED;
+    c->tab[i] = n;
+    c->tabused++;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ edges */
@@ -956,6 +1025,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     c->slen = (uint8_t)slen; c->k = (uint8_t)k;
     make_key(c, &bad);
     if (bad) return -1;  /* a face-up pile that is not a built run: not from play */
+    c->dom = (c->own & OWN_WASTE_DOM) && c->draw == 3 && slen < 32 && !sv->beam[0];
 
     double deadline = seconds > 0 ? now() + seconds : 0;
     close_safe(c);
@@ -968,7 +1038,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
     if (sv->best[0]) return best_first(sv, max_nodes, deadline);
     if (sv->beam[0]) return beam_search(sv, max_nodes, deadline);
     Key key = make_key(c, &bad);
-    tab_insert(c, &key);
+    visit(c, &key);
     long long nodes = 1;
     size_t nframes = 0, capframes = 0;
     Frame *fr = NULL;
@@ -1010,7 +1080,7 @@ int kl_solve(void *p, const int32_t *cfg, const int32_t *tabl, const int32_t *fo
             goto out;
         }
         key = make_key(c, &bad);
-        if (!tab_insert(c, &key)) {
+        if (!visit(c, &key)) {
             if (c->oom) { result = -2; goto out; }
             undo_to(c, mu, mm);
             continue;
@@ -1121,7 +1191,7 @@ static int best_first(Solver *sv, long long max_nodes, double deadline) {
     HItem *H = NULL;
     EList L = {0}, tmp = {0};
     Key key = make_key(c, &bad);
-    tab_insert(c, &key);
+    visit(c, &key);
     long long nodes = 1;
     N = grow(N, &capn, 1, sizeof(BNode), &c->oom);
     H = grow(H, &caph, 1, sizeof(HItem), &c->oom);
@@ -1154,7 +1224,7 @@ static int best_first(Solver *sv, long long max_nodes, double deadline) {
                 goto out;
             }
             key = make_key(c, &bad);
-            if (!tab_insert(c, &key)) {
+            if (!visit(c, &key)) {
                 if (c->oom) { result = -2; goto out; }
                 undo_to(c, mu0, mm0);
                 continue;
