@@ -7,7 +7,8 @@
  * delayed moves (a move uncovering a built-on card, a take-back: only paired with a use), held
  * waste cards (draw 1), symmetric targets, and the canonical key (pile order, the free cycle of
  * the stock). The transposition table stores the exact canonical key (32 bytes), never just a
- * hash, so an exhausted search is a proof. Depth-first, in a fixed move order: a node budget
+ * hash, so an exhausted search is a proof; with draw 3 it also skips a position another with a
+ * wider free stock cycle dominates (waste dominance, visit()). Depth-first, in a fixed move order: a node budget
  * gives the same answer, node count and line everywhere. At the end of the file, two other
  * walks of the same graph: best-first (its exhaustion a proof too) and a beam (a heuristic:
  * won or nothing), both deterministic at a node budget.
