@@ -587,15 +587,17 @@ def test_free_cycle_key_joins_only_boundaries_that_reach_each_other(
     assert compared > 100
 
 
-def _reduced(options: dict[str, str], seed: int, rng: random.Random) -> Game:
-    """A real deal with the low cards of every suit taken home (how many: random), the other
-    cards left where they were dealt: mid-size positions with stock, waste and face-down cards
-    that a plain search can still exhaust."""
+def _reduced(options: dict[str, str], seed: int, rng: random.Random,
+             heights: tuple[int, int] = (8, 11)) -> Game:
+    """A real deal with the low cards of every suit taken home (how many: random, within
+    ``heights``), the other cards left where they were dealt: mid-size positions with stock,
+    waste and face-down cards that a plain search can still exhaust (lower heights: a longer
+    stock, for the compiled core)."""
     from solrace.shared.cards import RANK_OF, SUIT_OF
 
     g = Game("unlimited", options, seed)
     pos = g.pos
-    height = [rng.randint(8, 11) for _ in range(4)]
+    height = [rng.randint(*heights) for _ in range(4)]
     for i, pile in enumerate(pos.piles):
         if i in g._F:
             continue

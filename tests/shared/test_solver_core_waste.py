@@ -10,6 +10,8 @@ the beam, and that node budgets stay deterministic.
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import pytest
 from solrace.shared import Game
@@ -40,28 +42,6 @@ def _replays(game: Game, triples: list[tuple[int, int, int]]) -> None:
     assert check.cards_home == check.total_cards
 
 
-def _lowered(options: dict[str, str], seed: int, rng: random.Random) -> Game:
-    """A real draw-3 deal with the lowest ``h`` cards of every suit taken home (``h`` random,
-    2..8 per suit), the other cards left where they were dealt: positions with a long stock
-    and many face-down cards, some won and some lost, that a full search still exhausts."""
-    from solrace.shared.cards import RANK_OF, SUIT_OF
-
-    g = Game("unlimited", options, seed)
-    pos = g.pos
-    height = [rng.randint(2, 8) for _ in range(4)]
-    for i, pile in enumerate(pos.piles):
-        if i in g._F:
-            continue
-        keep = [c for c in pile if RANK_OF[c] > height[SUIT_OF[c]]]
-        if i in g._T:
-            hidden = sum(1 for c in pile[:pos.down[i]] if RANK_OF[c] > height[SUIT_OF[c]])
-            pos.down[i] = min(hidden, max(0, len(keep) - 1))
-        pos.piles[i] = keep
-    for suit, f in zip(range(4), g._F):
-        pos.piles[f] = [suit * 13 + r for r in range(height[suit])]
-    return Game("unlimited", options, 0, position=pos)
-
-
 @needs_core
 @pytest.mark.parametrize("options", [DRAW3, {**DRAW3, **TB_NO}])
 def test_waste_dominance_keeps_every_verdict(options: dict[str, str]) -> None:
@@ -69,10 +49,13 @@ def test_waste_dominance_keeps_every_verdict(options: dict[str, str]) -> None:
     decides, the search with it gives the same answer, its wins replay, and an exhausted
     search with it visits no more positions (a subset of the same graph); the search without
     any of the core's own prunings (the Python search's graph) never contradicts them."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_solver import _reduced
+
     rng = random.Random(11)
     decided = 0
     for _ in range(50):
-        trial = _lowered(options, rng.randint(1, 10**6), rng)
+        trial = _reduced(options, rng.randint(1, 10**6), rng, heights=(2, 8))
         off = _full(trial, 150_000, WITHOUT)
         if off[0] is Outcome.UNKNOWN:
             continue
