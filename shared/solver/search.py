@@ -305,12 +305,15 @@ MEMBERS: dict[str, Member] = {
     "beam": ("beam", False, False),
 }
 # ``beam<W>x<L>``: the beam of width W whose walk adds at most L positions per kept one
-# (``beam`` alone: ``fortyeight.BEAM_WIDTH`` x ``fortyeight.BEAM_LOCAL``). Different settings
-# win different deals (eleventh round: of the 49 undecided deals of 1..240, 1000x200 wins 13,
-# 300x1000 12, two of them no other setting tried below 3000x300 wins)
-BEAMS: dict[str, tuple[int, int]] = {
-    f"beam{w}x{local}": (w, local) for w, local in ((300, 1000), (1000, 200), (3000, 50),
-                                                    (3000, 300), (10000, 100))}
+# (``beam`` alone: ``fortyeight.BEAM_WIDTH`` x ``fortyeight.BEAM_LOCAL``); ``beam<W>x<L>w<K>``
+# the same ranking each card left in the waste K lower (``fortyeight.beam``'s ``waste``).
+# Different settings win different deals (eleventh round: of the 49 undecided deals of 1..240,
+# 1000x200 wins 13, 300x1000 12, two of them no other setting tried below 3000x300 wins)
+BEAMS: dict[str, tuple[int, int, int]] = {
+    f"beam{w}x{local}": (w, local, 0) for w, local in ((300, 1000), (1000, 200), (3000, 50),
+                                                       (3000, 300), (10000, 100))}
+BEAMS.update({f"beam{w}x{local}w{k}": (w, local, k) for w, local, k in (
+    (1000, 200, 10), (3000, 300, 20), (10000, 300, 20))})
 for _name in BEAMS:
     MEMBERS[_name] = MEMBERS["beam"]
 # ``rgplain<k>``, ``rplain<k>``, ``rdfs<k>``: ``gplain``, ``plain``, ``dfs`` with each node's
@@ -327,8 +330,10 @@ GREEDY = ("gdfs", "gplain", "beam")
 # A member's share counts as this many equal shares (1 when not listed). The beams win deals at
 # up to 1.5-1.8M of their nodes (seeds 55 and 120), more than an equal share of 7.5M, and
 # where they do not win they empty early (``beam``: at most 1.2M nodes on seeds 1..240, most
-# within 150k), so a double share costs the members after them little (eleventh round)
-WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2}
+# within 150k), so a double share costs the members after them little (eleventh round); the wide
+# waste-ranked beams win at up to 0.9M and 1.7M nodes (twelfth round)
+WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2, "beam3000x300w20": 2,
+                           "beam10000x300w20": 2}
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -359,13 +364,19 @@ PLAIN_RESTART_NODES = 5_000
 # round)
 GREEDY_RESTART_ORDERS = range(3, 11)
 GREEDY_RESTART_NODES = 50_000
-# then three beams (compiled only: ``fortyeight.beam``), a narrow one with long walks, the
-# default one and a wide one with short walks, the last two on a double share, before the long
-# depth-first members: they win deals those wander on for millions of nodes, and where they do
-# not win they empty early (eleventh round)
+# then beams (compiled only: ``fortyeight.beam``), before the long depth-first members: they
+# win deals those wander on for millions of nodes, and where they do not win they empty early.
+# First three that rank each card left in the waste down (twelfth round: 1000x200 at 10 wins
+# 43 of the 50 deals of 1..240 the eleventh round's default won after its restarts, within
+# 363k nodes; 3000x300 and 10000x300 at 20, on a double share, win 10 of its 32 undecided
+# ones), then the eleventh round's three: a narrow one with long walks, the default one and a
+# wide one with short walks, the last two on a double share (they still win seeds 116 and 209)
 PHASES["shaken-plain"] = (
     *(f"rplain{k}@{PLAIN_RESTART_NODES}" for k in range(1, PLAIN_RESTARTS + 1)),
     *(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in GREEDY_RESTART_ORDERS),
+    "beam1000x200w10",
+    "beam3000x300w20",
+    "beam10000x300w20",
     "beam300x1000",
     "beam",
     "beam3000x50",
@@ -435,9 +446,11 @@ def default_phases(game: Game) -> tuple[str, ...]:
     and Eight) 64 short shuffled restarts of the plain search first (``shaken-plain``: at
     most 5k nodes each, a 128th of the budget), eight of the greedy plain search (at most 50k
     each; the capped members together at most a ``CAPPED_PART``-th of the budget), then three
-    beams over the stock position (compiled only, ``fortyeight.beam``: 300 x 1000, then
-    1000 x 200 and 3000 x 50 on double shares; they win deals the depth-first members wander
-    on, eleventh round), then depth-first searches (``restarts``):
+    beams over the stock position (compiled only, ``fortyeight.beam``: 1000 x 200 ranking
+    each waste card 10 down, 3000 x 300 and 10000 x 300 ranking it 20 down, then 300 x 1000,
+    1000 x 200 and 3000 x 50 unweighted, the wide ones on double shares; they win deals the
+    depth-first members wander on, eleventh and twelfth rounds), then depth-first searches
+    (``restarts``):
     plain depth-first with greedy home moves (every card that fits a foundation goes home at
     once), the same twice more with
     each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned
@@ -621,9 +634,10 @@ def _compiled_member(work: Game, share: Budget, member: str, core: str
     shuffle = SHUFFLED.get(member, 0)
     kind = "plain" if MEMBERS[member] == MEMBERS["plain"] else MEMBERS[member][0]
     if kind == "beam":
-        width, local = BEAMS.get(member, (fortyeight.BEAM_WIDTH, fortyeight.BEAM_LOCAL))
-        compiled = fortyeight.beam(work, share, width, local) if fortyeight.handles(work) \
-            else None
+        width, local, waste = BEAMS.get(member, (fortyeight.BEAM_WIDTH, fortyeight.BEAM_LOCAL,
+                                                 fortyeight.BEAM_WASTE))
+        compiled = fortyeight.beam(work, share, width, local, waste) \
+            if fortyeight.handles(work) else None
     elif kind in ("best", "dfs") and onepass.handles(work):
         compiled = onepass.search(work, share, kind, shuffle=shuffle)
     elif kind in fortyeight.MODES and fortyeight.handles(work):

@@ -290,9 +290,9 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
 
 @needs_core
 def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
-    """Forty and Eight's default portfolio (ninth and eleventh rounds): the 64 capped plain
-    restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then three beams,
-    then ``restarts``. Seed 65 (a
+    """Forty and Eight's default portfolio (ninth, eleventh and twelfth rounds): the 64 capped
+    plain restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then three
+    beams ranking the waste down and the three beams without, then ``restarts``. Seed 65 (a
     held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
     plain restarts (64 x 5,000, none wins) and ``rgplain3``, ``rgplain4`` (50,000 each): the
     node count pins the order and the caps; its line replays (``search_game`` checks it)."""
@@ -307,8 +307,9 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     phases = default_phases(Game(F8, {}, 65))
     assert phases == PHASES["shaken-plain"]
     greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
-    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam300x1000", "beam", "beam3000x50",
-                                       "gplain", "rgplain1", "rgplain2", "dfs")
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam1000x200w10", "beam3000x300w20",
+                                       "beam10000x300w20", "beam300x1000", "beam",
+                                       "beam3000x50", "gplain", "rgplain1", "rgplain2", "dfs")
     result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
     assert result.won
     assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
@@ -421,3 +422,42 @@ def test_small_budgets_run_the_default_without_beams() -> None:
     big = Budget(nodes=4 * BEAM_MIN_NODES)
     assert search_game(Game(F8, NO, 29), big).won
     assert not search_game(Game(F8, NO, 29), big, strategy=old).won
+
+
+@needs_core
+def test_the_waste_weight_ranks_the_beam() -> None:
+    """``waste`` (twelfth round): each card left in the waste ranks a beam position that much
+    lower. Seed 55, which the unweighted 1000 x 200 beam wins only at 1.77M nodes, is won by the
+    same beam with waste weight 10 at exactly 190,597 nodes, and the line replays; unweighted,
+    the same budget is not enough. A negative weight is refused."""
+    game = Game(F8, NO, 55)
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=300_000), 1000, 200, 10)
+    assert (outcome, count) == (Outcome.WON, 190_597)
+    ids = game.layout.ids
+    for s, d, n in line:
+        game.push(Move(ids[s], ids[d], n))
+    assert game.cards_home == game.total_cards
+    plain = fortyeight.beam(Game(F8, NO, 55), Budget(nodes=300_000), 1000, 200, 0)
+    assert plain == (Outcome.UNKNOWN, [], 300_000)
+    with pytest.raises(ValueError):
+        fortyeight.beam(Game(F8, NO, 55), Budget(nodes=1_000), 1000, 200, -1)
+
+
+@needs_core
+def test_the_default_runs_the_waste_beams_first() -> None:
+    """The default's first beam is ``beam1000x200w10``: seed 55 at 4M nodes is won right after
+    the capped restarts (64 x 5,000 plain, 8 x 50,000 greedy, none wins) at that beam's
+    190,597th node, inside its share (a fourteenth of the 3.28M left)."""
+    from solrace.shared.solver.search import (
+        BEAMS,
+        GREEDY_RESTART_NODES,
+        GREEDY_RESTART_ORDERS,
+        PLAIN_RESTART_NODES,
+        PLAIN_RESTARTS,
+    )
+
+    assert BEAMS["beam1000x200w10"] == (1000, 200, 10)
+    result = search_game(Game(F8, NO, 55), Budget(nodes=4_000_000))
+    assert result.won
+    assert result.nodes == (PLAIN_RESTARTS * PLAIN_RESTART_NODES
+                            + len(GREEDY_RESTART_ORDERS) * GREEDY_RESTART_NODES + 190_597)
