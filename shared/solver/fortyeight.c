@@ -877,8 +877,9 @@ void fe_moves(void *h, int32_t *out) {
 /* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first, 2 pruned depth-first with
  * greedy home moves: every top that fits a foundation goes there, a streamliner; 3 plain
  * depth-first with greedy home moves; 4 the beam, greedy, whose cfg[3] is its width and
- * cfg[4] its walk's limit per position, both at least 1, and cfg[5] its score's weight of a
- * waste card, at least 0); shuffle seed (0: none). cfg has six ints in every mode.
+ * cfg[4] its walk's limit per position, both at least 1, cfg[5] its score's weight of a
+ * waste card, at least 0, and cfg[6] nonzero for safe home moves only instead of greedy ones);
+ * shuffle seed (0: none). cfg has seven ints in every mode.
  * pos: 8 foundation heights, 8 foundation suits; for each of the 8 tableau piles its length
  * and cards bottom to top; redeals used; the waste length k, nseq, and nseq cards (waste
  * bottom-to-top, then stock top-to-bottom). Returns -1 for a position it does not take. */
@@ -887,7 +888,8 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     memset(&s, 0, sizeof s);
     c->takeback = cfg[0] != 0;
     c->prune = cfg[1] == 0 || cfg[1] == 2;
-    c->greedy = cfg[1] == 2 || cfg[1] == 3 || cfg[1] == 4;
+    /* the beam with cfg[6] set: safe home moves only, the others are choices of its walk */
+    c->greedy = cfg[1] == 2 || cfg[1] == 3 || (cfg[1] == 4 && !cfg[6]);
     c->rng = (uint64_t)(uint32_t)cfg[2];
     c->shuffled = cfg[2] != 0;
     if (cfg[1] < 0 || cfg[1] > 4 || (cfg[1] == 4 && (cfg[3] < 1 || cfg[4] < 1 || cfg[5] < 0)))

@@ -291,8 +291,8 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
 @needs_core
 def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     """Forty and Eight's default portfolio (ninth, eleventh and twelfth rounds): the 64 capped
-    plain restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then three
-    beams ranking the waste down and the three beams without, then ``restarts``. Seed 65 (a
+    plain restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then five
+    beams ranking the waste down (greedy and safe-only), then ``restarts``. Seed 65 (a
     held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
     plain restarts (64 x 5,000, none wins) and ``rgplain3``, ``rgplain4`` (50,000 each): the
     node count pins the order and the caps; its line replays (``search_game`` checks it)."""
@@ -307,9 +307,10 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     phases = default_phases(Game(F8, {}, 65))
     assert phases == PHASES["shaken-plain"]
     greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
-    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam1000x200w10", "beam3000x300w20",
-                                       "beam10000x300w20", "beam300x1000", "beam",
-                                       "beam3000x50", "gplain", "rgplain1", "rgplain2", "dfs")
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam1000x200w10", "beam1000x200w10s",
+                                       "beam3000x300w20", "beam3000x300w20s",
+                                       "beam10000x300w20s", "gplain", "rgplain1", "rgplain2",
+                                       "dfs")
     result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
     assert result.won
     assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
@@ -409,8 +410,8 @@ def test_the_beam_gets_a_double_share() -> None:
 def test_small_budgets_run_the_default_without_beams() -> None:
     """Below ``BEAM_MIN_NODES`` (a hint's 20k nodes, a test's few thousand) the default drops
     its beams, so it answers exactly as the members without them (same outcome and nodes);
-    above it the beams run (seed 29 at 2M nodes: won by ``beam``, undecided without the
-    beams)."""
+    above it the beams run (seed 29 at 4M nodes: won by ``beam1000x200w10``, undecided
+    without the beams)."""
     from solrace.shared.solver.search import BEAM_MIN_NODES, PHASES
 
     old = "+".join(p for p in PHASES["shaken-plain"] if not p.startswith("beam"))
@@ -419,7 +420,7 @@ def test_small_budgets_run_the_default_without_beams() -> None:
             new = search_game(Game(F8, NO, seed), Budget(nodes=nodes))
             was = search_game(Game(F8, NO, seed), Budget(nodes=nodes), strategy=old)
             assert (new.outcome, new.nodes) == (was.outcome, was.nodes)
-    big = Budget(nodes=4 * BEAM_MIN_NODES)
+    big = Budget(nodes=8 * BEAM_MIN_NODES)
     assert search_game(Game(F8, NO, 29), big).won
     assert not search_game(Game(F8, NO, 29), big, strategy=old).won
 
@@ -447,7 +448,7 @@ def test_the_waste_weight_ranks_the_beam() -> None:
 def test_the_default_runs_the_waste_beams_first() -> None:
     """The default's first beam is ``beam1000x200w10``: seed 55 at 4M nodes is won right after
     the capped restarts (64 x 5,000 plain, 8 x 50,000 greedy, none wins) at that beam's
-    190,597th node, inside its share (a fourteenth of the 3.28M left)."""
+    190,597th node, inside its share (a twelfth of the 3.28M left)."""
     from solrace.shared.solver.search import (
         BEAMS,
         GREEDY_RESTART_NODES,
@@ -456,8 +457,32 @@ def test_the_default_runs_the_waste_beams_first() -> None:
         PLAIN_RESTARTS,
     )
 
-    assert BEAMS["beam1000x200w10"] == (1000, 200, 10)
+    assert BEAMS["beam1000x200w10"] == (1000, 200, 10, True)
     result = search_game(Game(F8, NO, 55), Budget(nodes=4_000_000))
     assert result.won
     assert result.nodes == (PLAIN_RESTARTS * PLAIN_RESTART_NODES
                             + len(GREEDY_RESTART_ORDERS) * GREEDY_RESTART_NODES + 190_597)
+
+
+@needs_core
+def test_a_safe_only_beam_leaves_home_moves_to_its_walk() -> None:
+    """``greedy=False`` (twelfth round): only the safe home moves are made at once, the others
+    are choices of the walk. Seed 33's greedy game (1000 x 200, waste weight 10) empties at
+    69,082 nodes, proving nothing; the safe-only beam wins it at exactly 257,349 nodes, and its
+    line replays through ``Game.push``, also as ``search_game`` reports it (member
+    ``beam1000x200w10s``)."""
+    from solrace.shared.solver.search import BEAMS
+
+    game = Game(F8, NO, 33)
+    greedy = fortyeight.beam(game, Budget(nodes=400_000), 1000, 200, 10)
+    assert greedy == (Outcome.UNKNOWN, [], 69_082)
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=400_000), 1000, 200, 10,
+                                           greedy=False)
+    assert (outcome, count) == (Outcome.WON, 257_349)
+    ids = game.layout.ids
+    for s, d, n in line:
+        game.push(Move(ids[s], ids[d], n))
+    assert game.cards_home == game.total_cards
+    assert BEAMS["beam1000x200w10s"] == (1000, 200, 10, False)
+    result = search_game(Game(F8, NO, 33), Budget(nodes=400_000), strategy="beam1000x200w10s")
+    assert result.won and result.nodes == 257_349
