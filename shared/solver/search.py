@@ -334,10 +334,12 @@ GREEDY = ("gdfs", "gplain", "beam")
 # up to 1.5-1.8M of their nodes (seeds 55 and 120), more than an equal share of 7.5M, and
 # where they do not win they empty early (``beam``: at most 1.2M nodes on seeds 1..240, most
 # within 150k), so a double share costs the members after them little (eleventh round); the wide
-# waste-ranked beams win at up to 0.9M and 1.7M nodes (twelfth round)
+# waste-ranked beams win at up to 0.9M and 1.7M nodes, and ``gplain``, first of the long
+# members, counts double since the beams spend more where they do not win (twelfth round: seed
+# 294 needs 1.6M of ``gplain``'s nodes, and where no beam wins they spend 2.1-2.3M)
 WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2, "beam3000x300w20": 2,
                            "beam3000x300w20s": 2, "beam10000x300w20": 2,
-                           "beam10000x300w20s": 2}
+                           "beam10000x300w20s": 2, "gplain": 2}
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -370,17 +372,18 @@ GREEDY_RESTART_ORDERS = range(3, 11)
 GREEDY_RESTART_NODES = 50_000
 # then beams (compiled only: ``fortyeight.beam``), before the long depth-first members: they
 # win deals those wander on for millions of nodes, and where they do not win they empty early.
-# All five rank each card left in the waste down (twelfth round: the 1000x200 beam at weight 10
-# wins 43 of the 50 deals of 1..240 the eleventh round's default won after its restarts, within
+# Five rank each card left in the waste down (twelfth round: the 1000x200 beam at weight 10 wins
+# 43 of the 50 deals of 1..240 the eleventh round's default won after its restarts, within
 # 363k nodes), each setting greedy then safe-only (``s``: home moves other than the safe ones
-# are choices; they win deals whose greedy game empties early), the wide ones on double shares.
-# They replace the eleventh round's three unweighted beams, whose wins they all make (on
-# 1..240 at 7.5M nodes: 224 won against 208, none lost). Where none wins they spend about
-# 2.5M nodes, so ``dfs``, last, still gets the 0.7M it needs for seed 59
+# are choices; they win deals whose greedy game empties early), the wide ones on double shares;
+# of the eleventh round's three unweighted beams only ``beam`` stays (it alone wins seed 309,
+# at 163k nodes). On 1..240 at 7.5M nodes: 224 won against 208, none lost. Where none wins the
+# six spend about 2.4M nodes, so ``dfs``, last, still gets the 0.7M it needs for seed 59
 PHASES["shaken-plain"] = (
     *(f"rplain{k}@{PLAIN_RESTART_NODES}" for k in range(1, PLAIN_RESTARTS + 1)),
     *(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in GREEDY_RESTART_ORDERS),
     "beam1000x200w10",
+    "beam",
     "beam1000x200w10s",
     "beam3000x300w20",
     "beam3000x300w20s",
@@ -452,9 +455,10 @@ def default_phases(game: Game) -> tuple[str, ...]:
     most 5k nodes each, a 128th of the budget), eight of the greedy plain search (at most 50k
     each; the capped members together at most a ``CAPPED_PART``-th of the budget), then three
     beams over the stock position (compiled only, ``fortyeight.beam``: 1000 x 200 ranking
-    each waste card 10 down, greedy then safe-only, 3000 x 300 likewise at 20, and 10000 x 300
-    safe-only at 20, the wide ones on double shares; they win deals the depth-first members
-    wander on, eleventh and twelfth rounds), then depth-first searches (``restarts``):
+    each waste card 10 down, the unweighted 1000 x 200, the first again safe-only, 3000 x 300
+    at 20 greedy and safe-only, and 10000 x 300 safe-only at 20, the wide ones on double shares;
+    they win deals the depth-first members wander on, eleventh and twelfth rounds), then
+    depth-first searches (``restarts``, ``gplain`` on a double share):
     plain depth-first with greedy home moves (every card that fits a foundation goes home at
     once), the same twice more with
     each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned

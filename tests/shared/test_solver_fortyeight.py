@@ -307,7 +307,7 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     phases = default_phases(Game(F8, {}, 65))
     assert phases == PHASES["shaken-plain"]
     greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
-    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam1000x200w10", "beam1000x200w10s",
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam1000x200w10", "beam", "beam1000x200w10s",
                                        "beam3000x300w20", "beam3000x300w20s",
                                        "beam10000x300w20s", "gplain", "rgplain1", "rgplain2",
                                        "dfs")
@@ -394,13 +394,14 @@ def test_without_the_core_the_beam_is_skipped(monkeypatch: pytest.MonkeyPatch) -
 def test_the_beam_gets_a_double_share() -> None:
     """``WEIGHTS``: the beam's share counts as two members' (it wins late, and where it does
     not win it empties early). Seed 5 is won by the beam at 126,136 of its nodes: in
-    ``beam+gplain`` at 200k nodes its share is two thirds (133,333), so it wins there; an equal
-    half (100k) would not."""
+    ``beam+dfs`` at 200k nodes its share is two thirds (133,333), so it wins there; an equal
+    half (100k) would not (as in ``beam+gplain``: ``gplain`` counts double too, twelfth
+    round)."""
     from solrace.shared.solver.search import WEIGHTS
 
     assert WEIGHTS["beam"] == 2
     seed, nodes = BEAM_WINS[1]
-    result = search_game(Game(F8, NO, seed), Budget(nodes=200_000), strategy="beam+gplain")
+    result = search_game(Game(F8, NO, seed), Budget(nodes=200_000), strategy="beam+dfs")
     assert result.won and result.nodes == nodes
     half = fortyeight.beam(Game(F8, NO, seed), Budget(nodes=100_000))
     assert half is not None and half[0] is Outcome.UNKNOWN
@@ -448,7 +449,7 @@ def test_the_waste_weight_ranks_the_beam() -> None:
 def test_the_default_runs_the_waste_beams_first() -> None:
     """The default's first beam is ``beam1000x200w10``: seed 55 at 4M nodes is won right after
     the capped restarts (64 x 5,000 plain, 8 x 50,000 greedy, none wins) at that beam's
-    190,597th node, inside its share (a twelfth of the 3.28M left)."""
+    190,597th node, inside its share (a fourteenth of the 3.28M left)."""
     from solrace.shared.solver.search import (
         BEAMS,
         GREEDY_RESTART_NODES,
@@ -486,3 +487,16 @@ def test_a_safe_only_beam_leaves_home_moves_to_its_walk() -> None:
     assert BEAMS["beam1000x200w10s"] == (1000, 200, 10, False)
     result = search_game(Game(F8, NO, 33), Budget(nodes=400_000), strategy="beam1000x200w10s")
     assert result.won and result.nodes == 257_349
+
+
+@needs_core
+def test_gplain_counts_double_after_the_beams() -> None:
+    """``WEIGHTS["gplain"]`` is 2 (twelfth round): the default's beams spend about 2.1M nodes
+    on seed 294 without a win, and ``gplain`` needs 1.6M of its own nodes there, more than a
+    quarter of what is left for the four long members; as two of five shares it wins, at 7.5M
+    nodes in all, at exactly this node (which pins the members and their shares before it)."""
+    from solrace.shared.solver.search import WEIGHTS
+
+    assert WEIGHTS["gplain"] == 2
+    result = search_game(Game(F8, NO, 294), Budget(nodes=7_500_000))
+    assert result.won and result.nodes == 4_514_811
