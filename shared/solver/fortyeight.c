@@ -77,6 +77,7 @@ typedef struct {
     int oom, prune, greedy;
     uint64_t rng;  /* the shuffled members' generator (splitmix64) */
     int shuffled;  /* 0: the engine's order */
+    int waste;     /* the beam's weight of a waste card (beam_score) */
 } Ctx;
 
 static double now(void) {
@@ -674,16 +675,20 @@ typedef struct { int32_t score; uint32_t order; int32_t node; State s; } Cand;
 typedef struct { BNode *n; size_t len, cap; } Arena;
 
 /* The layer's rank: cards home, less the cards buried under each pile's top run (they must
- * move before the pile is any use), plus spaces (a space takes any card). Ten, three and five
- * were the tenth round's best weights of the few tried. */
-static int32_t beam_score(const State *s) {
+ * move before the pile is any use), plus spaces (a space takes any card), less `waste` per card
+ * in the waste (twelfth round). Ten, three and five were the tenth round's best weights of the
+ * few tried. The positions of a layer have all drawn the same number of cards, so the waste
+ * term counts, within a layer, the drawn cards that were not played out of the waste: on the
+ * first pass they make the second pass's stock, on the second they are reachable only top
+ * down, and the tenth round found the second pass to be what binds. */
+static int32_t beam_score(const State *s, int waste) {
     int32_t v = 10 * s->home;
     for (int t = 0; t < NT; t++) {
         int code = s->code[t];
         if (!s->len[t]) { v += 5; continue; }
         if (!(code & 0x8000)) v -= 3 * (((code >> 5) & 31) - 1);
     }
-    return v;
+    return v - waste * __builtin_popcountll(s->rem & below(s->B));
 }
 
 static int arena_add(Arena *a, int32_t parent, int s, int d) {
@@ -799,7 +804,7 @@ static int beam_expand(Ctx *c, const State *root, Arena *a, const Cand *from, BF
                 int rc = beam_step(c, root, a, &f->s, f->node, sd, dd, &x.s, &x.node);
                 if (rc == 1 || rc == 2 || rc < 0) return rc;
                 if (rc == 0) {
-                    x.score = beam_score(&x.s); x.order = (*order)++;
+                    x.score = beam_score(&x.s, c->waste); x.order = (*order)++;
                     heap_offer(heap, nheap, width, &x);
                 }
             }
@@ -834,7 +839,8 @@ static int run_beam(Ctx *c, const State *root, int width, int local) {
     Key k = key_of(c, root);
     if (!cur || !nxt || !fr || table_add(c, &k) < 0 || arena_add(&a, -1, 0, 0) < 0) goto done;
     c->nodes = 1;
-    cur[0].s = *root; cur[0].node = 0; cur[0].score = beam_score(root); cur[0].order = order++;
+    cur[0].s = *root; cur[0].node = 0; cur[0].order = order++;
+    cur[0].score = beam_score(root, c->waste);
     for (;;) {
         int nnxt = 0;
         for (int i = 0; i < ncur; i++) {
@@ -871,7 +877,9 @@ void fe_moves(void *h, int32_t *out) {
 /* cfg: takeback, mode (0 pruned depth-first, 1 plain depth-first, 2 pruned depth-first with
  * greedy home moves: every top that fits a foundation goes there, a streamliner; 3 plain
  * depth-first with greedy home moves; 4 the beam, greedy, whose cfg[3] is its width and
- * cfg[4] its walk's limit per position, both at least 1); shuffle seed (0: none).
+ * cfg[4] its walk's limit per position, both at least 1, cfg[5] its score's weight of a
+ * waste card, at least 0, and cfg[6] nonzero for safe home moves only instead of greedy ones);
+ * shuffle seed (0: none). cfg has seven ints in every mode.
  * pos: 8 foundation heights, 8 foundation suits; for each of the 8 tableau piles its length
  * and cards bottom to top; redeals used; the waste length k, nseq, and nseq cards (waste
  * bottom-to-top, then stock top-to-bottom). Returns -1 for a position it does not take. */
@@ -880,10 +888,13 @@ static int setup(Ctx *c, State *sp, const int32_t *cfg, const int32_t *pos) {
     memset(&s, 0, sizeof s);
     c->takeback = cfg[0] != 0;
     c->prune = cfg[1] == 0 || cfg[1] == 2;
-    c->greedy = cfg[1] == 2 || cfg[1] == 3 || cfg[1] == 4;
+    /* the beam with cfg[6] set: safe home moves only, the others are choices of its walk */
+    c->greedy = cfg[1] == 2 || cfg[1] == 3 || (cfg[1] == 4 && !cfg[6]);
     c->rng = (uint64_t)(uint32_t)cfg[2];
     c->shuffled = cfg[2] != 0;
-    if (cfg[1] < 0 || cfg[1] > 4 || (cfg[1] == 4 && (cfg[3] < 1 || cfg[4] < 1))) return -1;
+    if (cfg[1] < 0 || cfg[1] > 4 || (cfg[1] == 4 && (cfg[3] < 1 || cfg[4] < 1 || cfg[5] < 0)))
+        return -1;
+    c->waste = cfg[1] == 4 ? cfg[5] : 0;
     int i = 0;
     for (int f = 0; f < NF; f++) {
         if (pos[i] < 0 || pos[i] > 13) return -1;

@@ -305,12 +305,18 @@ MEMBERS: dict[str, Member] = {
     "beam": ("beam", False, False),
 }
 # ``beam<W>x<L>``: the beam of width W whose walk adds at most L positions per kept one
-# (``beam`` alone: ``fortyeight.BEAM_WIDTH`` x ``fortyeight.BEAM_LOCAL``). Different settings
-# win different deals (eleventh round: of the 49 undecided deals of 1..240, 1000x200 wins 13,
-# 300x1000 12, two of them no other setting tried below 3000x300 wins)
-BEAMS: dict[str, tuple[int, int]] = {
-    f"beam{w}x{local}": (w, local) for w, local in ((300, 1000), (1000, 200), (3000, 50),
-                                                    (3000, 300), (10000, 100))}
+# (``beam`` alone: ``fortyeight.BEAM_WIDTH`` x ``fortyeight.BEAM_LOCAL``); ``beam<W>x<L>w<K>``
+# the same ranking each card left in the waste K lower (``fortyeight.beam``'s ``waste``), and
+# with a trailing ``s`` making only safe home moves at once (``greedy=False``): (W, L, K,
+# greedy). Different settings win different deals (eleventh round: of the 49 undecided deals
+# of 1..240, 1000x200 wins 13, 300x1000 12, two of them no other setting tried below 3000x300
+# wins; twelfth round: the waste weight and the safe-only beams win 16 of the 32 left)
+BEAMS: dict[str, tuple[int, int, int, bool]] = {
+    f"beam{w}x{local}": (w, local, 0, True) for w, local in (
+        (300, 1000), (1000, 200), (3000, 50), (3000, 300), (10000, 100))}
+BEAMS.update({f"beam{w}x{local}w{k}{'' if greedy else 's'}": (w, local, k, greedy)
+              for w, local, k in ((1000, 200, 10), (3000, 300, 20), (10000, 300, 20))
+              for greedy in (True, False)})
 for _name in BEAMS:
     MEMBERS[_name] = MEMBERS["beam"]
 # ``rgplain<k>``, ``rplain<k>``, ``rdfs<k>``: ``gplain``, ``plain``, ``dfs`` with each node's
@@ -327,8 +333,13 @@ GREEDY = ("gdfs", "gplain", "beam")
 # A member's share counts as this many equal shares (1 when not listed). The beams win deals at
 # up to 1.5-1.8M of their nodes (seeds 55 and 120), more than an equal share of 7.5M, and
 # where they do not win they empty early (``beam``: at most 1.2M nodes on seeds 1..240, most
-# within 150k), so a double share costs the members after them little (eleventh round)
-WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2}
+# within 150k), so a double share costs the members after them little (eleventh round); the wide
+# waste-ranked beams win at up to 0.9M and 1.7M nodes, and ``gplain``, first of the long
+# members, counts double since the beams spend more where they do not win (twelfth round: seed
+# 294 needs 1.6M of ``gplain``'s nodes, and where no beam wins they spend 2.1-2.3M)
+WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2, "beam3000x300w20": 2,
+                           "beam3000x300w20s": 2, "beam10000x300w20": 2,
+                           "beam10000x300w20s": 2, "gplain": 2}
 PHASES: dict[str, tuple[str, ...]] = {
     "portfolio2": ("best", "dfs"),
     "portfolio3": ("best", "dfs", "plain"),
@@ -359,16 +370,24 @@ PLAIN_RESTART_NODES = 5_000
 # round)
 GREEDY_RESTART_ORDERS = range(3, 11)
 GREEDY_RESTART_NODES = 50_000
-# then three beams (compiled only: ``fortyeight.beam``), a narrow one with long walks, the
-# default one and a wide one with short walks, the last two on a double share, before the long
-# depth-first members: they win deals those wander on for millions of nodes, and where they do
-# not win they empty early (eleventh round)
+# then beams (compiled only: ``fortyeight.beam``), before the long depth-first members: they
+# win deals those wander on for millions of nodes, and where they do not win they empty early.
+# Five rank each card left in the waste down (twelfth round: the 1000x200 beam at weight 10 wins
+# 43 of the 50 deals of 1..240 the eleventh round's default won after its restarts, within
+# 363k nodes), each setting greedy then safe-only (``s``: home moves other than the safe ones
+# are choices; they win deals whose greedy game empties early), the wide ones on double shares;
+# of the eleventh round's three unweighted beams only ``beam`` stays (it alone wins seed 309,
+# at 163k nodes). On 1..240 at 7.5M nodes: 224 won against 208, none lost. Where none wins the
+# six spend about 2.4M nodes, so ``dfs``, last, still gets the 0.7M it needs for seed 59
 PHASES["shaken-plain"] = (
     *(f"rplain{k}@{PLAIN_RESTART_NODES}" for k in range(1, PLAIN_RESTARTS + 1)),
     *(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in GREEDY_RESTART_ORDERS),
-    "beam300x1000",
+    "beam1000x200w10",
     "beam",
-    "beam3000x50",
+    "beam1000x200w10s",
+    "beam3000x300w20",
+    "beam3000x300w20s",
+    "beam10000x300w20s",
     *PHASES["restarts"],
 )
 
@@ -435,9 +454,11 @@ def default_phases(game: Game) -> tuple[str, ...]:
     and Eight) 64 short shuffled restarts of the plain search first (``shaken-plain``: at
     most 5k nodes each, a 128th of the budget), eight of the greedy plain search (at most 50k
     each; the capped members together at most a ``CAPPED_PART``-th of the budget), then three
-    beams over the stock position (compiled only, ``fortyeight.beam``: 300 x 1000, then
-    1000 x 200 and 3000 x 50 on double shares; they win deals the depth-first members wander
-    on, eleventh round), then depth-first searches (``restarts``):
+    beams over the stock position (compiled only, ``fortyeight.beam``: 1000 x 200 ranking
+    each waste card 10 down, the unweighted 1000 x 200, the first again safe-only, 3000 x 300
+    at 20 greedy and safe-only, and 10000 x 300 safe-only at 20, the wide ones on double shares;
+    they win deals the depth-first members wander on, eleventh and twelfth rounds), then
+    depth-first searches (``restarts``, ``gplain`` on a double share):
     plain depth-first with greedy home moves (every card that fits a foundation goes home at
     once), the same twice more with
     each node's children in a random order (``rgplain1``, ``rgplain2``: restarts), then pruned
@@ -621,9 +642,11 @@ def _compiled_member(work: Game, share: Budget, member: str, core: str
     shuffle = SHUFFLED.get(member, 0)
     kind = "plain" if MEMBERS[member] == MEMBERS["plain"] else MEMBERS[member][0]
     if kind == "beam":
-        width, local = BEAMS.get(member, (fortyeight.BEAM_WIDTH, fortyeight.BEAM_LOCAL))
-        compiled = fortyeight.beam(work, share, width, local) if fortyeight.handles(work) \
-            else None
+        width, local, waste, greedy = BEAMS.get(member, (
+            fortyeight.BEAM_WIDTH, fortyeight.BEAM_LOCAL, fortyeight.BEAM_WASTE,
+            fortyeight.BEAM_GREEDY))
+        compiled = fortyeight.beam(work, share, width, local, waste, greedy) \
+            if fortyeight.handles(work) else None
     elif kind in ("best", "dfs") and onepass.handles(work):
         compiled = onepass.search(work, share, kind, shuffle=shuffle)
     elif kind in fortyeight.MODES and fortyeight.handles(work):

@@ -290,9 +290,9 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
 
 @needs_core
 def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
-    """Forty and Eight's default portfolio (ninth and eleventh rounds): the 64 capped plain
-    restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then three beams,
-    then ``restarts``. Seed 65 (a
+    """Forty and Eight's default portfolio (ninth, eleventh and twelfth rounds): the 64 capped
+    plain restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then five
+    beams ranking the waste down (greedy and safe-only), then ``restarts``. Seed 65 (a
     held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
     plain restarts (64 x 5,000, none wins) and ``rgplain3``, ``rgplain4`` (50,000 each): the
     node count pins the order and the caps; its line replays (``search_game`` checks it)."""
@@ -307,8 +307,10 @@ def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
     phases = default_phases(Game(F8, {}, 65))
     assert phases == PHASES["shaken-plain"]
     greedy = tuple(f"rgplain{k}@{GREEDY_RESTART_NODES}" for k in range(3, 11))
-    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam300x1000", "beam", "beam3000x50",
-                                       "gplain", "rgplain1", "rgplain2", "dfs")
+    assert phases[PLAIN_RESTARTS:] == (*greedy, "beam1000x200w10", "beam", "beam1000x200w10s",
+                                       "beam3000x300w20", "beam3000x300w20s",
+                                       "beam10000x300w20s", "gplain", "rgplain1", "rgplain2",
+                                       "dfs")
     result = search_game(Game(F8, {}, 65), Budget(nodes=2_000_000))
     assert result.won
     assert result.nodes == PLAIN_RESTARTS * PLAIN_RESTART_NODES + 2 * GREEDY_RESTART_NODES + 9_681
@@ -392,13 +394,14 @@ def test_without_the_core_the_beam_is_skipped(monkeypatch: pytest.MonkeyPatch) -
 def test_the_beam_gets_a_double_share() -> None:
     """``WEIGHTS``: the beam's share counts as two members' (it wins late, and where it does
     not win it empties early). Seed 5 is won by the beam at 126,136 of its nodes: in
-    ``beam+gplain`` at 200k nodes its share is two thirds (133,333), so it wins there; an equal
-    half (100k) would not."""
+    ``beam+dfs`` at 200k nodes its share is two thirds (133,333), so it wins there; an equal
+    half (100k) would not (as in ``beam+gplain``: ``gplain`` counts double too, twelfth
+    round)."""
     from solrace.shared.solver.search import WEIGHTS
 
     assert WEIGHTS["beam"] == 2
     seed, nodes = BEAM_WINS[1]
-    result = search_game(Game(F8, NO, seed), Budget(nodes=200_000), strategy="beam+gplain")
+    result = search_game(Game(F8, NO, seed), Budget(nodes=200_000), strategy="beam+dfs")
     assert result.won and result.nodes == nodes
     half = fortyeight.beam(Game(F8, NO, seed), Budget(nodes=100_000))
     assert half is not None and half[0] is Outcome.UNKNOWN
@@ -408,8 +411,8 @@ def test_the_beam_gets_a_double_share() -> None:
 def test_small_budgets_run_the_default_without_beams() -> None:
     """Below ``BEAM_MIN_NODES`` (a hint's 20k nodes, a test's few thousand) the default drops
     its beams, so it answers exactly as the members without them (same outcome and nodes);
-    above it the beams run (seed 29 at 2M nodes: won by ``beam``, undecided without the
-    beams)."""
+    above it the beams run (seed 29 at 4M nodes: won by ``beam1000x200w10``, undecided
+    without the beams)."""
     from solrace.shared.solver.search import BEAM_MIN_NODES, PHASES
 
     old = "+".join(p for p in PHASES["shaken-plain"] if not p.startswith("beam"))
@@ -418,6 +421,82 @@ def test_small_budgets_run_the_default_without_beams() -> None:
             new = search_game(Game(F8, NO, seed), Budget(nodes=nodes))
             was = search_game(Game(F8, NO, seed), Budget(nodes=nodes), strategy=old)
             assert (new.outcome, new.nodes) == (was.outcome, was.nodes)
-    big = Budget(nodes=4 * BEAM_MIN_NODES)
+    big = Budget(nodes=8 * BEAM_MIN_NODES)
     assert search_game(Game(F8, NO, 29), big).won
     assert not search_game(Game(F8, NO, 29), big, strategy=old).won
+
+
+@needs_core
+def test_the_waste_weight_ranks_the_beam() -> None:
+    """``waste`` (twelfth round): each card left in the waste ranks a beam position that much
+    lower. Seed 55, which the unweighted 1000 x 200 beam wins only at 1.77M nodes, is won by the
+    same beam with waste weight 10 at exactly 190,597 nodes, and the line replays; unweighted,
+    the same budget is not enough. A negative weight is refused."""
+    game = Game(F8, NO, 55)
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=300_000), 1000, 200, 10)
+    assert (outcome, count) == (Outcome.WON, 190_597)
+    ids = game.layout.ids
+    for s, d, n in line:
+        game.push(Move(ids[s], ids[d], n))
+    assert game.cards_home == game.total_cards
+    plain = fortyeight.beam(Game(F8, NO, 55), Budget(nodes=300_000), 1000, 200, 0)
+    assert plain == (Outcome.UNKNOWN, [], 300_000)
+    with pytest.raises(ValueError):
+        fortyeight.beam(Game(F8, NO, 55), Budget(nodes=1_000), 1000, 200, -1)
+
+
+@needs_core
+def test_the_default_runs_the_waste_beams_first() -> None:
+    """The default's first beam is ``beam1000x200w10``: seed 55 at 4M nodes is won right after
+    the capped restarts (64 x 5,000 plain, 8 x 50,000 greedy, none wins) at that beam's
+    190,597th node, inside its share (a fourteenth of the 3.28M left)."""
+    from solrace.shared.solver.search import (
+        BEAMS,
+        GREEDY_RESTART_NODES,
+        GREEDY_RESTART_ORDERS,
+        PLAIN_RESTART_NODES,
+        PLAIN_RESTARTS,
+    )
+
+    assert BEAMS["beam1000x200w10"] == (1000, 200, 10, True)
+    result = search_game(Game(F8, NO, 55), Budget(nodes=4_000_000))
+    assert result.won
+    assert result.nodes == (PLAIN_RESTARTS * PLAIN_RESTART_NODES
+                            + len(GREEDY_RESTART_ORDERS) * GREEDY_RESTART_NODES + 190_597)
+
+
+@needs_core
+def test_a_safe_only_beam_leaves_home_moves_to_its_walk() -> None:
+    """``greedy=False`` (twelfth round): only the safe home moves are made at once, the others
+    are choices of the walk. Seed 33's greedy game (1000 x 200, waste weight 10) empties at
+    69,082 nodes, proving nothing; the safe-only beam wins it at exactly 257,349 nodes, and its
+    line replays through ``Game.push``, also as ``search_game`` reports it (member
+    ``beam1000x200w10s``)."""
+    from solrace.shared.solver.search import BEAMS
+
+    game = Game(F8, NO, 33)
+    greedy = fortyeight.beam(game, Budget(nodes=400_000), 1000, 200, 10)
+    assert greedy == (Outcome.UNKNOWN, [], 69_082)
+    outcome, line, count = fortyeight.beam(game, Budget(nodes=400_000), 1000, 200, 10,
+                                           greedy=False)
+    assert (outcome, count) == (Outcome.WON, 257_349)
+    ids = game.layout.ids
+    for s, d, n in line:
+        game.push(Move(ids[s], ids[d], n))
+    assert game.cards_home == game.total_cards
+    assert BEAMS["beam1000x200w10s"] == (1000, 200, 10, False)
+    result = search_game(Game(F8, NO, 33), Budget(nodes=400_000), strategy="beam1000x200w10s")
+    assert result.won and result.nodes == 257_349
+
+
+@needs_core
+def test_gplain_counts_double_after_the_beams() -> None:
+    """``WEIGHTS["gplain"]`` is 2 (twelfth round): the default's beams spend about 2.1M nodes
+    on seed 294 without a win, and ``gplain`` needs 1.6M of its own nodes there, more than a
+    quarter of what is left for the four long members; as two of five shares it wins, at 7.5M
+    nodes in all, at exactly this node (which pins the members and their shares before it)."""
+    from solrace.shared.solver.search import WEIGHTS
+
+    assert WEIGHTS["gplain"] == 2
+    result = search_game(Game(F8, NO, 294), Budget(nodes=7_500_000))
+    assert result.won and result.nodes == 4_514_811
