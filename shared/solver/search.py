@@ -453,7 +453,7 @@ def default_phases(game: Game) -> tuple[str, ...]:
     """``portfolio``: best-first then depth-first; with a limited stock and macro-moves (Forty
     and Eight) 64 short shuffled restarts of the plain search first (``shaken-plain``: at
     most 5k nodes each, a 128th of the budget), eight of the greedy plain search (at most 50k
-    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then three
+    each; the capped members together at most a ``CAPPED_PART``-th of the budget), then six
     beams over the stock position (compiled only, ``fortyeight.beam``: 1000 x 200 ranking
     each waste card 10 down, the unweighted 1000 x 200, the first again safe-only, 3000 x 300
     at 20 greedy and safe-only, and 10000 x 300 safe-only at 20, the wide ones on double shares;
