@@ -60,8 +60,8 @@ SHARED = (
     "cards", "notation", "engine", "status", "views", "pointing", "masking",
     "protocol.wire", "protocol.requests", "protocol.accounts", "protocol.messages",
     "protocol.frames", "jsonwire",
-    "solver.search", "solver.moves", "solver.canonical", "solver.safe_moves", "solver.stock",
-    "solver.poporder",
+    "solver.search", "solver.searcher", "solver.coreportfolio", "solver.moves",
+    "solver.canonical", "solver.safe_moves", "solver.stock", "solver.poporder",
     "variants.unlimited", "variants.double_aces_and_kings", "variants.forty_and_eight",
     "variants.seven_by_five", "variants.sixes_and_sevens",
 )

@@ -1,11 +1,10 @@
-"""The search: best-first, then depth-first, with one transposition table each.
+"""The search portfolios: which searches run on a deal, on what share of the budget.
 
-Both searches work on the solver's own copy of the game and move with ``Game._do`` /
-``Game._revert``. A *node* is a position after one edge (:mod:`.moves`) and the safe moves that
-follow it; its canonical key (:mod:`.canonical`) enters the table the first time the position
-is reached, and the position is never searched again. Either search, run to the end, visits
-every node reachable from the start, so ending without a win proves the deal lost (the pruning
-keeps a win whenever there is one: ``docs/solver.md``).
+The searches themselves are :class:`.searcher.Searcher` (Python best-first and depth-first,
+one transposition table each; run to the end, either proves a deal lost) and the compiled
+cores (:mod:`.fastcore`, :mod:`.onepass`, :mod:`.fortyeight`, :mod:`.poporder`);
+:func:`search_game` picks the members, gives each its share, and replays every won line
+through ``Game.push`` before it is reported.
 
 Why two searches: measured on the five variants, neither order dominates. Best-first, guided
 by an estimate of the work left, finds short lines (a useful par) and solves Seven by Five with
@@ -20,9 +19,9 @@ position lost.
 
 On Klondike (Unlimited) the default strategy hands the search to the compiled core
 (:mod:`.fastcore`, the same graph some thirty times faster) when it is available, in the small
-portfolio of :func:`core_portfolio`; Double Aces and Kings and Sixes and Sevens (automatic
-spaces) run the portfolio's members on their own compiled core (:mod:`.onepass`, the Python
-search's nodes in the same order), and so do Forty and Eight's depth-first members
+portfolio of :func:`.coreportfolio.core_portfolio`; Double Aces and Kings and Sixes and Sevens
+(automatic spaces) run the portfolio's members on their own compiled core (:mod:`.onepass`,
+the Python search's nodes in the same order), and so do Forty and Eight's depth-first members
 (:mod:`.fortyeight`); every line is replayed through ``Game.push`` either way. The default
 strategy decides Sixes and Sevens with automatic spaces by another search altogether, over the
 orders in which its waste can be emptied (:mod:`.poporder`), which is exact and far smaller;
@@ -33,237 +32,21 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
-from heapq import heappop, heappush
 
-from solrace.shared.cards import RANK_OF
 from solrace.shared.engine import Game
 from solrace.shared.notation import Move
 from solrace.shared.rules import AutoFill
-from solrace.shared.solver import fastcore, fortyeight, onepass, poporder
-from solrace.shared.solver.canonical import key_function
-from solrace.shared.solver.deadends import dead_end_test
-from solrace.shared.solver.moves import Edge, MoveGen, Triple
+from solrace.shared.solver import fortyeight, onepass, poporder
+from solrace.shared.solver.coreportfolio import core_portfolio
+from solrace.shared.solver.moves import Triple
 from solrace.shared.solver.result import Budget, Outcome, SolveResult
+from solrace.shared.solver.searcher import Searcher
 from solrace.shared.solver.shorten import shorten
-from solrace.shared.solver.stock import JUMP
 
-_TIME_CHECK = 256  # nodes between clock readings
-_M64 = (1 << 64) - 1
-_SEP = b"\xff"
-Snapshot = tuple[bytes, bytes, int]
 STRATEGIES = ("portfolio", "portfolio2", "portfolio3", "streamlined", "depth3", "best", "dfs",
               "plain", "sbest", "sdfs", "gdfs", "gplain", "greedy2", "restarts", "shaken",
               "shaken-plain")
 SHORTEN_EDGES = 20_000  # edges tried when shortening a winning line (deterministic cap)
-
-
-class Searcher(MoveGen):
-    """One search from the current position of ``game`` (which it changes and restores)."""
-
-    # weights of the best-first estimate (lower is closer to a win)
-    W_HOME = 4  # per card not yet home
-    W_DOWN = 2  # per face-down card
-    W_DISORDER = 1  # per card above a lower card in a pile (Ace-up games: it must move first)
-    W_EMPTY = 2  # bonus per empty tableau pile
-    W_WASTE = 1  # per waste card, when redeals are limited (it may be buried for good)
-    W_DEPTH = 1  # per edge from the start: prefers short lines
-
-    def __init__(self, game: Game, *, pruning: bool = True, streamline: bool = False,
-                 greedy: bool = False, dead_ends: bool = True, shuffle: int = 0) -> None:
-        super().__init__(game, pruning=pruning, streamline=streamline, greedy=greedy)
-        # the depth-first search's children in a random order (seed; 0: the engine's)
-        self.shuffle = shuffle & 0xFFFFFFFF
-        rules = game.rules
-        self.key = key_function(game)
-        # a position this proves lost is counted as a node and never expanded (deadends.py)
-        self.dead = dead_end_test(game) if pruning and dead_ends else None
-        self.nodes = 0
-        self.up_only = all(g.step == 1 and g.start_rank == 1 for g in rules.foundations)
-        self.stacks = game._T + game._R
-        self.waste_limited = rules.draw > 0 and rules.redeals is not None
-
-    # ------------------------------------------------------------------ depth-first
-
-    def run_dfs(self, budget: Budget, clock: Callable[[], float] = time.perf_counter
-                ) -> tuple[Outcome, list[Triple]]:
-        game = self.game
-        deadline = None if budget.seconds is None else clock() + budget.seconds
-        max_nodes = budget.nodes
-        ops0: list = []
-        prefix: list[Triple] = []
-        path_ops: list[list] = []
-        self.close(ops0, prefix)
-        total = self.total
-        try:
-            if self.home() == total:
-                return Outcome.WON, prefix
-            dead = self.dead
-            if dead is not None and dead():
-                self.nodes = 1
-                return Outcome.LOST, []
-            key = self.key
-            seen = {key()}
-            path_moves: list[list[Triple]] = []
-            children = self._shuffled if self.shuffle else self.edges
-            self._rng = self.shuffle
-            stack = [iter(children())]
-            revert, apply, home = game._revert, self.apply, self.home
-            nodes = self.nodes = 1
-            while stack:
-                edge = next(stack[-1], None)
-                if edge is None:
-                    stack.pop()
-                    if path_ops:
-                        revert(path_ops.pop())
-                        path_moves.pop()
-                    continue
-                ops, moves = apply(edge)
-                if home() == total:
-                    revert(ops)
-                    return Outcome.WON, prefix + [m for ms in path_moves for m in ms] + moves
-                k = key()
-                if k in seen:
-                    revert(ops)
-                    continue
-                if (max_nodes is not None and nodes >= max_nodes) or (
-                    deadline is not None and nodes % _TIME_CHECK == 0 and clock() > deadline
-                ):
-                    revert(ops)
-                    return Outcome.UNKNOWN, []
-                seen.add(k)
-                nodes = self.nodes = nodes + 1
-                if dead is not None and dead():
-                    revert(ops)
-                    continue
-                path_ops.append(ops)
-                path_moves.append(moves)
-                stack.append(iter(children()))
-            return Outcome.LOST, []
-        finally:
-            while path_ops:
-                game._revert(path_ops.pop())
-            game._revert(ops0)
-
-    def _shuffled(self) -> list[Edge]:
-        """The edges in a random order (Fisher-Yates over splitmix64), a trailing draw or
-        redeal (one engine move from or to the stock; never a jump) kept last: the order of
-        the compiled cores' shuffled members (``fortyeight.c``, ``onepass.c``), draw for
-        draw."""
-        edges = self.edges()
-        n = len(edges)
-        if n:
-            last = edges[-1]
-            if len(last) == 1 and last[0][0] != JUMP and self.S in (last[0][0], last[0][1]):
-                n -= 1
-        x = self._rng
-        for i in range(n, 1, -1):
-            x = (x + 0x9E3779B97F4A7C15) & _M64
-            z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-            j = (z ^ (z >> 31)) % i
-            edges[i - 1], edges[j] = edges[j], edges[i - 1]
-        self._rng = x
-        return edges
-
-    # ------------------------------------------------------------------ best-first
-
-    def snapshot(self) -> Snapshot:
-        pos = self.pos
-        return _SEP.join([bytes(p) for p in pos.piles]), bytes(pos.down), pos.redeals
-
-    def restore(self, snap: Snapshot) -> None:
-        body, down, redeals = snap
-        pos = self.pos
-        pos.piles = [list(b) for b in body.split(_SEP)]
-        pos.down = list(down)
-        pos.redeals = redeals
-
-    def estimate(self) -> int:
-        """Work left, roughly (lower is better): what best-first expands first."""
-        piles, down = self.pos.piles, self.pos.down
-        h = (self.total - self.home()) * self.W_HOME
-        if self.up_only:
-            for t in self.stacks:
-                lo = 99
-                for c in piles[t]:
-                    r = RANK_OF[c]
-                    if r > lo:
-                        h += self.W_DISORDER
-                    else:
-                        lo = r
-        for t in self.T:
-            h += down[t] * self.W_DOWN
-            if not piles[t]:
-                h -= self.W_EMPTY
-        if self.waste_limited:
-            h += len(piles[self.W]) * self.W_WASTE
-        return h
-
-    def run_best(self, budget: Budget, clock: Callable[[], float] = time.perf_counter
-                 ) -> tuple[Outcome, list[Triple]]:
-        game = self.game
-        deadline = None if budget.seconds is None else clock() + budget.seconds
-        max_nodes = budget.nodes
-        ops0: list = []
-        prefix: list[Triple] = []
-        self.close(ops0, prefix)
-        root = self.snapshot()
-        total = self.total
-        try:
-            if self.home() == total:
-                return Outcome.WON, prefix
-            dead = self.dead
-            if dead is not None and dead():
-                self.nodes = 1
-                return Outcome.LOST, []
-            key, apply, revert, home = self.key, self.apply, game._revert, self.home
-            seen = {key()}
-            parent: list[int] = [-1]
-            edge_in: list[list[Triple]] = [[]]
-            snaps: list[Snapshot | None] = [root]
-            depth: list[int] = [0]
-            heap: list[tuple[int, int]] = [(0, 0)]
-            nodes = self.nodes = 1
-            while heap:
-                _, i = heappop(heap)
-                snap = snaps[i]
-                snaps[i] = None  # expanded: its position is no longer needed
-                assert snap is not None
-                self.restore(snap)
-                d1 = depth[i] + 1
-                for edge in self.edges():
-                    ops, moves = apply(edge)
-                    if home() == total:
-                        line = moves
-                        j = i
-                        while j > 0:
-                            line = edge_in[j] + line
-                            j = parent[j]
-                        return Outcome.WON, prefix + line
-                    k = key()
-                    if k in seen:
-                        revert(ops)
-                        continue
-                    if (max_nodes is not None and nodes >= max_nodes) or (
-                        deadline is not None and nodes % _TIME_CHECK == 0 and clock() > deadline
-                    ):
-                        return Outcome.UNKNOWN, []
-                    seen.add(k)
-                    nodes = self.nodes = nodes + 1
-                    if dead is not None and dead():
-                        revert(ops)
-                        continue
-                    parent.append(i)
-                    edge_in.append(moves)
-                    depth.append(d1)
-                    snaps.append(self.snapshot())
-                    heappush(heap, (self.estimate() + self.W_DEPTH * d1, len(parent) - 1))
-                    revert(ops)
-            return Outcome.LOST, []
-        finally:
-            self.restore(root)
-            game._revert(ops0)
 
 
 # ---------------------------------------------------------------------- entry point
@@ -483,154 +266,6 @@ def default_phases(game: Game) -> tuple[str, ...]:
     if rules.tableau.auto_fill is AutoFill.STOCK and rules.redeals == 0:
         return PHASES["shaken"]  # Double Aces and Kings
     return PHASES["portfolio2"]
-
-
-CORE_QUICK = 20_000  # nodes of the compiled core's quick first pass
-PYTHON_BEST = 3_000  # nodes of the Python best-first pass that follows it
-RESTART_SHARE = 0.5  # of the rest for the core's restarts in other move orders (and best-first)
-# the compiled best-first members that follow the quick pass (``fastcore.best``): (streamlined,
-# estimate weights, share of the rest); their nodes come out of the restarts' share, so the
-# final full search keeps half of the rest, as before (docs/solver.md, "tenth round")
-CORE_BEST = ((True, (4, 2, 2, 2, 0), 0.1), (False, (4, 2, 2, 3, 0), 0.1))
-# the compiled beam members that follow them (``fastcore.beam``): (streamlined, shape, share of
-# the rest), also out of the restarts' share; the beam never proves a loss (docs/solver.md,
-# "eleventh round")
-CORE_BEAM: tuple[tuple[bool, fastcore.Shape, float], ...] = (
-    (True, fastcore.BEAM, 0.2),)
-FINAL_STREAMLINED = 1 / 3  # of the last phase's nodes: the streamlined search (and late beams)
-# beams in the last phase (``_final_search``), by the number of cards drawn: (streamlined,
-# shape, share of its streamlined part); another width and a stock weight win other draw-3
-# deals; on draw 1 the streamlined depth-first search keeps the part (it wins seed 9 there at
-# 3M nodes; docs/solver.md, "eleventh round")
-CORE_LATE_BEAM: dict[int, tuple[tuple[bool, fastcore.Shape, float], ...]] = {
-    3: ((True, (8000, 30, 4, 2, 2, 1, 2), 0.7),)}
-
-
-def _fraction(budget: Budget, part: float) -> Budget:
-    """``part`` (0..1) of ``budget``, at least one node."""
-    return Budget(nodes=None if budget.nodes is None else max(1, int(budget.nodes * part)),
-                  seconds=None if budget.seconds is None else budget.seconds * part)
-
-
-def core_portfolio(game: Game, budget: Budget
-                   ) -> tuple[Outcome, list[Triple], int, bool] | None:
-    """The portfolio on the compiled core (Klondike): the core on ``CORE_QUICK`` nodes (most
-    deals are won in a few hundred), then Python best-first on ``PYTHON_BEST`` (it wins some
-    deals in a few hundred nodes that depth-first misses for millions: on seeds 1..200 of
-    draw 1 at 10 s, 11 of the wins), then the core's best-first members ``CORE_BEST``
-    (``fastcore.best``: a streamlined and a full one, each on a tenth of the rest; tenth round:
-    on seeds 1..300 at 1.5M nodes they won 14 deals nothing else did), then the core's beam
-    ``CORE_BEAM`` (``fastcore.beam``: streamlined, a fifth of the rest; eleventh round: it wins
-    draw-3 deals no depth-first or best-first member reached at 3M nodes; it never proves a
-    loss), then the core's
-    restarts in other move orders on what is left of ``RESTART_SHARE`` of the rest
-    (``fastcore.restarts``), then the core on what is left: streamlined on a third, the full search
-    (the one that proves most deals lost) on the other two thirds. ``None`` when the core does
-    not handle the position. Node budgets stay deterministic. The last item says whether a won
-    line is already short: the core shortens its own lines (``fastcore.search``), in
-    milliseconds where :func:`.shorten` takes 0.1-0.5 s of Python (most of a typical deal's
-    time); Python best-first's line is left to :func:`.shorten`."""
-    t0 = time.perf_counter()
-
-    def left(cap: int | None) -> Budget | None:
-        used_s = time.perf_counter() - t0
-        nodes = None if budget.nodes is None else budget.nodes - used
-        if cap is not None:
-            nodes = cap if nodes is None else min(cap, nodes)
-        secs = None if budget.seconds is None else budget.seconds - used_s
-        if (nodes is not None and nodes < 1) or (secs is not None and secs <= 1e-3):
-            return None
-        return Budget(nodes=nodes, seconds=secs)
-
-    used = 0
-    first = left(CORE_QUICK)
-    assert first is not None
-    fast = fastcore.search(game, first, first.seconds)
-    if fast is None:
-        return None
-    used += fast[2]
-    if fast[0] is not Outcome.UNKNOWN:
-        return fast[0], fast[1], used, True
-    best = left(PYTHON_BEST)
-    if best is not None:
-        searcher = Searcher(game)
-        outcome, line = searcher.run_best(best)
-        used += searcher.nodes
-        if outcome is not Outcome.UNKNOWN:
-            return outcome, line, used, False
-    rest = left(None)
-    if rest is None:
-        return Outcome.UNKNOWN, [], used, True
-    share = RESTART_SHARE  # of this rest, for best-first and the restarts together
-    for greedy, weights, part in CORE_BEST:
-        best = _fraction(rest, part)
-        share -= part
-        fast = fastcore.best(game, best, best.seconds, greedy=greedy, weights=weights)
-        if fast is None:
-            return None
-        used += fast[2]
-        if fast[0] is not Outcome.UNKNOWN:
-            return fast[0], fast[1], used, True
-    for greedy, shape, part in CORE_BEAM:
-        beam = _fraction(rest, part)
-        share -= part
-        fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
-        if fast is None:
-            return None
-        used += fast[2]
-        if fast[0] is Outcome.WON:  # the beam never proves a loss
-            return fast[0], fast[1], used, True
-    some = _fraction(rest, share)
-    fast = fastcore.restarts(game, some, some.seconds)
-    if fast is None:
-        return None
-    used += fast[2]
-    if fast[0] is not Outcome.UNKNOWN:
-        return fast[0], fast[1], used, True
-    rest = left(None)
-    if rest is None:
-        return Outcome.UNKNOWN, [], used, True
-    fast = _final_search(game, rest)
-    if fast is None:
-        return None
-    return fast[0], fast[1], used + fast[2], True
-
-
-def _final_search(game: Game, rest: Budget) -> tuple[Outcome, list[Triple], int] | None:
-    """The portfolio's last phase on ``rest``: the core's streamlined search on
-    ``FINAL_STREAMLINED`` of it, then the full search (the one that proves deals lost) on what
-    is left. The late beams (``CORE_LATE_BEAM``: draw 3, streamlined) take their nodes out of
-    the streamlined part, after the streamlined depth-first search (which won no deal of draw
-    3 1..1000 at 3M nodes), and only when that search did not exhaust the streamlined game
-    (then they cannot win it either): so the full search gets what it got without them,
-    except when the streamlined game would have been exhausted within the beams' share of it
-    (docs/solver.md, "eleventh round")."""
-    t0 = time.perf_counter()
-    beams = CORE_LATE_BEAM.get(game.rules.draw, ())
-    late = sum(part for _, _, part in beams)
-    third = _fraction(rest, FINAL_STREAMLINED)
-    first = _fraction(third, 1 - late)
-    fast = fastcore.streamlined(game, first, first.seconds)
-    if fast is None or fast[0] is Outcome.WON:
-        return fast
-    used = fast[2]
-    spent = time.perf_counter() - t0
-    exhausted = used < first.nodes if first.nodes is not None else spent < 0.99 * first.seconds
-    for greedy, shape, part in () if exhausted else beams:
-        beam = _fraction(third, part)
-        fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
-        if fast is None:
-            return None
-        used += fast[2]
-        if fast[0] is Outcome.WON:  # the beam never proves a loss
-            return fast[0], fast[1], used
-    spent = time.perf_counter() - t0
-    left = Budget(nodes=None if rest.nodes is None else max(1, rest.nodes - used),
-                  seconds=None if rest.seconds is None else max(1e-3, rest.seconds - spent))
-    fast = fastcore.search(game, left, left.seconds, streamline=False)
-    if fast is None:
-        return None
-    return fast[0], fast[1], used + fast[2]
 
 
 def _compiled_member(work: Game, share: Budget, member: str, core: str

@@ -351,11 +351,11 @@ def test_half_the_rest_for_restarts_wins_what_a_quarter_missed(
     undecided. The line replays through the engine (``search_game`` checks it). Without the
     tenth round's best-first members and the eleventh round's beams (the first takes its nodes
     out of the restarts' share, the late one wins seed 149 in the last phase)."""
-    from solrace.shared.solver import search
+    from solrace.shared.solver import coreportfolio
 
-    monkeypatch.setattr(search, "CORE_BEST", ())
-    monkeypatch.setattr(search, "CORE_BEAM", ())
-    monkeypatch.setattr(search, "CORE_LATE_BEAM", {})
+    monkeypatch.setattr(coreportfolio, "CORE_BEST", ())
+    monkeypatch.setattr(coreportfolio, "CORE_BEAM", ())
+    monkeypatch.setattr(coreportfolio, "CORE_LATE_BEAM", {})
     game = Game("unlimited", DRAW3, 149)
     won = search_game(game, Budget(nodes=850_000))
     assert won.outcome is Outcome.WON and won.nodes < 850_000
@@ -363,7 +363,7 @@ def test_half_the_rest_for_restarts_wins_what_a_quarter_missed(
     for move in won.moves:
         check.push(move)
     assert check.cards_home == 52
-    monkeypatch.setattr(search, "RESTART_SHARE", 0.25)
+    monkeypatch.setattr(coreportfolio, "RESTART_SHARE", 0.25)
     assert search_game(Game("unlimited", DRAW3, 149), Budget(nodes=850_000)).outcome \
         is Outcome.UNKNOWN
 

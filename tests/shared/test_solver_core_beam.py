@@ -105,7 +105,7 @@ def test_the_late_beam_wins_in_the_last_phase_and_its_line_replays() -> None:
     """Draw 3 seed 333: undecided by the portfolio with the first beam at 3M nodes; the late
     beam (width 8000, stock weight 1) wins it in some 183k nodes of the last phase's
     streamlined part."""
-    from solrace.shared.solver import search as portfolio
+    from solrace.shared.solver import coreportfolio as portfolio
 
     game = Game("unlimited", DRAW3, 333)
     found = portfolio._final_search(game, Budget(nodes=900_000))
@@ -119,7 +119,7 @@ def test_the_late_beam_leaves_the_full_search_its_proofs(
         options: dict[str, str], seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The last phase proves these deals lost with and without the late beams, and a second
     run gives the same nodes (deterministic)."""
-    from solrace.shared.solver import search as portfolio
+    from solrace.shared.solver import coreportfolio as portfolio
 
     game = Game("unlimited", options, seed)
     budget = Budget(nodes=600_000)
