@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,6 +27,7 @@ from solrace.server.racemodel import (
     new_code,
     new_race_id,
     parse_options,
+    playable_seed,
     standings,
 )
 from solrace.server.racemoves import MovePath
@@ -138,7 +138,7 @@ class RaceService(MovePath):
         except OptionError as exc:
             raise ProtocolError("bad_option", exc.reason) from None
         if seed is None:
-            seed = secrets.randbits(64)
+            seed = playable_seed(v, opts)
         rid = new_race_id()
         meta = {
             "variant": v.name, "options": options_text(opts), "seed": seed, "seats": seats,

@@ -362,13 +362,16 @@ async def redis_hset(redis_url: str, key: str, **values: Any) -> None:
         await r.aclose()
 
 
-def choose_move(game: Game, seen: set[str] | None = None) -> Move | None:
+def choose_move(game: Game, seen: set[str] | None = None, *,
+                keep_playing: bool = False) -> Move | None:
     """A legal move for a test racer: greedy, deterministic, avoiding positions already seen.
 
     Prefers a card home, then a move that turns up a card or empties a pile, then anything
     that reaches a new position (a draw before a redeal). Never takes a card back off a
     foundation. ``None`` when every move leads somewhere already seen (the racer should resign
-    rather than loop).
+    rather than loop). ``keep_playing``: also avoid moves after which the game is over (a
+    random deal can be lost within a few moves, e.g. draw 3 when a waste card is played, and a
+    test that goes on playing and resigning needs the game to last).
     """
     seen = set() if seen is None else seen
     best: tuple[int, int] | None = None
@@ -380,7 +383,7 @@ def choose_move(game: Game, seen: set[str] | None = None) -> Move | None:
         game.push(move)
         try:
             text = game.position_text()
-            if text in seen:
+            if text in seen or (keep_playing and game.is_over()):
                 continue
             if game.cards_home > home:
                 score = 0

@@ -169,3 +169,39 @@ async def test_rivals_are_told_when_a_racer_disconnects_and_returns(redis_url: s
             await back.close()
         events = (await hana.request("sync", race=rid, since=0))["events"]
         assert {e["k"] for e in events} == {"join"}, events  # nothing in the log
+
+
+def test_a_random_deal_is_never_over_before_the_first_move(monkeypatch) -> None:
+    """Seven by Five's seed rules deal seeds 3, 5 and 6 lost (no card can ever go home):
+    a fresh race skips them and takes the first playable draw; a named seed is kept."""
+    from solrace.server import racemodel
+    from solrace.shared.engine import Game
+
+    draws = iter([3, 5, 6, 4, 13])
+    monkeypatch.setattr(racemodel.secrets, "randbits", lambda bits: next(draws))
+    assert all(Game("seven-by-five", {}, s).is_over() for s in (3, 5, 6))
+    assert not Game("seven-by-five", {}, 4).is_over()
+    assert racemodel.playable_seed("seven-by-five", {}) == 4
+    # never more than PLAYABLE_TRIES draws: all lost, the last one is used as it is
+    draws = iter([3] * racemodel.PLAYABLE_TRIES + [4])
+    assert racemodel.playable_seed("seven-by-five", {}) == 3
+    assert next(draws) == 4
+
+
+async def test_races_and_practice_open_on_a_playable_deal(redis_url: str) -> None:
+    """End to end on the variant with the most deals lost as dealt (about 45 %): fresh races
+    and practice games all start playable, while a practice seed the player names is dealt
+    as it is, lost or not."""
+    async with running_server(redis_url) as server, \
+            harness.clients(ws_url(server), "alice") as (alice,):
+        for _ in range(6):
+            race = await alice.create_race("seven-by-five", {})
+            secret = await harness.race_info(redis_url, race["race"])
+            assert not secret.game().is_over(), secret.seed
+            await alice.leave(race["race"])
+            practice = await alice.practice_start("seven-by-five", bots=[])
+            secret = await harness.race_info(redis_url, practice["race"])
+            assert not secret.game().is_over(), secret.seed
+            await alice.resign(practice["race"])
+        named = await alice.practice_start("seven-by-five", bots=[], seed=3)
+        assert (await harness.race_info(redis_url, named["race"])).seed == 3

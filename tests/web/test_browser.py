@@ -75,11 +75,21 @@ def page_click(game: Game, move: Move) -> str | None:
 def next_click(game: Game) -> str | None:
     """A click (source only) that makes a useful move: the test racer's choice of move, or
     failing that any move a click makes; a card rather than the stock when one is worth it."""
-    preferred = choose_move(game, {game.position_text()})
+    preferred = choose_move(game, {game.position_text()}, keep_playing=True)
     moves = ([preferred] if preferred else []) + list(game.legal_moves())
-    texts = [page_click(game, m) for m in moves if not m.src.startswith("f")]
+    texts = [page_click(game, m) for m in moves
+             if not m.src.startswith("f") and not _ends_game(game, m)]
     cards = [t for t in texts if t and t != "s"]
     return cards[0] if cards else ("s" if "s" in texts else None)
+
+
+def _ends_game(game: Game, move: Move) -> bool:
+    """Is the game over after ``move``? (The tests play on and resign, so they avoid that.)"""
+    game.push(move)
+    try:
+        return game.is_over()
+    finally:
+        game.pop()
 
 
 async def drag_and_check(p: Player, game: Game, move: Move) -> None:
@@ -147,7 +157,7 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     # alice plays by dragging cards (full moves), checked against the engine after each
     seen = {ga.position_text()}
     for _ in range(12):
-        move = choose_move(ga, seen)
+        move = choose_move(ga, seen, keep_playing=True)
         assert move is not None
         if "s" in (move.src, move.dst):  # a draw, or a redeal (a click on the empty stock)
             await alice.click_stock()
@@ -292,7 +302,7 @@ async def test_daily_attempt_leaderboard_and_profile(browser, web_server: str,
     await page.keyboard.press("Space")
     game.push(Move("s", "w"))
     await carol.wait_board(view_of(game).wire())
-    move = choose_move(game, {game.position_text()})
+    move = choose_move(game, {game.position_text()}, keep_playing=True)
     assert move is not None
     await page.get_by_label("Type a move").fill(move.text())
     await page.keyboard.press("Enter")
