@@ -248,7 +248,7 @@ async def test_play_reconnects_when_the_server_restarts(redis_url: str, tmp_path
                                                    "--ready", "--name", "alice"))
         await bob.next_event(CLI_TIMEOUT, t="event", k="join")
         await bob.ready(rid)
-        first = harness.choose_move(game)
+        first = harness.choose_move(game, keep_playing=True)
         assert first is not None
         game.push(first)
         await cli.send(first.text())
@@ -261,7 +261,7 @@ async def test_play_reconnects_when_the_server_restarts(redis_url: str, tmp_path
         await _retry(bob.reconnect)
         await cli.read_until("reconnected")
 
-        second = harness.choose_move(game, {game.position_text()})
+        second = harness.choose_move(game, {game.position_text()}, keep_playing=True)
         assert second is not None
         game.push(second)
         await cli.send(second.text(), "resign", close=True)

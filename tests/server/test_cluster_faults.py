@@ -43,7 +43,7 @@ class FaultRacer(Racer):
     refusals: list[str]
 
     async def step_retrying(self) -> dict[str, Any] | None:
-        move = choose_move(self.game, self.seen)
+        move = choose_move(self.game, self.seen, keep_playing=True)
         if move is None:
             return None
         loop = asyncio.get_running_loop()

@@ -54,7 +54,7 @@ async def move_until_killed(racer: Racer, proc: ServerProcess, acks_before_kill:
     next move is in flight. Returns the acknowledged moves and the one in flight (if any)."""
     acked: list[str] = []
     while True:
-        move = choose_move(racer.game, racer.seen)
+        move = choose_move(racer.game, racer.seen, keep_playing=True)
         assert move is not None, "the test deal ran out of moves"
         send = asyncio.ensure_future(racer.client.move(racer.race, move.text()))
         if len(acked) == acks_before_kill:
@@ -252,7 +252,7 @@ async def test_redis_restart_mid_race_keeps_acked_moves(private_redis: RedisProc
             acked = [m.text() for m in ra.game.moves]
 
             await asyncio.to_thread(private_redis.kill)
-            move = choose_move(ra.game, ra.seen)
+            move = choose_move(ra.game, ra.seen, keep_playing=True)
             assert move is not None
             with pytest.raises(ClientError) as err:
                 await alice.move(rid, move.text())
