@@ -10,6 +10,7 @@ measured (``docs/solver.md``, the rounds of issue 15) and tests pin what each on
 
 from __future__ import annotations
 
+import functools
 import time
 
 from solrace.shared.engine import Game
@@ -94,24 +95,20 @@ def core_portfolio(game: Game, budget: Budget
     rest = left(None)
     if rest is None:
         return Outcome.UNKNOWN, [], used, True
-    share = RESTART_SHARE  # of this rest, for best-first and the restarts together
-    for greedy, weights, part in CORE_BEST:
-        best = _fraction(rest, part)
+    share = RESTART_SHARE  # of this rest, for best-first, the beams and the restarts together
+    # (member, its share of the rest, whether its exhaustion proves a loss: the beam's never)
+    members = [(functools.partial(fastcore.best, greedy=greedy, weights=weights), part, True)
+               for greedy, weights, part in CORE_BEST]
+    members += [(functools.partial(fastcore.beam, greedy=greedy, shape=shape), part, False)
+                for greedy, shape, part in CORE_BEAM]
+    for member, part, proves in members:
+        some = _fraction(rest, part)
         share -= part
-        fast = fastcore.best(game, best, best.seconds, greedy=greedy, weights=weights)
+        fast = member(game, some, some.seconds)
         if fast is None:
             return None
         used += fast[2]
-        if fast[0] is not Outcome.UNKNOWN:
-            return fast[0], fast[1], used, True
-    for greedy, shape, part in CORE_BEAM:
-        beam = _fraction(rest, part)
-        share -= part
-        fast = fastcore.beam(game, beam, beam.seconds, greedy=greedy, shape=shape)
-        if fast is None:
-            return None
-        used += fast[2]
-        if fast[0] is Outcome.WON:  # the beam never proves a loss
+        if fast[0] is Outcome.WON or (proves and fast[0] is Outcome.LOST):
             return fast[0], fast[1], used, True
     some = _fraction(rest, share)
     fast = fastcore.restarts(game, some, some.seconds)

@@ -53,25 +53,41 @@ class Searcher(MoveGen):
         self.stacks = game._T + game._R
         self.waste_limited = rules.draw > 0 and rules.redeals is not None
 
+    # ------------------------------------------------------------------ both searches
+
+    def _begin(self, budget: Budget, clock: Callable[[], float]
+               ) -> tuple[float | None, int | None, list, list[Triple]]:
+        """A run's start: its deadline and node cap, and the safe moves closed at the root
+        (their undo ops, for the caller's ``finally``, and the moves, the line's prefix)."""
+        deadline = None if budget.seconds is None else clock() + budget.seconds
+        ops0: list = []
+        prefix: list[Triple] = []
+        self.close(ops0, prefix)
+        return deadline, budget.nodes, ops0, prefix
+
+    def _decided_at_root(self, prefix: list[Triple]) -> tuple[Outcome, list[Triple]] | None:
+        """Won by the safe moves alone, or lost by the dead-end test at the root: the answer
+        (one node), else ``None``."""
+        if self.home() == self.total:
+            return Outcome.WON, prefix
+        dead = self.dead
+        if dead is not None and dead():
+            self.nodes = 1
+            return Outcome.LOST, []
+        return None
+
     # ------------------------------------------------------------------ depth-first
 
     def run_dfs(self, budget: Budget, clock: Callable[[], float] = time.perf_counter
                 ) -> tuple[Outcome, list[Triple]]:
         game = self.game
-        deadline = None if budget.seconds is None else clock() + budget.seconds
-        max_nodes = budget.nodes
-        ops0: list = []
-        prefix: list[Triple] = []
+        deadline, max_nodes, ops0, prefix = self._begin(budget, clock)
         path_ops: list[list] = []
-        self.close(ops0, prefix)
-        total = self.total
+        total, dead = self.total, self.dead
         try:
-            if self.home() == total:
-                return Outcome.WON, prefix
-            dead = self.dead
-            if dead is not None and dead():
-                self.nodes = 1
-                return Outcome.LOST, []
+            early = self._decided_at_root(prefix)
+            if early is not None:
+                return early
             key = self.key
             seen = {key()}
             path_moves: list[list[Triple]] = []
@@ -173,20 +189,13 @@ class Searcher(MoveGen):
     def run_best(self, budget: Budget, clock: Callable[[], float] = time.perf_counter
                  ) -> tuple[Outcome, list[Triple]]:
         game = self.game
-        deadline = None if budget.seconds is None else clock() + budget.seconds
-        max_nodes = budget.nodes
-        ops0: list = []
-        prefix: list[Triple] = []
-        self.close(ops0, prefix)
+        deadline, max_nodes, ops0, prefix = self._begin(budget, clock)
         root = self.snapshot()
-        total = self.total
+        total, dead = self.total, self.dead
         try:
-            if self.home() == total:
-                return Outcome.WON, prefix
-            dead = self.dead
-            if dead is not None and dead():
-                self.nodes = 1
-                return Outcome.LOST, []
+            early = self._decided_at_root(prefix)
+            if early is not None:
+                return early
             key, apply, revert, home = self.key, self.apply, game._revert, self.home
             seen = {key()}
             parent: list[int] = [-1]
