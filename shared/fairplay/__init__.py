@@ -1,0 +1,4 @@
+"""Fair play, sans-I/O: the evidence a ranked game leaves, the solver's view of the player's
+line, and the explainable suspicion score that decides whether a result is held for review
+(docs/fairplay.md). Nothing here speaks Redis or websockets; the server gathers the inputs
+after a game and runs :func:`analyse` in its worker pool."""
