@@ -30,6 +30,7 @@ from solrace.server.bots import BotService
 from solrace.server.config import Config, listener_url
 from solrace.server.connection import Connection
 from solrace.server.daily import DailyService
+from solrace.server.fairplay.service import FairPlayService
 from solrace.server.hints import HintService
 from solrace.server.hub import Hub, HubBase
 from solrace.server.hub_sharded import ShardedHub
@@ -70,6 +71,7 @@ class Context:
     accounts: AccountService
     pool: PoolService
     verdicts: VerdictService
+    fairplay: FairPlayService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
@@ -143,6 +145,8 @@ class Server:
         Results(store, races)
         daily = DailyService(store, races, cfg.secret_key, budget_nodes=cfg.daily_budget,
                              process=cfg.process_id)
+        fairplay = FairPlayService(store, hold=cfg.fair_play == "hold")
+        daily.fairplay = fairplay
         hints = HintService(store, races, budget_nodes=cfg.hint_budget)
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
                           lease_seconds=cfg.bot_lease)
@@ -151,7 +155,7 @@ class Server:
                            wait=cfg.pool_wait, process=cfg.process_id)
         verdicts = VerdictService(store, races, budget_nodes=cfg.verdict_budget)
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
-                           hints, bots, accounts, pool, verdicts)
+                           hints, bots, accounts, pool, verdicts, fairplay)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         if cfg.pool_prepare and cfg.pool_size > 0:

@@ -80,6 +80,16 @@ def _loop(text: str) -> str:
     return loop
 
 
+FAIR_PLAY_MODES = ("hold", "record")
+
+
+def _fair_play(text: str) -> str:
+    mode = text.strip().lower()
+    if mode not in FAIR_PLAY_MODES:
+        raise ValueError(f"fair play must be one of {', '.join(FAIR_PLAY_MODES)}, not {text!r}")
+    return mode
+
+
 def _optional_str(text: str) -> str | None:
     return text or None
 
@@ -235,6 +245,9 @@ SETTINGS: tuple[Setting, ...] = (
             "on 7.2+); 0: asynchronous replication, a failover may lose acknowledged moves"),
     Setting("wait_timeout", parse_duration,
             "how long a move waits for --wait-replicas before it is answered 'unavailable'"),
+    Setting("fair_play", _fair_play,
+            "hold: a ranked result whose fair-play score reaches the threshold is held for "
+            "review; record: scores are kept but nothing is held (test suites only)"),
     Setting("bot_lease", parse_duration,
             "how long a process's hold on a practice race's bots lasts unrenewed; another "
             "process takes the bots over after it (renewed every third of it)"),
@@ -291,6 +304,7 @@ class Config:
     verdict_budget: int = 50_000
     bot_delay: float = 1.0
     bot_lease: float = 10.0
+    fair_play: str = "hold"
     trusted_proxies: tuple[str, ...] = ()
     #: None: the listener's own URL (:func:`listener_url`); "": advertise nothing.
     advertise_url: str | None = None

@@ -312,6 +312,8 @@ class Connection(MoveStart, CloseTimer, Sending):
                 and notice.get("race") not in self.feed.watching:
             self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
                        "online": bool(notice["online"])})
+        elif notice.get("k") == "review":  # a ranked result held or decided (fair play)
+            self.send({"t": "review", "race": notice["race"], "status": notice["status"]})
         elif notice.get("k") == "revoked":
             accounts.on_revoked_notice(self, notice)
 

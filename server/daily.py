@@ -23,6 +23,7 @@ import logging
 import time
 from typing import Any
 
+from solrace.server.fairplay.service import REVIEW_WINDOW_MS, FairPlayService
 from solrace.server.races import Player, RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
 from solrace.server.worker import Worker
@@ -86,6 +87,13 @@ def rank_key(row: dict[str, Any]) -> str:
 NO_PROGRESS = 10**12 - 1  # sorts after any ms an attempt can reach
 
 
+def review_closes(day: str) -> int:
+    """When a day's board stops being provisional (ms): :data:`REVIEW_WINDOW_MS` after the
+    UTC day ends."""
+    end = dt.datetime.combine(dt.date.fromisoformat(next_day(day)), dt.time(), dt.UTC)
+    return int(end.timestamp() * 1000) + REVIEW_WINDOW_MS
+
+
 def certify_one(variant: str, options: dict[str, str], seed: int, nodes: int
                 ) -> tuple[str, int | None, int]:
     """Solve one candidate (runs in a worker process): (outcome, par, nodes searched)."""
@@ -106,6 +114,8 @@ class DailyService:
         self._worker = Worker()  # certification searches
         self._certifying: dict[tuple[str, str], asyncio.Task[dict[str, str]]] = {}
         self._failed: dict[tuple[str, str], float] = {}  # (day, variant) -> when it failed
+        # screens each ranked attempt before it is listed (server/app.py sets it)
+        self.fairplay: FairPlayService | None = None
         races.on_finished.append(self.on_finished)
 
     async def close(self) -> None:
@@ -253,15 +263,19 @@ class DailyService:
             "finished_at": rec.num("started_at") + int(row["elapsed"]), "race": info.rid,
             "progress_at": row.get("progress_at"),
         }
+        review = "clear"
+        if self.fairplay is not None:  # screened before it can be listed (docs/fairplay.md)
+            review = await self.fairplay.screen_daily(info, rec, row, day)
+        entry["review"] = review
         if await self.store.record_daily(day, info.variant, row["player"], rank_key(entry),
-                                         entry):
+                                         entry, listed=review == "clear"):
             await self.store.daily_stats(row["player"], info.variant, day, previous_day(day),
                                          row["result"] == "won")
 
     # ------------------------------------------------------------------ leaderboards
 
     async def leaderboard(self, variant: str, day: str | None, offset: int, limit: int,
-                          around: str | None) -> dict[str, Any]:
+                          around: str | None, caller: str | None = None) -> dict[str, Any]:
         name, _ = self.variant_name(variant)
         day = day or await self.today()
         me = None
@@ -275,5 +289,16 @@ class DailyService:
         rows = await self.store.leaderboard_range(day, name, offset, offset + limit - 1)
         record = await self.store.daily(day, name)  # par beside the results (no certifying)
         par = int(record["par"]) if record and record.get("par") else None
-        return {"date": day, "variant": name, "total": total, "offset": offset, "rows": rows,
-                "my_rank": me + 1 if me is not None else None, "par": par}
+        review_until = review_closes(day)
+        out = {"date": day, "variant": name, "total": total, "offset": offset, "rows": rows,
+               "my_rank": me + 1 if me is not None else None, "par": par,
+               "provisional": await self.store.server_time_ms() < review_until,
+               "review_until": review_until}
+        if caller is not None:  # the caller's own result, listed or not
+            mine = await self.store.daily_entry(day, name, caller)
+            if mine is not None:
+                out["my_review"] = mine.pop("review", "clear")
+                if out["my_review"] != "clear":  # not listed: the player still sees it
+                    mine.pop("progress_at", None)
+                    out["my_row"] = mine
+        return out

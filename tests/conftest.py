@@ -35,6 +35,12 @@ from solrace.server.rediscluster import RedisClusterProcess
 from solrace.server.redisproc import RedisProcess
 
 
+# Test clients play at machine speed on purpose: every server these tests start (in process or
+# as a child) records fair-play scores but holds nothing, unless a test asks for the product's
+# default, ``hold`` (tests/server/test_fairplay_e2e.py does).
+os.environ.setdefault("SOLRACE_FAIR_PLAY", "record")
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     """Whether this run exercises the compiled hot modules (shared/accel.py) or the source."""
     from solrace.shared import accel, accelbuild

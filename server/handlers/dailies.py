@@ -25,6 +25,8 @@ async def on_daily(conn: Connection, req: P.DailyInfo) -> dict[str, Any]:
     out["attempt"] = await conn.ctx.store.attempt_of(day, name, conn.me.pid)
     attempt = await conn.ctx.store.read_race(out["attempt"]) if out["attempt"] else None
     out["attempt_state"] = attempt.state if attempt is not None else None
+    entry = await conn.ctx.store.daily_entry(day, name, conn.me.pid) if out["attempt"] else None
+    out["attempt_review"] = entry.get("review", "clear") if entry is not None else None
     yesterday = await conn.ctx.store.daily(previous_day(day), name)
     if yesterday is not None:
         out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)
@@ -59,8 +61,9 @@ async def on_practice_start(conn: Connection, req: P.PracticeStart) -> None:
 @handles(P.Leaderboard)
 async def on_leaderboard(conn: Connection, req: P.Leaderboard) -> dict[str, Any]:
     around = conn.me.pid if req.around_me else None
+    caller = conn.me.pid if conn.player is not None else None
     board = await conn.ctx.daily.leaderboard(req.variant, req.date, req.offset, req.limit,
-                                             around)
+                                             around, caller)
     return P.reply(req.id, "leaderboard", **board)
 
 

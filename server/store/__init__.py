@@ -80,6 +80,12 @@ key (type) — holds — TTL
   ``:last_daily`` — no TTL
 * ``sr:rating:{<pid>}`` (hash) — ``<variant>`` -> ``rating,rd,volatility,games`` — no TTL
 * ``sr:profile:{<lower name>}`` (string) — the player id that last held a name — 1 year
+* ``sr:race:{<rid>}:fp:<pid>`` (string) — the fair-play case of a ranked result (status,
+  score with every signal, evidence, history) — DAILY_TTL
+* ``sr:fp:scores:{<pid>}`` (list) — the player's last 20 ranked-game suspicion totals — no TTL
+* ``sr:fp:queue`` (zset) — held cases ``<rid>:<pid>`` by suspicion total: the review queue
+* ``sr:fp:audit`` (stream) — the append-only audit log of moderator actions — no TTL
+  (:mod:`.fairplay`; a daily result's entry carries ``review``, see ``lua.LB_REVIEW``)
 
 The race, session and player keys are owned by this module alone.
 
@@ -108,6 +114,7 @@ from __future__ import annotations
 
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.dailies import DailiesMixin
+from solrace.server.store.fairplay import FairPlayMixin
 from solrace.server.store.keys import (
     CODE_TTL,
     DAILY_TTL,
@@ -149,6 +156,7 @@ class Store(
     DailiesMixin,
     PlayersMixin,
     PairingMixin,
+    FairPlayMixin,
 ):
     """The one door to Redis. ``redis`` must use ``decode_responses=False``; the constructor
     is :class:`~.core.StoreCore`'s, and each mixin adds the methods (and scripts) of one job."""

@@ -23,6 +23,7 @@ class DailiesMixin(StoreCore):
     def _register_scripts(self) -> None:
         super()._register_scripts()
         self._lb_record = self._script(lua.LB_RECORD)
+        self._lb_review = self._script(lua.LB_REVIEW)
         self._renew = self._script(lua.RENEW)
 
     async def daily(self, day: str, variant: str) -> dict[str, str] | None:
@@ -80,15 +81,38 @@ class DailiesMixin(StoreCore):
         return _s(raw) if raw is not None else None
 
     async def record_daily(
-        self, day: str, variant: str, pid: str, rank_key: str, row: dict[str, Any]
+        self, day: str, variant: str, pid: str, rank_key: str, row: dict[str, Any],
+        listed: bool = True,
     ) -> bool:
-        """Put a finished attempt on the leaderboard; False when it already is (idempotent)."""
+        """Store a finished attempt; list it on the leaderboard when ``listed`` (a result
+        under fair-play review is stored unlisted). False when it is already stored
+        (idempotent)."""
         self._count()
         return bool(await self.batcher.call(
             self._lb_record,
             keys=[Keys.leaderboard(day, variant), Keys.leaderboard_entries(day, variant)],
-            args=[pid, rank_key, msgpack.packb({**row, "key": rank_key}), DAILY_TTL],
+            args=[pid, rank_key, msgpack.packb({**row, "key": rank_key}), DAILY_TTL,
+                  "1" if listed else "0"],
         ))
+
+    async def review_daily(self, day: str, variant: str, pid: str, review: str) -> bool:
+        """Set the review status of the player's stored result; list it only when ``clear``.
+        False when the player has no result on that board."""
+        self._count()
+        return bool(await self.batcher.call(
+            self._lb_review,
+            keys=[Keys.leaderboard(day, variant), Keys.leaderboard_entries(day, variant)],
+            args=[pid, review]))
+
+    async def daily_entry(self, day: str, variant: str, pid: str) -> dict[str, Any] | None:
+        """The player's stored result on a board, listed or not (without its sort key)."""
+        self._count()
+        raw = await self.redis.hget(Keys.leaderboard_entries(day, variant), pid)
+        if raw is None:
+            return None
+        row = msgpack.unpackb(raw, raw=False)
+        row.pop("key", None)
+        return {"player": pid, **row}
 
     async def leaderboard_range(
         self, day: str, variant: str, start: int, stop: int

@@ -16,6 +16,7 @@ CODE_TTL = 24 * 3600
 DAILY_TTL = 40 * 24 * 3600  # daily deals, attempts and leaderboards: kept at least 30 days
 PROFILE_TTL = 365 * 24 * 3600
 QUICK_TTL = 300
+FP_RECENT = 20  # suspicion totals kept per player (signals.RECENT reads the last 10)
 
 
 class Keys:
@@ -207,6 +208,28 @@ class Keys:
     #: (zset) finished races whose verdict is still to be solved, scored by when the lease of
     #: the process solving it runs out (Redis ms): any process takes those due.
     VERDICTS_DUE = "sr:verdicts"
+
+    # Fair play (docs/fairplay.md): a ranked result's case lives with its race (same tag);
+    # the review queue and the audit log are one key each, read by moderators only.
+
+    @staticmethod
+    def fp_case(rid: str, pid: str) -> str:
+        """(string) msgpack case of one ranked result: player, name, kind, variant, day,
+        status (clear | held | removed), score, evidence, history, created_at, decided_by —
+        DAILY_TTL (longer than the race: a held case outlives its replay)."""
+        return f"sr:race:{{{rid}}}:fp:{pid}"
+
+    @staticmethod
+    def fp_scores(pid: str) -> str:
+        """(list) the player's last :data:`FP_RECENT` ranked-game suspicion totals, newest
+        last — no TTL."""
+        return f"sr:fp:scores:{{{pid}}}"
+
+    #: (zset) held cases ``<rid>:<pid>`` scored by their suspicion total: the review queue.
+    FP_QUEUE = "sr:fp:queue"
+    #: (stream) the append-only audit log of moderator actions (by, action, target, reason,
+    #: details; entry ids are Redis times) — no TTL, never trimmed.
+    FP_AUDIT = "sr:fp:audit"
 
     @staticmethod
     def alive(process: str) -> str:

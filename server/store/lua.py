@@ -322,12 +322,27 @@ redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[3]))
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 """
 
-# KEYS lb entries | ARGV pid rank_key row ttl
+# KEYS lb entries | ARGV pid rank_key row ttl listed(1/0)
+# A result under fair-play review is stored (its entry) but not listed (the zset) until cleared.
 LB_RECORD = """
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3]) == 0 then return 0 end
-redis.call('ZADD', KEYS[1], 0, ARGV[2])
+if ARGV[5] == '1' then redis.call('ZADD', KEYS[1], 0, ARGV[2]) end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+return 1
+"""
+
+# KEYS lb entries | ARGV pid review
+# Fair play: set a stored result's review status; only a "clear" result is listed (ZADD of its
+# rank key), any other status takes it off the board. 0 when the player has no result there.
+LB_REVIEW = """
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if not raw then return 0 end
+local row = cmsgpack.unpack(raw)
+row['review'] = ARGV[2]
+redis.call('HSET', KEYS[2], ARGV[1], cmsgpack.pack(row))
+if ARGV[2] == 'clear' then redis.call('ZADD', KEYS[1], 0, row['key'])
+else redis.call('ZREM', KEYS[1], row['key']) end
 return 1
 """
 

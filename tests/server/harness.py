@@ -75,6 +75,8 @@ def make_config(redis_url: str, **overrides: Any) -> Config:
         # no solver work nobody asked for: pools fill on demand, verdicts only where a test
         # turns them on (each is a worker process and seconds of CPU per race)
         "pool_prepare": 0, "verdict_budget": 0,
+        # machine-speed test clients: scores kept, nothing held (tests/conftest.py)
+        "fair_play": os.environ.get("SOLRACE_FAIR_PLAY", "hold"),
     }  # fmt: skip
     values.update(overrides)
     return Config(**values)
@@ -181,6 +183,7 @@ class ServerProcess:
             "--countdown", str(COUNTDOWN), "--log-level", "INFO",
             "--process-id", f"{self.name}-{os.getpid()}",
             "--pool-prepare", "0", "--verdict-budget", "0",  # as make_config; extra may override
+            "--fair-play", os.environ.get("SOLRACE_FAIR_PLAY", "hold"),  # as make_config
             *self.extra,
         ]  # fmt: skip
 

@@ -1,0 +1,190 @@
+"""Screening ranked results, and what a moderator's decision does to them.
+
+Why after the game and silently: a result is screened once its race has ended, from what the
+move path stored anyway (each move's server time in the race's event stream, the move log),
+so the move path costs the same and a bot is never refused for being fast — it cannot learn the
+thresholds from the game. A result whose score reaches the threshold is *held*: it is stored
+but not listed, its player is told "under review", and only a moderator's ``clear`` lists it —
+at the rank its time earns, as if it had never been held.
+
+Which results: every ranked daily attempt (the one ranked game a daily leaderboard lists).
+Rated races are not screened yet (docs/fairplay.md, "Not built yet").
+
+``hold`` off (``--fair-play record``) keeps every case and score but lists every result: for
+test suites whose clients play at machine speed on purpose, never for a public server.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from solrace.server.races import RaceInfo
+from solrace.server.store import RaceRecord, Store
+from solrace.shared.fairplay import GameRecord, History, evidence, score
+from solrace.shared.protocol import ProtocolError
+
+log = logging.getLogger("solrace.fairplay")
+
+#: Review statuses of a ranked result (docs/protocol.md, "Fair play").
+CLEAR, HELD, REMOVED = "clear", "held", "removed"
+DAY_MS = 86_400_000
+#: A daily board is provisional until this long after its UTC day ends: results held on it
+#: may still be cleared onto it (and bans taken off it) in that window.
+REVIEW_WINDOW_MS = 2 * DAY_MS
+
+
+def case_id(rid: str, pid: str) -> str:
+    return f"{rid}:{pid}"
+
+
+def split_case(case: str) -> tuple[str, str]:
+    rid, sep, pid = case.partition(":")
+    if not sep or not rid or not pid:
+        raise ProtocolError("case_not_found", f"no case {case!r}")
+    return rid, pid
+
+
+def move_times(events: list[dict[str, Any]], pid: str) -> list[int]:
+    """Per move of ``pid``: the ms since the start at which the server applied it (from the
+    race's progress events; a batch's moves share one instant)."""
+    out: list[int] = []
+    for ev in events:
+        if ev.get("k") != "progress" or ev.get("player") != pid:
+            continue
+        while len(out) < int(ev.get("moves", 0)):  # a resignation adds no move
+            out.append(int(ev.get("elapsed", 0)))
+    return out
+
+
+class FairPlayService:
+    """Screens ranked daily results and applies moderators' decisions to them."""
+
+    def __init__(self, store: Store, *, hold: bool = True) -> None:
+        self.store = store
+        self.hold = hold
+
+    # ------------------------------------------------------------------ screening
+
+    async def _history(self, pid: str, account: dict[str, str] | None) -> History:
+        now = await self.store.server_time_ms()
+        created = int(account.get("created_at") or now) if account else now
+        recent = await self.store.recent_scores(pid)
+        return History(account_age_days=max(0.0, (now - created) / DAY_MS),
+                       ranked_games=len(recent), recent_scores=tuple(recent))
+
+    async def screen_daily(self, info: RaceInfo, rec: RaceRecord, row: dict[str, Any],
+                           day: str) -> str:
+        """Score one ranked daily attempt; store its case; ``held`` or ``clear``."""
+        pid = row["player"]
+        moves = await self.store.read_log(info.rid, pid)
+        times = move_times(await self.store.events_since(info.rid, 0), pid)
+        n = min(len(moves), len(times))  # equal unless the stream was trimmed
+        par = rec.meta.get("certified_par")
+        game = GameRecord(variant=info.variant, options=info.options, seed=info.seed,
+                          moves=tuple(moves[:n]), times_ms=tuple(times[:n]),
+                          result=row["result"], elapsed_ms=int(row["elapsed"]),
+                          par=int(par) if par else None, kind="daily")
+        ev = evidence(game)
+        account = await self.store.accounts.account(row["name"])
+        if account is not None and account.get("player") != pid:
+            account = None  # the name's owner is someone else (a guest cannot rank)
+        history = await self._history(pid, account)
+        result = score(ev, history)
+        status = HELD if result.held and self.hold else CLEAR
+        case = {
+            "case": case_id(info.rid, pid), "race": info.rid, "player": pid,
+            "name": row["name"], "kind": "daily", "day": day, "variant": info.variant,
+            "status": status, "score": result.to_wire(), "evidence": ev,
+            "history": {"account_age_days": round(history.account_age_days, 3),
+                        "ranked_games": history.ranked_games,
+                        "recent_scores": list(history.recent_scores)},
+            "result": {k: row.get(k) for k in ("result", "elapsed", "moves", "home")},
+            "created_at": int(time.time() * 1000),
+        }
+        await self.store.save_case(info.rid, pid, case)
+        await self.store.push_score(pid, result.total)
+        if status == HELD:
+            await self.store.enqueue_case(case["case"], result.total)
+            await self.store.notify_player(pid, {"k": "review", "race": info.rid,
+                                                 "status": HELD})
+            log.info("daily result held for review: race %s player %s score %.2f",
+                     info.rid, pid, result.total)
+        return status
+
+    # ------------------------------------------------------------------ moderators
+
+    async def queue(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Held cases, highest score first, each as a summary row."""
+        out = []
+        for cid, total in await self.store.held_cases(limit):
+            rid, pid = split_case(cid)
+            case = await self.store.read_case(rid, pid)
+            if case is None:  # expired with its race: nothing left to review
+                await self.store.dequeue_case(cid)
+                continue
+            out.append({
+                "case": cid, "race": rid, "player": pid, "name": case["name"],
+                "kind": case["kind"], "variant": case["variant"], "day": case.get("day"),
+                "score": total, "status": case["status"], "result": case["result"],
+                "fired": [s["name"] for s in case["score"]["signals"] if s["fired"]],
+                "created_at": case["created_at"],
+            })
+        return out
+
+    async def case(self, cid: str) -> dict[str, Any]:
+        rid, pid = split_case(cid)
+        case = await self.store.read_case(rid, pid)
+        if case is None:
+            raise ProtocolError("case_not_found", f"no case {cid!r}")
+        return case
+
+    async def _decide(self, cid: str, status: str, by: str) -> dict[str, Any]:
+        case = await self.case(cid)
+        if case["kind"] == "daily":
+            await self.store.review_daily(case["day"], case["variant"], case["player"], status)
+        case["status"] = status
+        case["decided_by"] = by
+        await self.store.save_case(case["race"], case["player"], case)
+        await self.store.dequeue_case(cid)
+        await self.store.notify_player(case["player"], {"k": "review", "race": case["race"],
+                                                        "status": status})
+        return case
+
+    async def clear(self, cid: str, by: str = "") -> dict[str, Any]:
+        """List the held result at the rank its time earns, as if never held."""
+        return await self._decide(cid, CLEAR, by)
+
+    async def remove_player(self, pid: str, days: list[str], variants: list[str],
+                            by: str = "") -> int:
+        """A ban: every daily result of the player in ``days`` × ``variants`` off its board
+        (kept, marked removed, so an unban can list it again). Returns how many."""
+        removed = 0
+        for day in days:
+            for variant in variants:
+                if await self.store.review_daily(day, variant, pid, REMOVED):
+                    removed += 1
+                    attempt = await self.store.attempt_of(day, variant, pid)
+                    if attempt:
+                        await self.store.dequeue_case(case_id(attempt, pid))
+        return removed
+
+    async def restore_player(self, pid: str, days: list[str], variants: list[str]) -> int:
+        """An unban: the player's removed daily results listed again (held ones stay held).
+        Returns how many."""
+        restored = 0
+        for day in days:
+            for variant in variants:
+                entry = await self.store.daily_entry(day, variant, pid)
+                if entry is not None and entry.get("review") == REMOVED \
+                        and await self.store.review_daily(day, variant, pid, CLEAR):
+                    restored += 1
+        return restored
+
+    async def status_of(self, day: str, variant: str, pid: str) -> str | None:
+        """The review status of the player's daily result there (None: no result)."""
+        entry = await self.store.daily_entry(day, variant, pid)
+        if entry is None:
+            return None
+        return str(entry.get("review") or CLEAR)

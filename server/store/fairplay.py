@@ -1,0 +1,68 @@
+"""Fair-play records: each ranked result's case, the review queue, players' recent totals
+and the moderators' append-only audit log.
+
+Why apart: a case is written once per ranked result after the race has ended (never on the
+move path) and read by moderators; its key carries the race's tag, the queue and the audit log
+are single keys, a player's totals carry the player's tag, so every call touches one slot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+from solrace.server.store.core import StoreCore
+from solrace.server.store.keys import DAILY_TTL, FP_RECENT, Keys
+from solrace.server.store.records import _s
+
+
+class FairPlayMixin(StoreCore):
+    """Cases, the review queue, recent totals, the audit log."""
+
+    async def save_case(self, rid: str, pid: str, case: dict[str, Any]) -> None:
+        self._count()
+        await self.redis.set(Keys.fp_case(rid, pid), msgpack.packb(case), ex=DAILY_TTL)
+
+    async def read_case(self, rid: str, pid: str) -> dict[str, Any] | None:
+        self._count()
+        raw = await self.redis.get(Keys.fp_case(rid, pid))
+        return msgpack.unpackb(raw, raw=False) if raw else None
+
+    async def enqueue_case(self, case_id: str, total: float) -> None:
+        self._count()
+        await self.redis.zadd(Keys.FP_QUEUE, {case_id: total})
+
+    async def dequeue_case(self, case_id: str) -> None:
+        self._count()
+        await self.redis.zrem(Keys.FP_QUEUE, case_id)
+
+    async def held_cases(self, limit: int) -> list[tuple[str, float]]:
+        """The review queue, highest total first."""
+        self._count()
+        rows = await self.redis.zrevrange(Keys.FP_QUEUE, 0, max(0, limit - 1), withscores=True)
+        return [(_s(m), float(s)) for m, s in rows]
+
+    async def push_score(self, pid: str, total: float) -> None:
+        key = Keys.fp_scores(pid)
+        self._count()
+        async with self.redis.pipeline(transaction=True) as p:  # one slot: {<pid>}
+            p.rpush(key, f"{total:.4f}")
+            p.ltrim(key, -FP_RECENT, -1)
+            await p.execute()
+
+    async def recent_scores(self, pid: str) -> list[float]:
+        self._count()
+        return [float(_s(x)) for x in await self.redis.lrange(Keys.fp_scores(pid), 0, -1)]
+
+    async def audit(self, entry: dict[str, str]) -> str:
+        """Append one moderator action to the audit log; returns its entry id."""
+        self._count()
+        return _s(await self.redis.xadd(Keys.FP_AUDIT, entry))
+
+    async def audit_log(self, limit: int, before: str | None = None
+                        ) -> list[dict[str, str]]:
+        """The newest ``limit`` entries (older than entry id ``before`` when given)."""
+        self._count()
+        top = f"({before}" if before else "+"
+        rows = await self.redis.xrevrange(Keys.FP_AUDIT, max=top, min="-", count=limit)
+        return [{"id": _s(i), **{_s(k): _s(v) for k, v in f.items()}} for i, f in rows]
