@@ -34,7 +34,6 @@ import redis
 from solrace.server.rediscluster import RedisClusterProcess
 from solrace.server.redisproc import RedisProcess
 
-
 # Test clients play at machine speed on purpose: every server these tests start (in process or
 # as a child) records fair-play scores but holds nothing, unless a test asks for the product's
 # default, ``hold`` (tests/server/test_fairplay_e2e.py does).

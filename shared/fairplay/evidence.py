@@ -15,6 +15,7 @@ machine because of the moves the server made for them.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,7 +84,7 @@ def evidence(game: GameRecord) -> dict[str, Any]:
         raise ValueError("one time per move")
     acts = actions(game.times_ms)
     first_ms = acts[0][0] if acts else None
-    think = [b[0] - a[0] for a, b in zip(acts, acts[1:])]
+    think = [b[0] - a[0] for a, b in itertools.pairwise(acts)]
     mean = statistics.fmean(think) if think else 0.0
     cv = statistics.pstdev(think) / mean if len(think) >= 2 and mean > 0 else None
     sizes = [n for _, n in acts]
