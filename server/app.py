@@ -34,6 +34,7 @@ from solrace.server.fairplay.service import FairPlayService
 from solrace.server.hints import HintService
 from solrace.server.hub import Hub, HubBase
 from solrace.server.hub_sharded import ShardedHub
+from solrace.server.moderation.actions import Moderation
 from solrace.server.pool import PoolService
 from solrace.server.races import RaceService
 from solrace.server.redisproc import RedisProcess, RedisProcessError
@@ -72,6 +73,7 @@ class Context:
     pool: PoolService
     verdicts: VerdictService
     fairplay: FairPlayService
+    moderation: Moderation
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
@@ -147,6 +149,7 @@ class Server:
                              process=cfg.process_id)
         fairplay = FairPlayService(store, hold=cfg.fair_play == "hold")
         daily.fairplay = fairplay
+        moderation = Moderation(store, fairplay)
         hints = HintService(store, races, budget_nodes=cfg.hint_budget)
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
                           lease_seconds=cfg.bot_lease)
@@ -155,7 +158,8 @@ class Server:
                            wait=cfg.pool_wait, process=cfg.process_id)
         verdicts = VerdictService(store, races, budget_nodes=cfg.verdict_budget)
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
-                           hints, bots, accounts, pool, verdicts, fairplay)
+                           hints, bots, accounts, pool, verdicts, fairplay,
+                           moderation)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         if cfg.pool_prepare and cfg.pool_size > 0:
@@ -394,6 +398,11 @@ def tune_gc() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["admin"]:  # the operator's role command (server/moderation/admin.py)
+        from solrace.server.moderation import admin
+
+        return admin.main(args[1:])
     config = Config.from_args(argv)
     logging.basicConfig(
         level=config.log_level,

@@ -25,7 +25,7 @@ from typing import Any
 
 from solrace.server.fairplay.service import REVIEW_WINDOW_MS, FairPlayService
 from solrace.server.races import Player, RaceInfo, RaceService
-from solrace.server.store import RaceRecord, Store
+from solrace.server.store import DAILY_TTL, RaceRecord, Store
 from solrace.server.worker import Worker
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
@@ -56,6 +56,14 @@ def day_of(ms: int) -> str:
 
 def previous_day(day: str) -> str:
     return (dt.date.fromisoformat(day) - dt.timedelta(days=1)).isoformat()
+
+
+def daily_days(today: str) -> list[str]:
+    """Every day whose leaderboards may still be stored (DAILY_TTL back from today)."""
+    days = [today]
+    for _ in range(DAILY_TTL // 86400):
+        days.append(previous_day(days[-1]))
+    return days
 
 
 def next_day(day: str) -> str:

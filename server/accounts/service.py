@@ -197,6 +197,8 @@ class AccountService:
             if not ok or acct is None:
                 await self._fail(limits if live else limits[1:])
                 raise ProtocolError("bad_credentials", "wrong name or password")
+        if acct.get("banned"):  # told only to whoever knows the password
+            raise ProtocolError("banned", "this account is banned")
         stored = acct["kdf"]
         if kdf.needs_rehash(stored):
             await self.db.set_kdf(acct["name"], await self._hash(password))

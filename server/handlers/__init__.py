@@ -10,12 +10,15 @@
 - ``watching``: ``watch``, ``unwatch``, ``races.live``
 - ``accounts``: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
   ``password.change``, ``account.delete``
+- ``moderation``: ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``,
+  ``mod.audit``
 """
 
 from solrace.server.handlers import (
     accounts,
     dailies,
     lobby,
+    moderation,
     play,
     pointing,
     rematch,
@@ -25,6 +28,6 @@ from solrace.server.handlers import (
 from solrace.server.handlers.base import HANDLERS, Handler, handles
 
 __all__ = [
-    "HANDLERS", "Handler", "accounts", "dailies", "handles", "lobby", "play", "pointing",
-    "rematch", "session", "watching",
+    "HANDLERS", "Handler", "accounts", "dailies", "handles", "lobby", "moderation", "play",
+    "pointing", "rematch", "session", "watching",
 ]

@@ -11,10 +11,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from solrace.server.daily import previous_day
+from solrace.server.daily import daily_days
 from solrace.server.handlers.base import handles
 from solrace.server.races import Player
-from solrace.server.store.keys import DAILY_TTL
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.variants import VARIANTS
@@ -152,14 +151,6 @@ def _account_session(conn: Connection) -> SessionRecord:
 def close_soon(conn: Connection, reason: str) -> None:
     """Close once the reply (queued right after the handler returns) has been sent."""
     conn.spawn(conn.close_after_reply(reason))
-
-
-def daily_days(today: str) -> list[str]:
-    """Every day whose leaderboards may still be stored (DAILY_TTL back from today)."""
-    days = [today]
-    for _ in range(DAILY_TTL // 86400):
-        days.append(previous_day(days[-1]))
-    return days
 
 
 @handles(P.Register)

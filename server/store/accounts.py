@@ -105,6 +105,21 @@ class AccountStore:
             args=[pid, name, kdf, sid, digest, caller or ""])
         return _s(res)
 
+    async def set_flag(self, name: str, field: str, value: str | None) -> bool:
+        """Set (``value``) or drop (None) one field of a live account — its ``roles`` or
+        ``banned`` flag; False when no live account owns the name."""
+        key = Keys.account(name)
+        self._count()
+        player, deleted = await self.redis.hmget(key, ["player", "deleted"])
+        if player is None or deleted is not None:
+            return False
+        self._count()
+        if value is None:
+            await self.redis.hdel(key, field)
+        else:
+            await self.redis.hset(key, field, value)
+        return True
+
     async def set_kdf(self, name: str, kdf: str) -> None:
         self._count()
         await self.redis.hset(Keys.account(name), "kdf", kdf)

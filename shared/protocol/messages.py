@@ -15,6 +15,7 @@ import typing
 from typing import Any
 
 from solrace.shared.protocol.accounts import ACCOUNT_REQUESTS
+from solrace.shared.protocol.moderation import MODERATION_REQUESTS
 from solrace.shared.protocol.requests import (
     _RACES_OK,
     MAX_INT,
@@ -55,6 +56,7 @@ _REQUESTS: dict[str, type[Request]] = {
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
         Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch,
         *ACCOUNT_REQUESTS,
+        *MODERATION_REQUESTS,
     )
 }
 

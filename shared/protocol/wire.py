@@ -62,6 +62,9 @@ ERROR_CODES = (
     "bad_credentials",  # login or password check: wrong name or password
     "already_registered",  # register from a session that is already an account's
     "session_not_found",  # session.revoke of an id that is not one of the account's sessions
+    "forbidden",  # a moderator request without the moderator role (mod.audit: admin)
+    "banned",  # login to an account a moderator banned (told only with the right password)
+    "case_not_found",  # mod.case / mod.clear of a case id that names no stored case
     "unavailable",  # the server cannot reach its store right now; retry
     "internal",  # a bug: reported, the connection survives
 )

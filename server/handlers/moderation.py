@@ -1,0 +1,70 @@
+"""The moderators' requests: ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``,
+``mod.unban`` and (admins) ``mod.audit``.
+
+Each checks the caller's role on its account as stored now (a revoke takes effect at once);
+no request can grant a role — only the operator's ``solrace-server admin``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from solrace.server.handlers.base import handles
+from solrace.server.moderation.roles import require
+from solrace.shared import protocol as P
+
+if TYPE_CHECKING:
+    from solrace.server.connection import Connection
+
+
+async def _moderator(conn: Connection, role: str = "moderator") -> str:
+    """The caller's account name once its ``role`` is checked; ``forbidden`` otherwise."""
+    rec = conn.session
+    account = None
+    if rec is not None and rec.kind == "account" and rec.account:
+        account = await conn.ctx.store.accounts.account(rec.account)
+    require(account, role)
+    assert account is not None
+    return account["name"]
+
+
+@handles(P.ModQueue)
+async def on_queue(conn: Connection, req: P.ModQueue) -> dict[str, Any]:
+    await _moderator(conn)
+    return P.reply(req.id, "mod.queue", cases=await conn.ctx.fairplay.queue(req.limit))
+
+
+@handles(P.ModCase)
+async def on_case(conn: Connection, req: P.ModCase) -> dict[str, Any]:
+    await _moderator(conn)
+    return P.reply(req.id, "mod.case", case=await conn.ctx.fairplay.case(req.case))
+
+
+@handles(P.ModClear)
+async def on_clear(conn: Connection, req: P.ModClear) -> dict[str, Any]:
+    by = await _moderator(conn)
+    case = await conn.ctx.moderation.clear(by, req.case, req.reason)
+    return P.reply(req.id, "mod.cleared", case=req.case, status=case["status"])
+
+
+@handles(P.ModBan)
+async def on_ban(conn: Connection, req: P.ModBan) -> dict[str, Any]:
+    by = await _moderator(conn)
+    out = await conn.ctx.moderation.ban(by, req.player, req.reason,
+                                        await conn.ctx.daily.today())
+    return P.reply(req.id, "mod.banned", **out)
+
+
+@handles(P.ModUnban)
+async def on_unban(conn: Connection, req: P.ModUnban) -> dict[str, Any]:
+    by = await _moderator(conn)
+    out = await conn.ctx.moderation.unban(by, req.player, req.reason,
+                                          await conn.ctx.daily.today())
+    return P.reply(req.id, "mod.unbanned", **out)
+
+
+@handles(P.ModAudit)
+async def on_audit(conn: Connection, req: P.ModAudit) -> dict[str, Any]:
+    await _moderator(conn, "admin")
+    entries = await conn.ctx.store.audit_log(req.limit, req.before)
+    return P.reply(req.id, "mod.audit", entries=entries)

@@ -1,0 +1,124 @@
+"""The moderators' requests: the review queue, a case, and the decisions (sans-I/O).
+
+Every decision carries a ``reason``: it goes into the append-only audit log with who made
+it, so a decision can always be explained later. Who may send these is the server's check
+(the account's roles, docs/protocol.md section 21); here only the shapes are checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from solrace.shared.protocol.requests import NAME_RE, Request, check_int
+from solrace.shared.protocol.wire import ProtocolError
+
+MAX_REASON = 500  # characters of a moderator's reason
+MAX_QUEUE = 200  # cases one mod.queue reply lists at most
+MAX_AUDIT = 200  # audit entries one mod.audit reply lists at most
+CASE_RE = re.compile(r"^[a-z0-9]{8,32}:[A-Za-z0-9_-]{1,64}$")
+AUDIT_ID_RE = re.compile(r"^\d{1,20}-\d{1,20}$")
+
+
+def _check_reason(kind: str, reason: str) -> None:
+    if not reason.strip() or len(reason) > MAX_REASON:
+        raise ProtocolError("bad_message", f"{kind}: reason is required, 1-{MAX_REASON} "
+                            "characters (it goes into the audit log)")
+
+
+def _check_case(case: str) -> None:
+    if not CASE_RE.fullmatch(case):
+        raise ProtocolError("case_not_found", f"no case {case!r}")
+
+
+def _check_player(player: str) -> None:
+    if not NAME_RE.fullmatch(player):
+        raise ProtocolError("player_not_found", f"no player {player!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModQueue(Request):
+    """The held results, highest suspicion first."""
+
+    TYPE: ClassVar[str] = "mod.queue"
+    limit: int = 50
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        check_int(self.TYPE, "limit", self.limit, 1, MAX_QUEUE)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModCase(Request):
+    """One case with all its evidence."""
+
+    TYPE: ClassVar[str] = "mod.case"
+    case: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_case(self.case)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModClear(Request):
+    """Clear a held result: it is listed at the rank its time earns."""
+
+    TYPE: ClassVar[str] = "mod.clear"
+    case: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_case(self.case)
+        _check_reason(self.TYPE, self.reason)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModBan(Request):
+    """Ban an account: every session ends, logins are refused, its results leave the boards."""
+
+    TYPE: ClassVar[str] = "mod.ban"
+    player: str  # the account's name (or a look-alike of it)
+    reason: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_player(self.player)
+        _check_reason(self.TYPE, self.reason)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModUnban(Request):
+    """Lift a ban: the account may log in again and its removed results are listed again."""
+
+    TYPE: ClassVar[str] = "mod.unban"
+    player: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_player(self.player)
+        _check_reason(self.TYPE, self.reason)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModAudit(Request):
+    """The audit log, newest first (admins only)."""
+
+    TYPE: ClassVar[str] = "mod.audit"
+    limit: int = 50
+    before: str | None = None  # an entry id: the page older than it
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        check_int(self.TYPE, "limit", self.limit, 1, MAX_AUDIT)
+        if self.before is not None and not AUDIT_ID_RE.fullmatch(self.before):
+            raise ProtocolError("bad_message", "mod.audit: before is an audit entry id")
+
+
+MODERATION_REQUESTS = (ModQueue, ModCase, ModClear, ModBan, ModUnban, ModAudit)
+
+__all__ = ["MAX_AUDIT", "MAX_QUEUE", "MAX_REASON", "MODERATION_REQUESTS", "ModAudit", "ModBan",
+           "ModCase", "ModClear", "ModQueue", "ModUnban"]
