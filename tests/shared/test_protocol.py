@@ -94,6 +94,12 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "session.revoke": {"id": ("id", False), "session": ("str", True)},
     "password.change": {"id": ("id", False), "old": ("str", True), "new": ("str", True)},
     "account.delete": {"id": ("id", False), "password": ("str", True)},
+    "mod.queue": {"id": ("id", False), "limit": ("int", False)},
+    "mod.case": {"id": ("id", False), "case": ("str", True)},
+    "mod.clear": {"id": ("id", False), "case": ("str", True), "reason": ("str", True)},
+    "mod.ban": {"id": ("id", False), "player": ("str", True), "reason": ("str", True)},
+    "mod.unban": {"id": ("id", False), "player": ("str", True), "reason": ("str", True)},
+    "mod.audit": {"id": ("id", False), "limit": ("int", False), "before": ("str?", False)},
 }
 
 # A valid map per request type, every field set to a value that passes validation.
@@ -139,6 +145,12 @@ VALID: dict[str, dict[str, Any]] = {
     "password.change": {"t": "password.change", "id": 27, "old": "correct horse",
                         "new": "battery staple"},
     "account.delete": {"t": "account.delete", "id": 28, "password": "correct horse"},
+    "mod.queue": {"t": "mod.queue", "id": 29, "limit": 20},
+    "mod.case": {"t": "mod.case", "id": 30, "case": "0123abcd:f00d"},
+    "mod.clear": {"t": "mod.clear", "id": 31, "case": "0123abcd:f00d", "reason": "a person"},
+    "mod.ban": {"t": "mod.ban", "id": 32, "player": "bot9", "reason": "solver line"},
+    "mod.unban": {"t": "mod.unban", "id": 33, "player": "bot9", "reason": "appeal"},
+    "mod.audit": {"t": "mod.audit", "id": 34, "limit": 10, "before": "1700000000000-0"},
 }
 
 # Values of the wrong type for each kind (bools are not ints and ints are not bools).
