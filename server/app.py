@@ -40,7 +40,7 @@ from solrace.server.races import RaceService
 from solrace.server.redisproc import RedisProcess, RedisProcessError
 from solrace.server.results import Results
 from solrace.server.spectate import Masks
-from solrace.server.store import Store
+from solrace.server.store import Keys, Store
 from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
 from solrace.server.verdicts import VerdictService
 from solrace.server.wsconn import FrameConnection
@@ -104,6 +104,17 @@ class Server:
         self._pooler: asyncio.Task[None] | None = None
         self.assets = static.load_assets()  # the browser client, served on "/"
 
+    @staticmethod
+    async def _migrate_names(store: Store) -> None:
+        """Accounts stored under the legacy name fold move to their fold's key, once per
+        Redis (any process may do it; the move is idempotent): server/store/renames.py."""
+        if await store.redis.get(Keys.NAMES_MIGRATED):
+            return
+        for old, new in await store.accounts.migrate_names():
+            log.warning("name fold: account %s now collides with an older name; renamed %s",
+                        old, new)
+        await store.redis.set(Keys.NAMES_MIGRATED, "1")
+
     @property
     def port(self) -> int:
         assert self.ws is not None
@@ -128,6 +139,7 @@ class Server:
         store = Store(self.redis, wait_replicas=cfg.wait_replicas,
                       wait_timeout_ms=int(cfg.wait_timeout * 1000))
         await store.ping()
+        await self._migrate_names(store)
         # The hub's pub/sub connection has no retry policy: it must see a lost connection, so
         # that after reconnecting it can catch its subscribers up from the durable streams.
         hub: HubBase

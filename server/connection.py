@@ -27,6 +27,7 @@ at once, the close after the last reply (:mod:`solrace.server.sending`).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import time
@@ -312,10 +313,21 @@ class Connection(MoveStart, CloseTimer, Sending):
                 and notice.get("race") not in self.feed.watching:
             self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
                        "online": bool(notice["online"])})
+        elif notice.get("k") == "renamed":  # a moderator renamed this account
+            self._renamed(str(notice["name"]))
         elif notice.get("k") == "review":  # a ranked result held or decided (fair play)
             self.send({"t": "review", "race": notice["race"], "status": notice["status"]})
         elif notice.get("k") == "revoked":
             accounts.on_revoked_notice(self, notice)
+
+    def _renamed(self, name: str) -> None:
+        """The account's name changed (server/store/renames.py): this connection's session
+        and player follow, and the client is told."""
+        if self.session is not None and self.session.kind == "account":
+            self.session = dataclasses.replace(self.session, name=name, account=name)
+            if self.player is not None:
+                self.player.name = name
+            self.send({"t": "renamed", "name": name})
 
     # ------------------------------------------------------------------ dispatch
 

@@ -11,7 +11,7 @@
 - ``accounts``: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
   ``password.change``, ``account.delete``
 - ``moderation``: ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``,
-  ``mod.audit``
+  ``mod.rename``, ``mod.audit``
 """
 
 from solrace.server.handlers import (

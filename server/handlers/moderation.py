@@ -1,5 +1,5 @@
 """The moderators' requests: ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``,
-``mod.unban`` and (admins) ``mod.audit``.
+``mod.unban``, ``mod.rename`` and (admins) ``mod.audit``.
 
 Each checks the caller's role on its account as stored now (a revoke takes effect at once);
 no request can grant a role — only the operator's ``solrace-server admin``.
@@ -61,6 +61,13 @@ async def on_unban(conn: Connection, req: P.ModUnban) -> dict[str, Any]:
     out = await conn.ctx.moderation.unban(by, req.player, req.reason,
                                           await conn.ctx.daily.today())
     return P.reply(req.id, "mod.unbanned", **out)
+
+
+@handles(P.ModRename)
+async def on_rename(conn: Connection, req: P.ModRename) -> dict[str, Any]:
+    by = await _moderator(conn)
+    out = await conn.ctx.moderation.rename(by, req.player, req.name, req.reason)
+    return P.reply(req.id, "mod.renamed", **out)
 
 
 @handles(P.ModAudit)

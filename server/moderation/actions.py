@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from solrace.server.accounts.names import reserved_for_accounts
 from solrace.server.daily import daily_days
 from solrace.server.fairplay.service import FairPlayService
 from solrace.server.store import Store
@@ -71,6 +72,21 @@ class Moderation:
         restored = await self.fairplay.restore_player(pid, daily_days(today), list(VARIANTS))
         await self._audit(by, "unban", acct["name"], reason, f"results restored {restored}")
         return {"player": pid, "name": acct["name"], "restored": restored}
+
+    async def rename(self, by: str, name: str, new_name: str, reason: str) -> dict[str, Any]:
+        """Force a rename; the old name stays reserved (nobody else can take it)."""
+        if reserved_for_accounts(new_name):
+            raise ProtocolError("bad_name", f"{new_name} is reserved")
+        try:
+            acct = await self.store.accounts.rename(name, new_name)
+        except LookupError:
+            raise ProtocolError("player_not_found", f"no account called {name}") from None
+        if acct is None:
+            raise ProtocolError("name_taken", f"{new_name} or a look-alike is taken")
+        await self.store.remember_profile(new_name, acct["player"])
+        await self.store.notify_player(acct["player"], {"k": "renamed", "name": new_name})
+        await self._audit(by, "rename", acct["renamed_from"], reason, f"now {new_name}")
+        return {"player": acct["player"], "name": new_name, "was": acct["renamed_from"]}
 
 
 __all__ = ["Moderation"]

@@ -22,6 +22,7 @@ from solrace.server.store import account_lua as lua
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.keys import PROFILE_TTL, RETENTION, Keys
 from solrace.server.store.records import _s, decode_map
+from solrace.server.store.renames import RenameMixin
 
 TOUCH_EVERY_MS = 60_000  # last_seen and the TTL are refreshed at most once a minute
 
@@ -55,7 +56,7 @@ class SessionRecord:
                    client=data.get("client", ""), address=data.get("address", ""))
 
 
-class AccountStore:
+class AccountStore(RenameMixin):
     """Names, accounts and sessions in Redis."""
 
     def __init__(self, redis: Redis, batcher: ScriptBatcher, count: Callable[[], None]) -> None:

@@ -54,22 +54,31 @@ class Keys:
     @staticmethod
     def account(name: str) -> str:
         """(hash) an account: player, name (display spelling), kdf (the scrypt hash),
-        created_at; after deletion only deleted=1, deleted_at (a tombstone: the name is
-        never taken again) — no TTL."""
-        return f"sr:account:{{account:{fold(name)}}}"
+        created_at, and when set: roles (``moderator``/``admin``, comma-separated), banned,
+        renamed_from; after deletion only deleted=1, deleted_at (a tombstone: the name is
+        never taken again; a forced rename leaves one with renamed_to) — no TTL."""
+        return Keys.account_at(fold(name))
+
+    @staticmethod
+    def account_at(folded: str) -> str:
+        """:meth:`account` by an already folded name (a legacy-fold key, when migrating)."""
+        return f"sr:account:{{account:{folded}}}"
+
+    #: Every account hash (and its ``:sessions``/``:fails``), for SCAN when migrating.
+    ACCOUNT_PATTERN = "sr:account:{account:*}"
 
     @staticmethod
     def account_sessions(name: str) -> str:
         """(hash) the account's sessions: session id -> sha256 of its token (the key of
         :meth:`session_hashed`); entries whose session expired are pruned when listed — no
         TTL (deleted with the account)."""
-        return f"sr:account:{{account:{fold(name)}}}:sessions"
+        return Keys.account_at(fold(name)) + ":sessions"
 
     @staticmethod
     def account_fails(name: str) -> str:
         """(zset) failed logins against the account (``policy.ACCOUNT_RULES``), member
         ``<ms>:<random>`` scored by the Redis time — expires 24 h after the last failure."""
-        return f"sr:account:{{account:{fold(name)}}}:fails"
+        return Keys.account_at(fold(name)) + ":fails"
 
     @staticmethod
     def address_fails(address: str) -> str:
@@ -227,6 +236,8 @@ class Keys:
 
     #: (zset) held cases ``<rid>:<pid>`` scored by their suspicion total: the review queue.
     FP_QUEUE = "sr:fp:queue"
+    #: (string) set once every legacy-fold account key has been moved (server start-up).
+    NAMES_MIGRATED = "sr:migrated:names-v2"
     #: (stream) the append-only audit log of moderator actions (by, action, target, reason,
     #: details; entry ids are Redis times) — no TTL, never trimmed.
     FP_AUDIT = "sr:fp:audit"

@@ -51,6 +51,7 @@ from solrace.shared.protocol.moderation import (
     ModCase,
     ModClear,
     ModQueue,
+    ModRename,
     ModUnban,
 )
 from solrace.shared.protocol.requests import (
@@ -161,6 +162,7 @@ __all__ = [
     "ModCase",
     "ModClear",
     "ModQueue",
+    "ModRename",
     "ModUnban",
     "MyRaces",
     "Ping",

@@ -104,6 +104,24 @@ class ModUnban(Request):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ModRename(Request):
+    """Force a rename (an offensive or impersonating name): the account keeps its player id,
+    ratings and results; the old name stays reserved."""
+
+    TYPE: ClassVar[str] = "mod.rename"
+    player: str
+    name: str  # the new name
+    reason: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_player(self.player)
+        if not NAME_RE.fullmatch(self.name):
+            raise ProtocolError("bad_name", "not a valid player name")
+        _check_reason(self.TYPE, self.reason)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModAudit(Request):
     """The audit log, newest first (admins only)."""
 
@@ -118,7 +136,7 @@ class ModAudit(Request):
             raise ProtocolError("bad_message", "mod.audit: before is an audit entry id")
 
 
-MODERATION_REQUESTS = (ModQueue, ModCase, ModClear, ModBan, ModUnban, ModAudit)
+MODERATION_REQUESTS = (ModQueue, ModCase, ModClear, ModBan, ModUnban, ModRename, ModAudit)
 
 __all__ = ["MAX_AUDIT", "MAX_QUEUE", "MAX_REASON", "MODERATION_REQUESTS", "ModAudit", "ModBan",
-           "ModCase", "ModClear", "ModQueue", "ModUnban"]
+           "ModCase", "ModClear", "ModQueue", "ModRename", "ModUnban"]

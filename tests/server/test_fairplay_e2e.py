@@ -100,7 +100,8 @@ async def test_an_honest_short_attempt_is_listed_at_once(redis_url: str) -> None
     attempt (here, resigned after three moves) is never held."""
     await store_daily(redis_url)
     async with harness.running_server(redis_url, **HOLD) as server:
-        async with harness.accounts(harness.ws_url(server), "honest", "viewer") as (me, viewer):
+        url = harness.ws_url(server)
+        async with harness.accounts(url, "honest", "viewer") as (me, viewer):
             race, _ = await daily_start(me)
             await play(me, race["race"], daily_line()[:3])
             await me.request("resign", race=race["race"])
@@ -161,7 +162,8 @@ async def test_a_ban_ends_sessions_removes_results_and_is_audited(redis_url: str
 
 async def test_roles_come_only_from_the_operator(redis_url: str) -> None:
     async with harness.running_server(redis_url, **HOLD) as server:
-        async with harness.accounts(harness.ws_url(server), "eve") as (eve,):
+        url = harness.ws_url(server)
+        async with harness.accounts(url, "eve") as (eve,):
             for kind in ("mod.grant", "admin", "roles", "account.roles"):
                 with pytest.raises(ClientError) as err:
                     await eve.request(kind, player="eve", role="admin")

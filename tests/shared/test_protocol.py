@@ -99,6 +99,8 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "mod.clear": {"id": ("id", False), "case": ("str", True), "reason": ("str", True)},
     "mod.ban": {"id": ("id", False), "player": ("str", True), "reason": ("str", True)},
     "mod.unban": {"id": ("id", False), "player": ("str", True), "reason": ("str", True)},
+    "mod.rename": {"id": ("id", False), "player": ("str", True), "name": ("str", True),
+                   "reason": ("str", True)},
     "mod.audit": {"id": ("id", False), "limit": ("int", False), "before": ("str?", False)},
 }
 
@@ -150,6 +152,8 @@ VALID: dict[str, dict[str, Any]] = {
     "mod.clear": {"t": "mod.clear", "id": 31, "case": "0123abcd:f00d", "reason": "a person"},
     "mod.ban": {"t": "mod.ban", "id": 32, "player": "bot9", "reason": "solver line"},
     "mod.unban": {"t": "mod.unban", "id": 33, "player": "bot9", "reason": "appeal"},
+    "mod.rename": {"t": "mod.rename", "id": 35, "player": "a.lice", "name": "mallory",
+                   "reason": "impersonation"},
     "mod.audit": {"t": "mod.audit", "id": 34, "limit": 10, "before": "1700000000000-0"},
 }
 
