@@ -71,8 +71,10 @@ class FairPlayService:
         now = await self.store.server_time_ms()
         created = int(account.get("created_at") or now) if account else now
         recent = await self.store.recent_scores(pid)
+        reports = await self.store.open_reports(pid)
         return History(account_age_days=max(0.0, (now - created) / DAY_MS),
-                       ranked_games=len(recent), recent_scores=tuple(recent))
+                       ranked_games=len(recent), open_reports=len(reports),
+                       recent_scores=tuple(recent))
 
     async def screen_daily(self, info: RaceInfo, rec: RaceRecord, row: dict[str, Any],
                            day: str) -> str:
@@ -99,6 +101,7 @@ class FairPlayService:
             "status": status, "score": result.to_wire(), "evidence": ev,
             "history": {"account_age_days": round(history.account_age_days, 3),
                         "ranked_games": history.ranked_games,
+                        "open_reports": history.open_reports,
                         "recent_scores": list(history.recent_scores)},
             "result": {k: row.get(k) for k in ("result", "elapsed", "moves", "home")},
             "created_at": int(time.time() * 1000),
@@ -129,6 +132,7 @@ class FairPlayService:
                 "kind": case["kind"], "variant": case["variant"], "day": case.get("day"),
                 "score": total, "status": case["status"], "result": case["result"],
                 "fired": [s["name"] for s in case["score"]["signals"] if s["fired"]],
+                "reports": len(await self.store.open_reports(pid)),
                 "created_at": case["created_at"],
             })
         return out
@@ -138,6 +142,12 @@ class FairPlayService:
         case = await self.store.read_case(rid, pid)
         if case is None:
             raise ProtocolError("case_not_found", f"no case {cid!r}")
+        return case
+
+    async def case_with_reports(self, cid: str) -> dict[str, Any]:
+        """A case as a moderator reads it: with the open reports on its player now."""
+        case = await self.case(cid)
+        case["reports"] = await self.store.open_reports(case["player"])
         return case
 
     async def _decide(self, cid: str, status: str, by: str) -> dict[str, Any]:

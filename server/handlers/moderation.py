@@ -1,4 +1,4 @@
-"""The moderators' requests: ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``,
+"""Players' ``report``, and the moderators' requests: ``mod.reports``, ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``,
 ``mod.unban``, ``mod.rename`` and (admins) ``mod.audit``.
 
 Each checks the caller's role on its account as stored now (a revoke takes effect at once);
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from solrace.server.handlers.accounts import require_account
 from solrace.server.handlers.base import handles
 from solrace.server.moderation.roles import require
 from solrace.shared import protocol as P
+from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
     from solrace.server.connection import Connection
@@ -28,6 +30,28 @@ async def _moderator(conn: Connection, role: str = "moderator") -> str:
     return account["name"]
 
 
+@handles(P.Report)
+async def on_report(conn: Connection, req: P.Report) -> dict[str, Any]:
+    require_account(conn, "reporting a player")
+    name = await conn.ctx.moderation.report(conn.me.pid, conn.me.name, req.player,
+                                            req.category, req.note, req.race)
+    return P.reply(req.id, "reported", player=name)
+
+
+@handles(P.ModReports)
+async def on_reports(conn: Connection, req: P.ModReports) -> dict[str, Any]:
+    await _moderator(conn)
+    if req.player is None:
+        return P.reply(req.id, "mod.reports", players=await conn.ctx.moderation.reported(
+            req.limit))
+    acct = await conn.ctx.store.accounts.account(req.player)
+    if acct is None or acct.get("deleted"):
+        raise ProtocolError("player_not_found", f"no account called {req.player}")
+    reports = await conn.ctx.store.open_reports(acct["player"])
+    return P.reply(req.id, "mod.reports", player=acct["player"], name=acct["name"],
+                   reports=reports[: req.limit])
+
+
 @handles(P.ModQueue)
 async def on_queue(conn: Connection, req: P.ModQueue) -> dict[str, Any]:
     await _moderator(conn)
@@ -37,7 +61,7 @@ async def on_queue(conn: Connection, req: P.ModQueue) -> dict[str, Any]:
 @handles(P.ModCase)
 async def on_case(conn: Connection, req: P.ModCase) -> dict[str, Any]:
     await _moderator(conn)
-    return P.reply(req.id, "mod.case", case=await conn.ctx.fairplay.case(req.case))
+    return P.reply(req.id, "mod.case", case=await conn.ctx.fairplay.case_with_reports(req.case))
 
 
 @handles(P.ModClear)

@@ -19,6 +19,9 @@ from solrace.shared.variants import VARIANTS
 
 log = logging.getLogger("solrace.moderation")
 
+REPORT_LIMIT = 5  # reports one player may send per window
+REPORT_WINDOW_MS = 3_600_000
+
 
 class Moderation:
     """Moderators' decisions: clear, ban, unban — each audited."""
@@ -41,6 +44,36 @@ class Moderation:
             raise ProtocolError("player_not_found", f"no account called {name}")
         return acct
 
+    async def report(self, reporter: str, reporter_name: str, target: str, category: str,
+                     note: str, race: str | None) -> str:
+        """File a player's report; the reported account's display name. The reporter learns
+        nothing of what follows."""
+        acct = await self._account(target)
+        if acct["player"] == reporter:
+            raise ProtocolError("bad_message", "you cannot report yourself")
+        now = await self.store.server_time_ms()
+        status = await self.store.add_report(
+            acct["player"], reporter,
+            {"name": reporter_name, "category": category, "note": note, "race": race,
+             "at": now}, now, REPORT_WINDOW_MS, REPORT_LIMIT)
+        if status == "limit":
+            raise ProtocolError("rate_limited", f"at most {REPORT_LIMIT} reports an hour",
+                                retry_after=REPORT_WINDOW_MS // 1000)
+        if status == "duplicate":
+            raise ProtocolError("already_reported", f"you have an open report on "
+                                f"{acct['name']}; a moderator will look at it")
+        return acct["name"]
+
+    async def reported(self, limit: int) -> list[dict[str, Any]]:
+        """Players with open reports, most reported first."""
+        out = []
+        for pid, count in await self.store.reported_players(limit):
+            reports = await self.store.open_reports(pid)
+            out.append({"player": pid, "reports": count,
+                        "categories": sorted({r["category"] for r in reports}),
+                        "last_at": max((r["at"] for r in reports), default=None)})
+        return out
+
     async def clear(self, by: str, case: str, reason: str) -> dict[str, Any]:
         decided = await self.fairplay.clear(case, by)
         await self._audit(by, "clear", case, reason, f"player {decided['name']}")
@@ -59,8 +92,10 @@ class Moderation:
             ended += 1
         await self.store.notify_player(pid, {"k": "revoked", "sid": "*"})
         removed = await self.fairplay.remove_player(pid, daily_days(today), list(VARIANTS), by)
+        closed = await self.store.close_reports(pid)
         await self._audit(by, "ban", acct["name"], reason,
-                          f"sessions ended {ended}, results removed {removed}")
+                          f"sessions ended {ended}, results removed {removed}, "
+                          f"reports closed {closed}")
         return {"player": pid, "name": acct["name"], "sessions": ended, "removed": removed}
 
     async def unban(self, by: str, name: str, reason: str, today: str) -> dict[str, Any]:

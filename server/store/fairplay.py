@@ -54,6 +54,55 @@ class FairPlayMixin(StoreCore):
         self._count()
         return [float(_s(x)) for x in await self.redis.lrange(Keys.fp_scores(pid), 0, -1)]
 
+    async def add_report(self, target: str, reporter: str, report: dict[str, Any],
+                         now_ms: int, window_ms: int, limit: int) -> str:
+        """File a report: ``ok``; ``duplicate`` when this reporter has an open one on the
+        target; ``limit`` when the reporter sent ``limit`` within ``window_ms``."""
+        rate = Keys.fp_report_rate(reporter)
+        self._count()
+        async with self.redis.pipeline(transaction=True) as p:  # one slot: {<reporter>}
+            p.zremrangebyscore(rate, 0, now_ms - window_ms)
+            p.zcard(rate)
+            _, sent = await p.execute()
+        if int(sent) >= limit:
+            return "limit"
+        self._count()
+        if not await self.redis.hsetnx(Keys.fp_reports(target), reporter,
+                                       msgpack.packb(report)):
+            return "duplicate"
+        self._count()
+        async with self.redis.pipeline(transaction=True) as p:
+            p.zadd(rate, {f"{now_ms}:{target}": now_ms})
+            p.pexpire(rate, window_ms)
+            await p.execute()
+        self._count()
+        await self.redis.zincrby(Keys.FP_REPORTED, 1, target)
+        return "ok"
+
+    async def open_reports(self, pid: str) -> list[dict[str, Any]]:
+        """The open reports on a player, oldest first (each with ``reporter``)."""
+        self._count()
+        raw = await self.redis.hgetall(Keys.fp_reports(pid))
+        rows = [{"reporter": _s(k), **msgpack.unpackb(v, raw=False)} for k, v in raw.items()]
+        return sorted(rows, key=lambda r: r.get("at", 0))
+
+    async def close_reports(self, pid: str) -> int:
+        """Close every open report on a player; how many there were."""
+        self._count()
+        n = int(await self.redis.hlen(Keys.fp_reports(pid)))
+        self._count()
+        await self.redis.delete(Keys.fp_reports(pid))
+        self._count()
+        await self.redis.zrem(Keys.FP_REPORTED, pid)
+        return n
+
+    async def reported_players(self, limit: int) -> list[tuple[str, int]]:
+        """Players with open reports, most reported first."""
+        self._count()
+        rows = await self.redis.zrevrange(Keys.FP_REPORTED, 0, max(0, limit - 1),
+                                          withscores=True)
+        return [(_s(m), int(s)) for m, s in rows]
+
     async def audit(self, entry: dict[str, str]) -> str:
         """Append one moderator action to the audit log; returns its entry id."""
         self._count()

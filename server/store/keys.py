@@ -234,6 +234,19 @@ class Keys:
         last — no TTL."""
         return f"sr:fp:scores:{{{pid}}}"
 
+    @staticmethod
+    def fp_reports(pid: str) -> str:
+        """(hash) open reports on a player: reporter's player id -> msgpack {name, category,
+        note, race, at} (one open report per pair) — no TTL; emptied when a moderator bans."""
+        return f"sr:fp:reports:{{{pid}}}"
+
+    @staticmethod
+    def fp_report_rate(pid: str) -> str:
+        """(zset) the reports a player sent in the last hour, scored by ms — an hour."""
+        return f"sr:fp:reportrate:{{{pid}}}"
+
+    #: (zset) reported players' ids scored by their open reports: the moderators' list.
+    FP_REPORTED = "sr:fp:reported"
     #: (zset) held cases ``<rid>:<pid>`` scored by their suspicion total: the review queue.
     FP_QUEUE = "sr:fp:queue"
     #: (string) set once every legacy-fold account key has been moved (server start-up).

@@ -52,7 +52,9 @@ from solrace.shared.protocol.moderation import (
     ModClear,
     ModQueue,
     ModRename,
+    ModReports,
     ModUnban,
+    Report,
 )
 from solrace.shared.protocol.requests import (
     BOT_STRENGTHS,
@@ -163,7 +165,9 @@ __all__ = [
     "ModClear",
     "ModQueue",
     "ModRename",
+    "ModReports",
     "ModUnban",
+    "Report",
     "MyRaces",
     "Ping",
     "PracticeStart",

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from solrace.shared.protocol.requests import NAME_RE, Request, check_int
+from solrace.shared.protocol.requests import NAME_RE, RACE_ID_RE, Request, check_int
 from solrace.shared.protocol.wire import ProtocolError
 
 MAX_REASON = 500  # characters of a moderator's reason
@@ -35,6 +35,48 @@ def _check_case(case: str) -> None:
 def _check_player(player: str) -> None:
     if not NAME_RE.fullmatch(player):
         raise ProtocolError("player_not_found", f"no player {player!r}")
+
+
+REPORT_CATEGORIES = ("cheating", "sandbagging", "boosting", "abuse", "other")
+MAX_NOTE = 500  # characters of a report's note
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report(Request):
+    """A player reports another (accounts only; the server limits how many and how often)."""
+
+    TYPE: ClassVar[str] = "report"
+    player: str  # the reported account's name
+    category: str
+    note: str = ""
+    race: str | None = None  # the race it happened in, if any
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_player(self.player)
+        if self.category not in REPORT_CATEGORIES:
+            raise ProtocolError("bad_message", "report: category is one of "
+                                + ", ".join(REPORT_CATEGORIES))
+        if len(self.note) > MAX_NOTE:
+            raise ProtocolError("bad_message", f"report: note is at most {MAX_NOTE} characters")
+        if self.race is not None and not RACE_ID_RE.fullmatch(self.race):
+            raise ProtocolError("race_not_found", f"no race {self.race!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModReports(Request):
+    """Players with open reports, most reported first (or, with ``player``, the reports on
+    one player)."""
+
+    TYPE: ClassVar[str] = "mod.reports"
+    limit: int = 50
+    player: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        check_int(self.TYPE, "limit", self.limit, 1, MAX_QUEUE)
+        if self.player is not None:
+            _check_player(self.player)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,7 +178,8 @@ class ModAudit(Request):
             raise ProtocolError("bad_message", "mod.audit: before is an audit entry id")
 
 
-MODERATION_REQUESTS = (ModQueue, ModCase, ModClear, ModBan, ModUnban, ModRename, ModAudit)
+MODERATION_REQUESTS = (Report, ModReports, ModQueue, ModCase, ModClear, ModBan, ModUnban, ModRename, ModAudit)
 
-__all__ = ["MAX_AUDIT", "MAX_QUEUE", "MAX_REASON", "MODERATION_REQUESTS", "ModAudit", "ModBan",
-           "ModCase", "ModClear", "ModQueue", "ModRename", "ModUnban"]
+__all__ = ["MAX_AUDIT", "MAX_NOTE", "MAX_QUEUE", "MAX_REASON", "MODERATION_REQUESTS",
+           "REPORT_CATEGORIES", "ModAudit", "ModBan", "ModCase", "ModClear", "ModQueue",
+           "ModRename", "ModReports", "ModUnban", "Report"]

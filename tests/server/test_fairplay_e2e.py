@@ -182,3 +182,56 @@ async def test_roles_come_only_from_the_operator(redis_url: str) -> None:
             missing = admin(redis_url, "grant", "nobody", "moderator")
             assert missing.returncode == 1 and "no account called nobody" in missing.stderr
     await asyncio.sleep(0)
+
+
+async def test_reports_are_limited_seen_by_moderators_and_feed_the_score(redis_url: str
+                                                                         ) -> None:
+    await store_daily(redis_url)
+    async with harness.running_server(redis_url, **HOLD) as server:
+        url = harness.ws_url(server)
+        names = ("suspect", "ann", "ben", "mod", *(f"spam{i}" for i in range(6)))
+        async with harness.accounts(url, *names) as (suspect, ann, ben, mod, *_):
+            guest = Client(url, name="lurker")
+            await guest.connect()
+            with pytest.raises(ClientError) as err:  # accounts only
+                await guest.request("report", player="suspect", category="cheating")
+            assert err.value.code == "account_required"
+            await guest.close()
+            for bad, code in (({"player": "ann", "category": "rude"}, "bad_message"),
+                              ({"player": "nobody", "category": "other"}, "player_not_found"),
+                              ({"player": "ANN", "category": "other"}, "bad_message")):
+                with pytest.raises(ClientError) as err:
+                    await ann.request("report", **bad)
+                assert err.value.code == code, bad
+            ok = await ann.request("report", player="5uspect", category="cheating",
+                                   note="0.1 s per move")
+            assert ok == {"t": "reported", "re": ok["re"], "player": "suspect"}
+            with pytest.raises(ClientError) as err:  # one open report per pair
+                await ann.request("report", player="suspect", category="other")
+            assert err.value.code == "already_reported"
+            await ben.request("report", player="suspect", category="boosting")
+            for name in ("ben", "mod", "spam0", "spam1"):  # ann: 5 an hour at most
+                await ann.request("report", player=name, category="other")
+            with pytest.raises(ClientError) as err:
+                await ann.request("report", player="spam2", category="other")
+            assert err.value.code == "rate_limited" and err.value.extra["retry_after"] > 0
+            assert admin(redis_url, "grant", "mod", "moderator").returncode == 0
+            listed = (await mod.request("mod.reports"))["players"]
+            top = listed[0]
+            assert top["player"] == suspect.player and top["reports"] == 2
+            assert top["categories"] == ["boosting", "cheating"]
+            on = await mod.request("mod.reports", player="suspect")
+            assert [r["name"] for r in on["reports"]] == ["ann", "ben"]
+            assert on["reports"][0]["note"] == "0.1 s per move"
+            # two open reports count in the suspect's next ranked result
+            await instant_win(suspect)
+            (case,) = (await mod.request("mod.queue"))["cases"]
+            assert case["reports"] == 2
+            full = (await mod.request("mod.case", case=case["case"]))["case"]
+            fired = {s["name"] for s in full["score"]["signals"] if s["fired"]}
+            assert "reported" in fired and full["history"]["open_reports"] == 2
+            assert len(full["reports"]) == 2
+            # a ban closes them; the reporters are never told anything
+            await mod.request("mod.ban", player="suspect", reason="reports and evidence")
+            assert all(p["player"] != suspect.player
+                       for p in (await mod.request("mod.reports"))["players"])
