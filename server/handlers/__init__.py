@@ -10,7 +10,7 @@
 - ``watching``: ``watch``, ``unwatch``, ``races.live``
 - ``accounts``: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
   ``password.change``, ``account.delete``
-- ``moderation``: ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``,
+- ``moderation``: ``report``, ``mod.reports``, ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``,
   ``mod.rename``, ``mod.audit``
 """
 

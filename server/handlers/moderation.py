@@ -1,5 +1,6 @@
-"""Players' ``report``, and the moderators' requests: ``mod.reports``, ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``,
-``mod.unban``, ``mod.rename`` and (admins) ``mod.audit``.
+"""Players' ``report``, and the moderators' requests: ``mod.reports``, ``mod.queue``,
+``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``, ``mod.rename`` and (admins)
+``mod.audit``.
 
 Each checks the caller's role on its account as stored now (a revoke takes effect at once);
 no request can grant a role — only the operator's ``solrace-server admin``.

@@ -178,7 +178,8 @@ class ModAudit(Request):
             raise ProtocolError("bad_message", "mod.audit: before is an audit entry id")
 
 
-MODERATION_REQUESTS = (Report, ModReports, ModQueue, ModCase, ModClear, ModBan, ModUnban, ModRename, ModAudit)
+MODERATION_REQUESTS = (Report, ModReports, ModQueue, ModCase, ModClear, ModBan, ModUnban,
+                       ModRename, ModAudit)
 
 __all__ = ["MAX_AUDIT", "MAX_NOTE", "MAX_QUEUE", "MAX_REASON", "MODERATION_REQUESTS",
            "REPORT_CATEGORIES", "ModAudit", "ModBan", "ModCase", "ModClear", "ModQueue",
