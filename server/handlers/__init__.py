@@ -10,8 +10,8 @@
 - ``watching``: ``watch``, ``unwatch``, ``races.live``
 - ``accounts``: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
   ``password.change``, ``account.delete``
-- ``moderation``: ``report``, ``mod.reports``, ``mod.queue``, ``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``,
-  ``mod.rename``, ``mod.audit``
+- ``moderation``: ``report``, ``mod.reports``, ``mod.queue``, ``mod.case``, ``mod.clear``,
+  ``mod.ban``, ``mod.unban``, ``mod.rename``, ``mod.audit``
 """
 
 from solrace.server.handlers import (
