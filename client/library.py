@@ -118,13 +118,17 @@ class Client(HomeMixin):
 
     # ------------------------------------------------------------------ accounts
 
-    async def register(self, password: str, name: str | None = None) -> dict[str, Any]:
+    async def register(self, password: str, name: str | None = None, *, bot: bool = False
+                       ) -> dict[str, Any]:
         """Make an account: of this guest (same player id, ``name`` defaults to the guest's)
         or, on an anonymous connection, of a new player named ``name``. The reply's token
-        replaces the old one (the guest token stops working)."""
+        replaces the old one (the guest token stops working). ``bot``: a BOT account
+        (docs/bots.md), labelled everywhere and never ranked, for good."""
         fields: dict[str, Any] = {"password": password}
         if name is not None:
             fields["name"] = name
+        if bot:
+            fields["bot"] = True
         if self.client is not None:
             fields["client"] = self.client
         reply = await self.request("register", **fields)

@@ -315,6 +315,8 @@ class Connection(MoveStart, CloseTimer, Sending):
                        "online": bool(notice["online"])})
         elif notice.get("k") == "renamed":  # a moderator renamed this account
             self._renamed(str(notice["name"]))
+        elif notice.get("k") == "title":  # this account became a BOT account
+            self._titled(str(notice["title"]))
         elif notice.get("k") == "review":  # a ranked result held or decided (fair play)
             self.send({"t": "review", "race": notice["race"], "status": notice["status"]})
         elif notice.get("k") == "revoked":
@@ -328,6 +330,13 @@ class Connection(MoveStart, CloseTimer, Sending):
             if self.player is not None:
                 self.player.name = name
             self.send({"t": "renamed", "name": name})
+
+    def _titled(self, title: str) -> None:
+        if self.session is not None and self.session.kind == "account":
+            self.session = dataclasses.replace(self.session, title=title)
+            if self.player is not None:
+                self.player.title = title
+            self.send({"t": "titled", "title": title})
 
     # ------------------------------------------------------------------ dispatch
 

@@ -53,6 +53,7 @@ def new_code() -> str:
 class Player:
     pid: str
     name: str
+    title: str = ""  # "BOT" for a BOT account: shown beside the name in every frame
 
 
 @dataclass(slots=True)
@@ -132,7 +133,7 @@ def standings(rec: RaceRecord, dealt_home: int = 0) -> list[dict[str, Any]]:
                 "elapsed": int(p["finished_at"]) if p.get("finished_at") else ended,
                 "progress_at": int(p["progress_at"]) if p.get("progress_at") else None,
                 "seat": seat,
-            }
+            } | ({"title": p["title"]} if p.get("title") else {})
         )
 
     def key(r: dict[str, Any]) -> tuple[Any, ...]:

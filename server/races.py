@@ -107,6 +107,7 @@ class RaceService(MovePath):
             "racers": [
                 {"player": pid, "name": rec.names.get(pid, "?"), "ready": pid in rec.ready}
                 | ({"bot": info.bots[pid]} if pid in info.bots else {})
+                | ({"title": t} if (t := rec.players.get(pid, {}).get("title")) else {})
                 for pid in rec.order
             ],
         }
@@ -161,7 +162,7 @@ class RaceService(MovePath):
         self, player: Player, rid: str, *, auto_ready: bool = False, countdown_ms: int | None = None
     ) -> int:
         res = await self.store.join(
-            rid, player.pid, player.name, auto_ready=auto_ready,
+            rid, player.pid, player.name, title=player.title, auto_ready=auto_ready,
             countdown_ms=self.countdown_ms if countdown_ms is None else countdown_ms,
         )
         self._raise(res, rid)

@@ -24,6 +24,7 @@ log = logging.getLogger("solrace.accounts")
 
 KDF_SLOTS = 2
 CLIENT_DEFAULT = "unknown"
+BOT = "BOT"  # the title of a BOT account, beside its name in every frame
 
 
 def new_token() -> str:
@@ -73,12 +74,15 @@ class AccountService:
     # ------------------------------------------------------------------ sessions
 
     async def _issue(self, pid: str, name: str, kind: str, client: str | None, address: str,
-                     account: str | None = None, listed: bool = False) -> Issued:
+                     account: str | None = None, listed: bool = False, title: str = ""
+                     ) -> Issued:
         token, sid = new_token(), new_sid()
         fields = {"player": pid, "name": name, "kind": kind, "sid": sid,
                   "client": client or CLIENT_DEFAULT, "address": address}
         if account is not None:
             fields["account"] = account
+        if title:
+            fields["title"] = title
         return await self._store_session(token, sid, fields, account if not listed else None)
 
     async def _store_session(self, token: str, sid: str, fields: dict[str, str],
@@ -112,7 +116,7 @@ class AccountService:
     # ------------------------------------------------------------------ register / login
 
     async def register(self, current: SessionRecord | None, name: str | None, password: str,
-                       client: str | None, address: str) -> Issued:
+                       client: str | None, address: str, bot: bool = False) -> Issued:
         """An account for a new player, or for the guest of ``current`` (same player id, so
         ratings, stats and races stay theirs); the guest's token stops working."""
         if current is not None and current.kind == "account":
@@ -139,6 +143,9 @@ class AccountService:
                                                  else "another player right now"))
         fields = {"player": pid, "name": name, "kind": "account", "sid": sid,
                   "client": client or CLIENT_DEFAULT, "address": address, "account": name}
+        if bot:  # before the session exists: no moment in which it is not labelled
+            await self.db.set_flag(name, "bot", "1")
+            fields["title"] = BOT
         issued = await self._store_session(token, sid, fields, None)
         if current is not None:  # rotate: the guest token is spent
             await self.db.delete_session(current.digest)
@@ -203,7 +210,26 @@ class AccountService:
         if kdf.needs_rehash(stored):
             await self.db.set_kdf(acct["name"], await self._hash(password))
         return await self._issue(acct["player"], acct["name"], "account", client, address,
-                                 account=acct["name"])
+                                 account=acct["name"], title=BOT if acct.get("bot") else "")
+
+    async def become_bot(self, rec: SessionRecord) -> None:
+        """Make the account a BOT account, for good: refused once it has played a rated race
+        or a ranked daily (its human results would stay on boards and in ratings). Every live
+        session of it is labelled at once."""
+        assert rec.account is not None
+        acct = await self.db.account(rec.account)
+        if acct is None or acct.get("deleted"):
+            raise ProtocolError("bad_token", "this account no longer exists")
+        if not acct.get("bot"):
+            stats = await self.store.stats(rec.player)
+            if await self.store.all_ratings(rec.player) or any(
+                    k.endswith(":dailies") for k in stats):
+                raise ProtocolError("bots_not_allowed", "an account that has played ranked "
+                                    "games cannot become a BOT account; register a new one")
+            await self.db.set_flag(acct["name"], "bot", "1")
+        for other in await self.db.account_sessions(acct["name"]):
+            await self.db.set_session_title(other.digest, BOT)
+        await self.store.notify_player(rec.player, {"k": "title", "title": BOT})
 
     # ------------------------------------------------------------------ sessions
 

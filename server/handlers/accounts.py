@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from solrace.server.daily import daily_days
 from solrace.server.handlers.base import handles
+from solrace.server.moderation.roles import parse_roles
 from solrace.server.races import Player
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -21,6 +22,7 @@ from solrace.shared.variants import VARIANTS
 if TYPE_CHECKING:
     from solrace.server.accounts.service import Issued
     from solrace.server.connection import Connection
+    from solrace.server.store import Store
     from solrace.server.store.accounts import SessionRecord
 
 
@@ -120,14 +122,32 @@ async def become(conn: Connection, issued: Issued) -> dict[str, Any]:
     rec = issued.session
     old = conn.player
     hold_session(conn, rec)  # the session was just written
-    conn.player = Player(rec.player, rec.name)
+    conn.player = Player(rec.player, rec.name, rec.title)
     conn.greeted = True
     if old is None or old.pid != rec.player:
         if old is not None:
             await conn.ctx.hub.unwatch_player(old.pid, conn)
         await conn.ctx.hub.watch_player(rec.player, conn)
     return {"player": rec.player, "name": rec.name, "token": issued.token, "session": rec.sid,
-            "account": rec.kind == "account", "races": await my_races(conn)}
+            "account": rec.kind == "account", "races": await my_races(conn),
+            **await identity(conn, rec)}
+
+
+async def account_title(store: Store, pid: str, name: str) -> str:
+    """The title of the player ``pid`` known by ``name`` when only that is at hand (a
+    quick-pair rival waiting on another process): "BOT" for a BOT account's, else ""."""
+    acct = await store.accounts.account(name)
+    return "BOT" if acct and acct.get("player") == pid and acct.get("bot") else ""
+
+
+async def identity(conn: Connection, rec: SessionRecord) -> dict[str, Any]:
+    """A welcome's ``title`` (a BOT account's) and ``roles`` (moderator, admin: what the
+    client may offer; the server checks them again on every moderator request)."""
+    roles: list[str] = []
+    if rec.kind == "account" and rec.account:
+        acct = await conn.ctx.store.accounts.account(rec.account)
+        roles = sorted(parse_roles(acct.get("roles") if acct else None))
+    return {"title": rec.title or None, "roles": roles}
 
 
 async def my_races(conn: Connection) -> list[dict[str, Any]]:
@@ -140,6 +160,21 @@ async def my_races(conn: Connection) -> list[dict[str, Any]]:
         out.append(ctx.races.summary(rec))
         ctx.races.arm(rec)
     return out
+
+
+def require_human(conn: Connection, what: str) -> None:
+    """Ranked play is for people: a BOT account gets ``bots_not_allowed`` (it may race
+    casually and practise)."""
+    if conn.session is not None and conn.session.title == "BOT":
+        raise ProtocolError("bots_not_allowed", f"{what} is for people; BOT accounts play "
+                            "casual races and practice (docs/bots.md)")
+
+
+@handles(P.BecomeBot)
+async def on_become_bot(conn: Connection, req: P.BecomeBot) -> dict[str, Any]:
+    rec = _account_session(conn)
+    await conn.ctx.accounts.become_bot(rec)
+    return P.reply(req.id, "account.bot", title="BOT")
 
 
 def _account_session(conn: Connection) -> SessionRecord:
@@ -157,7 +192,7 @@ def close_soon(conn: Connection, reason: str) -> None:
 async def on_register(conn: Connection, req: P.Register) -> dict[str, Any]:
     spent = conn.session
     issued = await conn.ctx.accounts.register(spent, req.name, req.password, req.client,
-                                              address(conn))
+                                              address(conn), bot=req.bot)
     out = await become(conn, issued)
     if spent is not None:  # the guest token is spent: its other connections are told, after
         # this one took the new session (the notice names the old one only)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.daily import previous_day
-from solrace.server.handlers.accounts import require_account
+from solrace.server.handlers.accounts import require_account, require_human
 from solrace.server.handlers.base import handles
 from solrace.server.results import rating_view
 from solrace.shared import protocol as P
@@ -46,6 +46,7 @@ async def _start(conn: Connection, req_id: Any, rid: str, **extra: Any) -> None:
 async def on_daily_start(conn: Connection, req: P.DailyStart) -> None:
     if not req.practice:
         require_account(conn, "the ranked daily attempt")
+        require_human(conn, "the ranked daily attempt")
     rid, ranked = await conn.ctx.daily.start(conn.me, req.variant, req.practice)
     await _start(conn, req.id, rid, ranked=ranked)
 
@@ -70,14 +71,16 @@ async def on_leaderboard(conn: Connection, req: P.Leaderboard) -> dict[str, Any]
 @handles(P.Profile)
 async def on_profile(conn: Connection, req: P.Profile) -> dict[str, Any]:
     store = conn.ctx.store
+    title = None
     if req.name is None:
         if conn.player is None:
             raise ProtocolError("not_authenticated", "profile of whom? name a player")
-        pid, name = conn.me.pid, conn.me.name
+        pid, name, title = conn.me.pid, conn.me.name, conn.me.title or None
     else:
         acct = await store.accounts.account(req.name)  # the owner of the name or a look-alike
         if acct is not None and not acct.get("deleted"):
             pid, name = acct["player"], acct["name"]
+            title = "BOT" if acct.get("bot") else None
         else:
             found = None if acct is not None else await store.profile_of(req.name)
             if found is None:
@@ -88,4 +91,5 @@ async def on_profile(conn: Connection, req: P.Profile) -> dict[str, Any]:
     for key, value in (await store.stats(pid)).items():
         variant, _, field = key.rpartition(":")
         stats.setdefault(variant, {})[field] = value if field == "last_daily" else int(value)
-    return P.reply(req.id, "profile", player=pid, name=name, ratings=ratings, stats=stats)
+    return P.reply(req.id, "profile", player=pid, name=name, title=title, ratings=ratings,
+                   stats=stats)

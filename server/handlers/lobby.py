@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from solrace.server.handlers.accounts import require_account
+from solrace.server.handlers.accounts import account_title, require_account, require_human
 from solrace.server.handlers.base import handles
 from solrace.server.races import Player
 from solrace.shared import protocol as P
@@ -46,6 +46,7 @@ async def on_race_create(conn: Connection, req: P.CreateRace) -> dict[str, Any]:
     races = conn.ctx.races
     if req.rated:
         require_account(conn, "a rated race")
+        require_human(conn, "a rated race")
     rid = await create_race(conn, conn.me, req.variant, req.options, req.seats,
                             req.time_limit, req.rated, req.winnable)
     v = await races.join(conn.me, rid)
@@ -60,6 +61,7 @@ async def on_race_join(conn: Connection, req: P.JoinRace) -> dict[str, Any]:
     rid = req.race if req.race is not None else await races.code_to_race(req.code or "")
     if (await races.info(rid)).rated:
         require_account(conn, "a rated race")
+        require_human(conn, "a rated race")
     v = await races.join(conn.me, rid)
     if v == 0:  # already a racer: no new event
         v = (await races.record(rid)).num("version")
@@ -122,9 +124,10 @@ async def on_quick(conn: Connection, req: P.QuickPair) -> dict[str, Any]:
         return P.reply(req.id, "queued", queue=queue)
     other_pid, other_name = other
     variant = queue.split("|", 1)[0]
-    rid = await create_race(conn, Player(other_pid, other_name), variant, opts, 2,
+    rival = Player(other_pid, other_name, await account_title(ctx.store, other_pid, other_name))
+    rid = await create_race(conn, rival, variant, opts, 2,
                             ctx.quick_time_limit, False, req.winnable, deal)
-    await races.join(Player(other_pid, other_name), rid, auto_ready=True)
+    await races.join(rival, rid, auto_ready=True)
     v = await races.join(conn.me, rid, auto_ready=True)
     await ctx.store.notify_player(other_pid, {"k": "matched", "race": rid})
     reply = await race_reply(conn, req.id, rid)

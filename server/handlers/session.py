@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from solrace.server.handlers.accounts import address, become, hold_session, my_races
+from solrace.server.handlers.accounts import address, become, hold_session, identity, my_races
 from solrace.server.handlers.base import handles
 from solrace.server.races import Player
 from solrace.shared import protocol as P
@@ -40,11 +40,12 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
             raise ProtocolError("bad_token", "unknown, expired or revoked session; hello with "
                                 "a name (a guest) or log in")
         hold_session(conn, rec)  # resume() refreshed it
-        conn.player, conn.greeted = Player(rec.player, rec.name), True
+        conn.player, conn.greeted = Player(rec.player, rec.name, rec.title), True
         await ctx.hub.watch_player(rec.player, conn)
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=rec.player,
                        name=rec.name, races=await my_races(conn), server_time=now,
-                       account=rec.kind == "account", session=rec.sid, **batch)
+                       account=rec.kind == "account", session=rec.sid,
+                       **await identity(conn, rec), **batch)
     assert req.name is not None
     issued = await ctx.accounts.guest(req.name, req.client, address(conn))
     out = await become(conn, issued)

@@ -45,6 +45,7 @@ class SessionRecord:
     last_seen: int
     client: str
     address: str
+    title: str = ""  # "BOT" for a BOT account's sessions
 
     @classmethod
     def of(cls, digest: str, data: dict[str, str]) -> SessionRecord:
@@ -53,7 +54,8 @@ class SessionRecord:
                    account=data.get("account") or None, sid=data.get("sid", ""),
                    created_at=int(data.get("created_at") or 0),
                    last_seen=int(data.get("last_seen") or 0),
-                   client=data.get("client", ""), address=data.get("address", ""))
+                   client=data.get("client", ""), address=data.get("address", ""),
+                   title=data.get("title", ""))
 
 
 class AccountStore(RenameMixin):
@@ -120,6 +122,14 @@ class AccountStore(RenameMixin):
         else:
             await self.redis.hset(key, field, value)
         return True
+
+    async def set_session_title(self, digest: str, title: str) -> None:
+        """Label a live session (a BOT account's): its connections show the title."""
+        key = Keys.session_hashed(digest)
+        self._count()
+        if await self.redis.exists(key):
+            self._count()
+            await self.redis.hset(key, "title", title)
 
     async def set_kdf(self, name: str, kdf: str) -> None:
         self._count()

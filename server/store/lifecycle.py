@@ -51,14 +51,16 @@ class RaceLifecycleMixin(StoreCore):
         return _s(raw) if raw is not None else None
 
     async def join(
-        self, rid: str, pid: str, name: str, *, auto_ready: bool = False, countdown_ms: int = 0
+        self, rid: str, pid: str, name: str, *, title: str = "", auto_ready: bool = False,
+        countdown_ms: int = 0,
     ) -> ScriptResult:
         self._count()
         res = ScriptResult.of(
             await self.batcher.call(self._join,
                 keys=[Keys.race(rid), Keys.racers(rid), Keys.order(rid), Keys.events(rid),
                       Keys.ready(rid)],
-                args=[pid, name, Keys.race_channel(rid), "1" if auto_ready else "0", countdown_ms],
+                args=[pid, name, Keys.race_channel(rid), "1" if auto_ready else "0", countdown_ms,
+                      title],
             )
         )
         if res.status == "ok":

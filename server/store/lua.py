@@ -55,7 +55,7 @@ local function maybe_countdown(meta, racers, ready, ev, channel, countdown_ms)
 end
 """
 
-# KEYS meta racers order ev ready | ARGV pid name channel auto_ready countdown_ms
+# KEYS meta racers order ev ready | ARGV pid name channel auto_ready countdown_ms title
 JOIN = PRELUDE + """
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {'err', 'race_not_found'} end
@@ -66,7 +66,12 @@ if redis.call('HLEN', KEYS[2]) >= tonumber(redis.call('HGET', KEYS[1], 'seats'))
 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('RPUSH', KEYS[3], ARGV[1])
-local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack({k='join', player=ARGV[1], name=ARGV[2]}))
+local joined = {k='join', player=ARGV[1], name=ARGV[2]}
+if ARGV[6] and ARGV[6] ~= '' then  -- a BOT account: labelled in the race for good
+  redis.call('HSET', KEYS[1], 'p:' .. ARGV[1] .. ':title', ARGV[6])
+  joined['title'] = ARGV[6]
+end
+local v = emit(KEYS[1], KEYS[4], ARGV[3], cmsgpack.pack(joined))
 local ttl = redis.call('TTL', KEYS[1])
 if ttl > 0 then for i = 2, 4 do redis.call('EXPIRE', KEYS[i], ttl) end end
 if ARGV[4] == '1' then

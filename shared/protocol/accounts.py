@@ -33,6 +33,7 @@ class Register(Request):
     password: str = field(repr=False)  # never in a log line, not even by accident
     name: str | None = None
     client: str | None = None
+    bot: bool = False  # a BOT account: never ranked, labelled everywhere (irreversible)
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
@@ -102,5 +103,12 @@ class DeleteAccount(Request):
         _check_password("password", self.password)
 
 
-ACCOUNT_REQUESTS = (Register, Login, Logout, Sessions, RevokeSession, ChangePassword,
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BecomeBot(Request):
+    """Make this account a BOT account, for good (only before any ranked game)."""
+
+    TYPE: ClassVar[str] = "account.bot"
+
+
+ACCOUNT_REQUESTS = (BecomeBot, Register, Login, Logout, Sessions, RevokeSession, ChangePassword,
                     DeleteAccount)

@@ -64,6 +64,7 @@ ERROR_CODES = (
     "session_not_found",  # session.revoke of an id that is not one of the account's sessions
     "forbidden",  # a moderator request without the moderator role (mod.audit: admin)
     "banned",  # login to an account a moderator banned (told only with the right password)
+    "bots_not_allowed",  # ranked play by a BOT account; account.bot after ranked games
     "already_reported",  # report of a player this reporter already has an open report on
     "case_not_found",  # mod.case / mod.clear of a case id that names no stored case
     "unavailable",  # the server cannot reach its store right now; retry
