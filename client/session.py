@@ -372,3 +372,18 @@ __all__ = [
     "spectate",
     "who",
 ]
+
+
+async def account_client(args: Any, what: str) -> tuple[Client, str]:
+    """A connection of the current session on ``args``' server, which must be an account's
+    (commands such as ``report`` and ``mod``)."""
+    from solrace.client.tui import resolve_server
+
+    url, store = resolve_server(args), SessionStore()
+    current = store.current(url)
+    if current is None or not current.account:
+        raise CommandError(f"{what} needs an account: 'solrace login NAME' on {url}")
+    client = await resume(url, current, store)
+    if client is None:
+        raise CommandError(f"your session on {url} has ended: 'solrace login NAME'")
+    return client, url

@@ -36,6 +36,8 @@ COMMANDS: tuple[str, ...] = (
     "login",
     "logout",
     "sessions",
+    "report",
+    "mod",
 )
 
 SEED_MAX = 2**64 - 1

@@ -33,6 +33,9 @@ HELP = "make an account (a guest keeps its history); ranked play needs one"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("account", nargs="?", type=display_name, default=None, metavar="NAME",
                         help="the account's name (default: the current guest's name)")
+    parser.add_argument("--bot", action="store_true",
+                        help="a BOT account (for a program: never ranked, labelled BOT "
+                        "everywhere; for good): docs/bots.md")
     add_server_arguments(parser)
 
 
@@ -52,7 +55,7 @@ async def register_main(args: argparse.Namespace) -> int:
     try:
         password = read_password(confirm=True)
         try:
-            reply = await client.register(password, name)
+            reply = await client.register(password, name, bot=args.bot)
         except ClientError as exc:
             raise CommandError(refusal(exc)) from None
         if current is not None and current.name.lower() != client.name.lower():
@@ -60,7 +63,8 @@ async def register_main(args: argparse.Namespace) -> int:
         store.save(url, saved_of(client))
         store.set_current(url, client.name)
         kept = " (your guest history is kept)" if current is not None else ""
-        print(f"registered {reply['name']} on {url}{kept}; you are logged in")
+        what = " as a BOT account" if reply.get("title") == "BOT" else ""
+        print(f"registered {reply['name']}{what} on {url}{kept}; you are logged in")
         return 0
     finally:
         await client.close()
