@@ -10,8 +10,8 @@ import argparse
 import asyncio
 
 from solrace.client.commands import CommandError
-from solrace.client.session import account_client, refusal
 from solrace.client.library import ClientError
+from solrace.client.session import account_client, refusal
 from solrace.client.tui import add_server_arguments, display_name
 
 NAME = "report"
