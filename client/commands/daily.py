@@ -81,6 +81,9 @@ def attempt_line(info: Mapping[str, Any]) -> str:
     variant = info.get("variant")
     if not attempt:
         return "your ranked attempt: not played yet (one per day; its clock starts when you do)"
+    if state in ("finished", "closed") and info.get("attempt_review") == "held":
+        return (f"your ranked attempt: finished (race {attempt}), under review — it is listed "
+                "once a moderator clears it")
     if state in ("finished", "closed"):
         return (f"your ranked attempt: finished (race {attempt}); see your rank: "
                 f"solrace leaderboard {variant} --around-me; replay the deal unranked: "
@@ -122,6 +125,8 @@ async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, A
     deadline = loop.time() + RANK_WAIT
     while True:
         board = await fetch(client, variant, date=date, limit=1, around_me=True)
+        if board.get("my_review") in ("held", "removed") and board.get("my_row"):
+            return {**board["my_row"], "review": board["my_review"]}  # not listed
         if board.get("my_rank") is not None:
             for row in board["rows"]:
                 if row.get("player") == client.player:
@@ -140,6 +145,13 @@ def rank_lines(row: Mapping[str, Any] | None, variant: str, *, color: bool = Fal
                par: Any = None) -> list[str]:
     if row is None:
         return [f"your result will appear on 'solrace leaderboard {variant}'"]
+    if row.get("review") == "held":
+        return [paint("your result is under review", "1", color)
+                + f" ({result_word(row.get('result'), color)}, "
+                f"{clock(row.get('time', 0), tenths=True)}): it appears on the leaderboard "
+                "once a moderator clears it (docs/fairplay.md)"]
+    if row.get("review") == "removed":
+        return ["your result was removed by a moderator"]
     return [
         paint(f"today's leaderboard: you are #{row['rank']} of {row['total']}", "1", color)
         + f" ({result_word(row.get('result'), color)}, {row.get('home')} home, "

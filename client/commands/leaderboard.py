@@ -89,6 +89,7 @@ def board_lines(board: Mapping[str, Any], *, me: str | None = None, color: bool 
     par = board.get("par")
     lines = [f"{head} · {total} {'entry' if total == 1 else 'entries'}"
              + (f" · par {par} moves" if par else "")]
+    lines += review_lines(board)
     rows = list(board.get("rows") or [])
     if not rows:
         lines.append("no entry on this page" if total else "nobody has finished this daily yet")
@@ -109,6 +110,23 @@ def board_lines(board: Mapping[str, Any], *, me: str | None = None, color: bool 
     if last < total:
         paging += f" · next page: --offset {last}"
     lines += [paging, RANK_RULE]
+    return lines
+
+
+def review_lines(board: Mapping[str, Any]) -> list[str]:
+    """Fair play (docs/fairplay.md): whether the board may still change, and the caller's own
+    result when it is not listed."""
+    lines = []
+    if board.get("provisional") and board.get("review_until"):
+        until = dt.datetime.fromtimestamp(int(board["review_until"]) / 1000, dt.UTC)
+        lines.append(f"provisional until {until:%Y-%m-%d %H:%M} UTC: results under review may "
+                     "still be added, banned ones removed")
+    mine, status = board.get("my_row"), board.get("my_review")
+    if mine and status == "held":
+        lines.append(f"your result ({mine.get('result')}, {clock(mine.get('time', 0))}) is "
+                     "under review: it is listed once a moderator clears it")
+    elif mine and status == "removed":
+        lines.append("your result was removed by a moderator")
     return lines
 
 

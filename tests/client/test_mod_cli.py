@@ -68,3 +68,20 @@ async def test_register_a_bot_account(redis_url: str, tmp_path: Path) -> None:
         assert code == 0 and "registered robo as a BOT account" in out, err
         code, _, err = await run_cli(tmp_path, "daily", "unlimited", "--server", url)
         assert code == 1 and "bots_not_allowed" in err
+
+
+def test_boards_and_the_daily_end_say_under_review_and_provisional() -> None:
+    from solrace.client.commands.daily import attempt_line, rank_lines
+    from solrace.client.commands.leaderboard import board_lines
+
+    board = {"variant": "unlimited", "date": "2026-12-05", "total": 0, "rows": [],
+             "provisional": True, "review_until": 1796601600000, "my_review": "held",
+             "my_row": {"result": "won", "time": 1950, "moves": 119}}
+    text = "\n".join(board_lines(board))
+    assert "provisional until 2026-12-07 00:00 UTC" in text
+    assert "your result (won, 0:01) is under review" in text
+    assert "provisional" not in "\n".join(board_lines({**board, "provisional": False}))
+    held = rank_lines({"review": "held", "result": "won", "time": 1950}, "unlimited")
+    assert held[0].startswith("your result is under review")
+    assert "under review" in attempt_line({"attempt": "abcdefgh", "attempt_state": "finished",
+                                           "attempt_review": "held", "variant": "unlimited"})
