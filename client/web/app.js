@@ -1,14 +1,16 @@
 // Boot: one connection to the server that served this page (same origin), a hash router
 // (#/, #/join/CODE, #/race/ID, #/watch, #/watch/ID, #/daily[/VARIANT], #/leaderboard/VARIANT,
-// #/profile[/NAME], #/replay/ID) and the "reconnecting…" banner.
+// #/profile[/NAME], #/replay/ID; for moderators #/mod, #/mod/case/ID, #/mod/audit) and the
+// "reconnecting…" banner.
 import { Connection } from "./connection.js";
-import { h, toast } from "./dom.js";
+import { h, nameTag, toast } from "./dom.js";
 import * as lobby from "./pages/lobby.js";
 import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
 import * as daily from "./pages/daily.js";
 import * as profile from "./pages/profile.js";
 import * as replay from "./pages/replay.js";
+import * as moderation from "./pages/moderation.js";
 
 const scheme = location.protocol === "https:" ? "wss" : "ws";
 const conn = new Connection(`${scheme}://${location.host}/`);
@@ -24,6 +26,9 @@ const ROUTES = [
   [/^leaderboard\/([a-z-]+)$/, daily.mountLeaderboard],
   [/^profile(?:\/([A-Za-z0-9_.-]+))?$/, profile.mount],
   [/^replay\/([a-z0-9]+)$/, replay.mount],
+  [/^mod$/, moderation.mountQueue],
+  [/^mod\/case\/([a-z0-9]+:[A-Za-z0-9_-]+)$/, moderation.mountCase],
+  [/^mod\/audit$/, moderation.mountAudit],
 ];
 
 let unmount = null;
@@ -59,7 +64,8 @@ function showStatus() {
 function showWho() {
   const who = document.getElementById("who");
   who.replaceChildren(conn.name
-    ? h("a", { href: "#/profile", title: conn.account ? "signed in to your account" : "playing as a guest" }, conn.name, h("span", { class: "muted small", text: conn.account ? " · account" : " · guest" }))
+    ? h("span", {}, h("a", { href: "#/profile", title: conn.account ? "signed in to your account" : "playing as a guest" }, nameTag(conn.name, conn.welcome.title), h("span", { class: "muted small", text: conn.account ? " · account" : " · guest" })),
+      conn.moderator ? h("a", { href: "#/mod", class: "modlink", text: " · Moderation" }) : null)
     : h("span", { class: "muted", text: "spectator" }));
 }
 
@@ -70,6 +76,10 @@ conn.addEventListener("matched", (ev) => { location.hash = `#/race/${ev.detail.r
 // 20.6); the connection then comes back anonymous
 conn.addEventListener("error", (ev) => toast(ev.detail.reason || ev.detail.code, "error"));
 conn.addEventListener("rematch", (ev) => race.offerRematch(conn, ev.detail));
+// fair play (docs/protocol.md 7.6): a ranked result held for review, or decided
+conn.addEventListener("review", (ev) => toast({ held: "Your daily result is under review by a moderator.", clear: "Your daily result was cleared and is on the leaderboard.", removed: "Your daily result was removed." }[ev.detail.status] || ev.detail.status));
+conn.addEventListener("titled", (ev) => { conn.welcome.title = ev.detail.title; showWho(); });
+conn.addEventListener("renamed", (ev) => { conn.welcome.name = ev.detail.name; showWho(); });
 window.addEventListener("hashchange", route);
 window.addEventListener("error", (ev) => toast(`error: ${ev.message}`, "error"));
 showStatus();

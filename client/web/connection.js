@@ -55,6 +55,9 @@ export class Connection extends EventTarget {
   get name() { return this.welcome ? this.welcome.name : null; }
   /** True when this connection's session is an account's (docs/protocol.md section 20). */
   get account() { return !!(this.welcome && this.welcome.account); }
+  /** The account's roles (moderator, admin): which pages to offer; the server checks again. */
+  get roles() { return (this.welcome && this.welcome.roles) || []; }
+  get moderator() { return this.roles.includes("moderator"); }
 
   _setState(state) {
     this.state = state;
@@ -137,7 +140,8 @@ export class Connection extends EventTarget {
     localStorage.setItem(TOKEN_KEY, reply.token);
     localStorage.setItem(NAME_KEY, reply.name);
     this.welcome = { ...this.welcome, player: reply.player, name: reply.name, account: true,
-      session: reply.session, races: reply.races || [] };
+      session: reply.session, races: reply.races || [], title: reply.title || null,
+      roles: reply.roles || [] };
     this.dispatchEvent(new CustomEvent("welcome", { detail: this.welcome }));
     return this.welcome;
   }

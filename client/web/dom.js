@@ -14,6 +14,12 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A player's name, with a BOT badge for a BOT account (`title: "BOT"`, docs/bots.md). */
+export function nameTag(name, title, suffix = "") {
+  return h("span", { class: "pname" }, h("span", { text: `${name}${suffix}` }),
+    title === "BOT" ? h("span", { class: "badge bot", title: "a BOT account: a program, never ranked", "aria-label": "BOT account", text: "BOT" }) : null);
+}
+
 export function button(text, onclick, attrs = {}) {
   return h("button", { type: "button", onclick, ...attrs }, text);
 }

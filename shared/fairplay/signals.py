@@ -104,8 +104,8 @@ def _signal(name: str, value: float | None, threshold: float, fires: Callable[[f
     """A signal that fires when ``value`` is known and ``fires(value)``."""
     weight = WEIGHTS[name]
     fired = value is not None and fires(value)
-    return Signal(name, -1.0 if value is None else float(value), float(threshold), weight,
-                  fired, why)
+    return Signal(name, -1.0 if value is None else round(float(value), 4), float(threshold),
+                  weight, fired, why)
 
 
 def score(evidence: dict[str, Any], history: History) -> Score:

@@ -1,6 +1,6 @@
 // Dailies (#/daily): per variant today's certified deal, the one ranked attempt, practice
 // after it; and a leaderboard page (#/leaderboard/VARIANT): top, around me, par.
-import { button, h, optionsText, section, seconds, toast, variants } from "../dom.js";
+import { button, h, nameTag, optionsText, section, seconds, toast, variants } from "../dom.js";
 
 export async function mount(app, conn, variant = "unlimited") {
   if (!conn.name) {
@@ -32,6 +32,8 @@ function fillDaily(card, conn, v, d) {
     h("p", { class: "muted", text: `${d.date} · ${optionsText(d.options)} · par ${d.par} moves` }),
     h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: d.commitment.slice(0, 16) + "…" })),
     d.yesterday ? h("p", { class: "muted small", text: `Yesterday's seed: ${d.yesterday.seed}` }) : null,
+    d.attempt_review === "held" ? h("p", { class: "review held", role: "status", text: "Your ranked result is under review: it appears on the leaderboard once a moderator clears it." }) : null,
+    d.attempt_review === "removed" ? h("p", { class: "review removed", role: "status", text: "Your ranked result was removed by a moderator." }) : null,
     !conn.account && !d.attempt ? h("p", { class: "muted small" }, "The ranked attempt needs an account: ", h("a", { href: "#/", text: "register or log in in the lobby" }), ".") : null,
     h("div", { class: "actions" },
       d.attempt ? h("a", { class: "button", href: `#/race/${d.attempt}`, text: "Your attempt" }) : button("Ranked attempt", start(false), { class: "primary", "aria-label": `Ranked attempt: ${v.title}` }),
@@ -56,10 +58,12 @@ export async function mountLeaderboard(app, conn, variant) {
       const r = await conn.request("leaderboard", { variant, limit: 20, around_me: aroundMe });
       body.replaceChildren(
         h("p", { class: "muted", text: `${r.date} · ${r.total} entries · par ${r.par ?? "–"} moves${r.my_rank ? ` · you are #${r.my_rank}` : ""}` }),
+        r.provisional ? h("p", { class: "provisional small", text: `Provisional until ${new Date(r.review_until).toISOString().slice(0, 16).replace("T", " ")} UTC: results under review may still be added, banned ones removed.` }) : null,
+        r.my_review === "held" && r.my_row ? h("p", { class: "review held", role: "status", text: `Your result (${r.my_row.result}, ${seconds(r.my_row.time)}) is under review: it is listed once a moderator clears it.` }) : null,
         r.rows.length ? h("table", { class: "standings" },
           h("thead", {}, h("tr", {}, ["#", "player", "result", "time", "moves", "vs par", "home"].map((t) => h("th", { text: t })))),
           h("tbody", {}, r.rows.map((x) => h("tr", { class: x.player === conn.player ? "me" : "" },
-            h("td", { text: String(x.rank) }), h("td", {}, h("a", { href: `#/profile/${x.name}`, text: x.name })), h("td", { text: x.result }),
+            h("td", { text: String(x.rank) }), h("td", {}, h("a", { href: `#/profile/${x.name}` }, nameTag(x.name, x.title))), h("td", { text: x.result }),
             h("td", { text: seconds(x.time) }), h("td", { text: String(x.moves) }),
             h("td", { text: r.par && x.result === "won" ? `${x.moves - r.par >= 0 ? "+" : ""}${x.moves - r.par}` : "" }),
             h("td", { text: String(x.home) })))))

@@ -1,5 +1,6 @@
 // A player's profile (#/profile, #/profile/NAME): ratings per variant, streaks, best times.
-import { h, section, seconds, variantTitle } from "../dom.js";
+import { h, nameTag, section, seconds, variantTitle } from "../dom.js";
+import { reportButton } from "../report.js";
 
 export async function mount(app, conn, name) {
   if (!conn.name) {
@@ -25,7 +26,9 @@ export async function mount(app, conn, name) {
       h("td", { text: `${s.dailies ?? 0} played, ${s.daily_wins ?? 0} won` }),
       h("td", { text: `${s.streak ?? 0} (best ${s.best_streak ?? 0})` })));
   }
-  app.append(h("div", { class: "hero" }, h("h1", { text: p.name }), h("p", { class: "muted", text: `player ${p.player}` })),
+  const other = p.player !== conn.player;
+  app.append(h("div", { class: "hero" }, h("h1", {}, nameTag(p.name, p.title)), h("p", { class: "muted", text: `player ${p.player}` }),
+    other && conn.account && !p.title ? h("div", { class: "actions" }, reportButton(conn, p.name)) : null),
     section("Ratings and records", rows.length ? h("table", { class: "standings" },
       h("thead", {}, h("tr", {}, ["variant", "rating", "races won", "wins", "best time", "dailies", "daily streak"].map((t) => h("th", { text: t })))),
       h("tbody", {}, rows)) : h("p", { class: "muted", text: "No games on record yet: race or play a daily." })));

@@ -4,7 +4,8 @@
 // browser and a rematch. The board is whatever the server last said: a sync, then acks.
 import { renderBoard } from "../board.js";
 import { verify } from "../deals.js";
-import { button, clock, h, optionsText, section, seconds, toast, variantTitle } from "../dom.js";
+import { button, clock, h, nameTag, optionsText, section, seconds, toast, variantTitle } from "../dom.js";
+import { reportButton } from "../report.js";
 import { applyDelta, fold, verdictText } from "./racestate.js";
 
 export async function mount(app, conn, rid) {
@@ -137,7 +138,7 @@ class RacePage {
       h("p", {}, "Invite link: ", h("a", { href: link, class: "invite", text: link }), " ",
         button("Copy", () => (navigator.clipboard ? navigator.clipboard.writeText(link) : Promise.reject(new Error("no clipboard"))).then(() => toast("Link copied"), () => toast(link)))),
       h("p", { class: "muted", text: `Code ${s.code} · ${s.racers.size}/${s.seats} seats · ${Math.round(s.time_limit / 60)} min${s.rated ? " · rated" : ""}` }),
-      h("ul", { class: "rows" }, [...s.racers.values()].map((r) => h("li", {}, h("span", { text: r.name }), h("span", { class: r.ready ? "ok" : "muted", text: r.ready ? "ready" : "not ready" })))),
+      h("ul", { class: "rows" }, [...s.racers.values()].map((r) => h("li", {}, nameTag(r.name, r.title), h("span", { class: r.ready ? "ok" : "muted", text: r.ready ? "ready" : "not ready" })))),
       h("div", { class: "actions" },
         me && !me.ready ? button("I'm ready", () => this.request("race.ready", { race: this.rid }), { class: "primary" }) : h("span", { class: "muted", text: "Starts when every racer is ready (at least two)." }),
         button("Leave", async () => { await this.request("race.leave", { race: this.rid }); location.hash = "#/"; }))));
@@ -155,7 +156,7 @@ class RacePage {
       // a rival's connection (presence frames; none for bots), while the race is on
       const online = mine || s.end ? undefined : this.conn.online(this.rid, r.player);
       rows.push(h("li", { class: `rival ${mine ? "me" : ""}` },
-        h("span", { class: "rname" }, h("span", { text: mine ? `${r.name} (you)` : r.name }),
+        h("span", { class: "rname" }, nameTag(r.name, r.title, mine ? " (you)" : ""),
           online === undefined ? null : h("span", { class: `presence ${online ? "online" : "offline"}`, title: online ? "connected" : "disconnected: their clock runs on", "aria-label": `${r.name} is ${online ? "connected" : "disconnected"}`, text: online ? " ● online" : " ○ offline" })),
         h("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(total), "aria-valuenow": String(home), "aria-label": `${r.name}: ${home} of ${total} cards home` },
           h("span", { class: "fill", style: `width:${(100 * home) / total}%` })),
@@ -296,12 +297,14 @@ class RacePage {
     if (n.dataset.v === shown) return;
     n.dataset.v = shown;
     const rated = s.end.standings.some((r) => r.rating);
+    const canReport = this.conn.account && s.kind === "race" && s.end.standings.length > 1;
     const table = h("table", { class: "standings" },
-      h("thead", {}, h("tr", {}, ["#", "racer", "result", "home", "moves", "time", rated ? "rating" : null].filter(Boolean).map((t) => h("th", { text: t })))),
+      h("thead", {}, h("tr", {}, ["#", "racer", "result", "home", "moves", "time", rated ? "rating" : null, canReport ? "" : null].filter((x) => x !== null).map((t) => h("th", { text: t })))),
       h("tbody", {}, s.end.standings.map((r) => h("tr", { class: r.player === this.conn.player ? "me" : "" },
-        h("td", { text: String(r.rank) }), h("td", { text: r.name }), h("td", { text: r.result }),
+        h("td", { text: String(r.rank) }), h("td", {}, nameTag(r.name, r.title)), h("td", { text: r.result }),
         h("td", { text: String(r.home) }), h("td", { text: String(r.moves) }), h("td", { text: seconds(r.elapsed) }),
-        rated ? h("td", { text: r.rating ? `${Math.round(r.rating.before)} → ${Math.round(r.rating.after)} (${r.rating.after >= r.rating.before ? "+" : ""}${Math.round(r.rating.after - r.rating.before)})` : "" }) : null))));
+        rated ? h("td", { text: r.rating ? `${Math.round(r.rating.before)} → ${Math.round(r.rating.after)} (${r.rating.after >= r.rating.before ? "+" : ""}${Math.round(r.rating.after - r.rating.before)})` : "" }) : null,
+        canReport ? h("td", {}, r.player !== this.conn.player && !r.title ? reportButton(this.conn, r.name, this.rid) : null) : null))));
     const check = h("p", { class: "verify", text: s.end.seed !== undefined ? "Checking the deal in your browser…" : "This deal's seed is revealed tomorrow (daily)." });
     const seed = s.end.seed !== undefined ? h("p", {}, "Seed ", h("code", { text: String(s.end.seed) }), " · commitment ", h("code", { class: "hash", text: s.end.commitment })) : null;
     if (s.end.seed !== undefined) {

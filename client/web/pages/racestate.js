@@ -21,7 +21,7 @@ export function fold(summary, events) {
   for (const e of events) {
     s.v = Math.max(s.v, e.v);
     switch (e.k) {
-      case "join": s.racers.set(e.player, { player: e.player, name: e.name, ready: false, ...(s.racers.get(e.player) || {}) }); break;
+      case "join": s.racers.set(e.player, { player: e.player, name: e.name, ready: false, ...(e.title ? { title: e.title } : {}), ...(s.racers.get(e.player) || {}) }); break;
       case "leave": s.racers.delete(e.player); break;
       case "ready": if (s.racers.has(e.player)) s.racers.get(e.player).ready = true; break;
       case "countdown": s.starts_at = e.starts_at; s.commitment = e.commitment; raise("countdown"); break;
