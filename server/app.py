@@ -160,7 +160,7 @@ class Server:
         daily = DailyService(store, races, cfg.secret_key, budget_nodes=cfg.daily_budget,
                              process=cfg.process_id)
         fairplay = FairPlayService(store, hold=cfg.fair_play == "hold")
-        daily.fairplay = fairplay
+        daily.use_fairplay(fairplay)
         moderation = Moderation(store, fairplay)
         hints = HintService(store, races, budget_nodes=cfg.hint_budget)
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,

@@ -122,7 +122,7 @@ class DailyService:
         self._worker = Worker()  # certification searches
         self._certifying: dict[tuple[str, str], asyncio.Task[dict[str, str]]] = {}
         self._failed: dict[tuple[str, str], float] = {}  # (day, variant) -> when it failed
-        # screens each ranked attempt before it is listed (server/app.py sets it)
+        # screens each ranked attempt before it is listed (use_fairplay)
         self.fairplay: FairPlayService | None = None
         races.on_finished.append(self.on_finished)
 
@@ -276,9 +276,29 @@ class DailyService:
             review = await self.fairplay.screen_daily(info, rec, row, day)
         entry["review"] = review
         if await self.store.record_daily(day, info.variant, row["player"], rank_key(entry),
-                                         entry, listed=review == "clear"):
-            await self.store.daily_stats(row["player"], info.variant, day, previous_day(day),
-                                         row["result"] == "won")
+                                         entry, listed=review == "clear") and review == "clear":
+            await self.count_stats(row["player"], info.variant, day, row["result"] == "won",
+                                   int(row["elapsed"]))
+
+    async def count_stats(self, pid: str, variant: str, day: str, won: bool, elapsed: int
+                          ) -> None:
+        """A listed attempt in the player's own stats (dailies, streak, wins, best time) —
+        at once, or when a moderator clears a held one: a profile never shows a held time."""
+        await self.store.daily_stats(pid, variant, day, previous_day(day), won)
+        if won:
+            await self.store.win_stats(pid, variant, True, False, elapsed)
+
+    def use_fairplay(self, fairplay: FairPlayService) -> None:
+        """Screen every ranked attempt before it is listed; count a held one's stats when a
+        moderator clears it."""
+        self.fairplay = fairplay
+        fairplay.on_clear.append(self._cleared)
+
+    async def _cleared(self, case: dict[str, Any]) -> None:
+        if case["kind"] == "daily":
+            await self.count_stats(case["player"], case["variant"], case["day"],
+                                   case["result"]["result"] == "won",
+                                   int(case["result"]["elapsed"]))
 
     # ------------------------------------------------------------------ leaderboards
 

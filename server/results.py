@@ -69,7 +69,7 @@ class Results:
 
     async def on_finished(self, info: RaceInfo, rec: RaceRecord,
                           standings: list[dict[str, Any]]) -> None:
-        if info.kind == "practice":
+        if info.kind in ("practice", "daily"):  # a daily's stats wait for its review (daily.py)
             return
         multi = len(standings) > 1
         for row in standings:

@@ -89,11 +89,10 @@ def board_lines(board: Mapping[str, Any], *, me: str | None = None, color: bool 
     par = board.get("par")
     lines = [f"{head} · {total} {'entry' if total == 1 else 'entries'}"
              + (f" · par {par} moves" if par else "")]
-    lines += review_lines(board)
     rows = list(board.get("rows") or [])
     if not rows:
         lines.append("no entry on this page" if total else "nobody has finished this daily yet")
-        return lines
+        return lines + review_lines(board)
     cells = [["#", "name", "result", "home", "moves", "vs par", "time"]]
     for r in rows:
         you = me is not None and r.get("player") == me
@@ -109,7 +108,7 @@ def board_lines(board: Mapping[str, Any], *, me: str | None = None, color: bool 
         paging += f" · your rank: {board['my_rank']}"
     if last < total:
         paging += f" · next page: --offset {last}"
-    lines += [paging, RANK_RULE]
+    lines += [paging, *review_lines(board), RANK_RULE]
     return lines
 
 

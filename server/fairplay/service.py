@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from solrace.server.races import RaceInfo
@@ -64,6 +65,8 @@ class FairPlayService:
     def __init__(self, store: Store, *, hold: bool = True) -> None:
         self.store = store
         self.hold = hold
+        # called with the case once a held result is cleared (daily.py counts its stats)
+        self.on_clear: list[Callable[[dict[str, Any]], Awaitable[None]]] = []
 
     # ------------------------------------------------------------------ screening
 
@@ -163,8 +166,15 @@ class FairPlayService:
         return case
 
     async def clear(self, cid: str, by: str = "") -> dict[str, Any]:
-        """List the held result at the rank its time earns, as if never held."""
-        return await self._decide(cid, CLEAR, by)
+        """List the held result at the rank its time earns, as if never held (its stats are
+        counted now)."""
+        case = await self.case(cid)
+        if case["status"] != HELD:
+            raise ProtocolError("bad_message", f"case {cid} is not held (it is {case['status']})")
+        case = await self._decide(cid, CLEAR, by)
+        for hook in self.on_clear:
+            await hook(case)
+        return case
 
     async def remove_player(self, pid: str, days: list[str], variants: list[str],
                             by: str = "") -> int:

@@ -61,6 +61,8 @@ async def test_a_scripted_daily_win_is_held_until_a_moderator_clears_it(redis_ur
             assert mine["my_row"]["result"] == "won" and "score" not in mine["my_row"]
             info = await bot.request("daily", variant=WIN_VARIANT)
             assert info["attempt_review"] == "held"
+            # nor does the public profile show its time, wins or streak
+            assert (await viewer.request("profile", name="cheater"))["stats"] == {}
             # no role: every moderator request is refused, whatever the request says
             for kind, fields in (("mod.queue", {}), ("mod.case", {"case": f"{rid}:x"}),
                                  ("mod.clear", {"case": f"{rid}:x", "reason": "r"})):
@@ -92,6 +94,12 @@ async def test_a_scripted_daily_win_is_held_until_a_moderator_clears_it(redis_ur
             assert row["rank"] == 1 and row["player"] == bot.player and row["result"] == "won"
             assert (await mia.request("mod.queue"))["cases"] == []
             assert (await board(bot))["my_review"] == "clear"
+            stats = (await viewer.request("profile", name="cheater"))["stats"][WIN_VARIANT]
+            assert stats["dailies"] == 1 and stats["daily_wins"] == 1 and stats["wins"] == 1
+            assert stats["best_time"] == row["time"]
+            with pytest.raises(ClientError) as err:  # once: a cleared case is not held
+                await mia.request("mod.clear", case=case["case"], reason="again")
+            assert err.value.code == "bad_message"
     assert day
 
 
