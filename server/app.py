@@ -156,12 +156,12 @@ class Server:
         store.local = hub.deliver  # this process's moves reach its own connections directly
         hub.follow = store.follow  # and other processes' moves are published to this one
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
-        Results(store, races)
         daily = DailyService(store, races, cfg.secret_key, budget_nodes=cfg.daily_budget,
                              process=cfg.process_id)
         fairplay = FairPlayService(store, hold=cfg.fair_play == "hold")
         daily.use_fairplay(fairplay)
-        moderation = Moderation(store, fairplay)
+        results = Results(store, races, fairplay)
+        moderation = Moderation(store, fairplay, results)
         hints = HintService(store, races, budget_nodes=cfg.hint_budget)
         bots = BotService(store, races, process=cfg.process_id, delay_scale=cfg.bot_delay,
                           lease_seconds=cfg.bot_lease)

@@ -292,10 +292,10 @@ class DailyService:
         """Screen every ranked attempt before it is listed; count a held one's stats when a
         moderator clears it."""
         self.fairplay = fairplay
-        fairplay.on_clear.append(self._cleared)
+        fairplay.on_decided.append(self._cleared)
 
     async def _cleared(self, case: dict[str, Any]) -> None:
-        if case["kind"] == "daily":
+        if case["kind"] == "daily" and case["status"] == "clear":
             await self.count_stats(case["player"], case["variant"], case["day"],
                                    case["result"]["result"] == "won",
                                    int(case["result"]["elapsed"]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.server.fairplay.ratings import log_entry, replay
+from solrace.server.fairplay.service import FairPlayService
 from solrace.server.races import RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
 from solrace.shared.ratings import Rating, race_results, rate_race, update
@@ -33,20 +35,37 @@ def rating_view(text: str | None) -> dict[str, Any]:
 
 @dataclass
 class PendingRating:
-    """One racer's update, computed when the race ends and stored after it has ended."""
+    """One racer's update, computed when the race ends and stored after it has ended (or,
+    while a result of the race is under review, once it is cleared)."""
 
     pid: str
     before: str | None  # the stored text the update was computed from
     after: str  # the new text
-    results: list[tuple[Rating, float]]  # opponents' pre-race ratings and this racer's scores
+    results: list[tuple[str, Rating, float]]  # opponents' ids, pre-race ratings, my scores
+
+    def wire(self) -> dict[str, Any]:
+        return {"pid": self.pid, "before": self.before, "after": self.after,
+                "results": [[o, r.rating, r.rd, r.volatility, s] for o, r, s in self.results]}
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> PendingRating:
+        return cls(d["pid"], d["before"], d["after"],
+                   [(o, Rating(a, b, c), s) for o, a, b, c, s in d["results"]])
 
 
 class Results:
-    def __init__(self, store: Store, races: RaceService) -> None:
+    """Stats and ratings of finished races; a rated race's ratings wait while fair play holds
+    one of its results, and a ban rebuilds the ratings of everyone the banned player met."""
+
+    def __init__(self, store: Store, races: RaceService,
+                 fairplay: FairPlayService | None = None) -> None:
         self.store = store
+        self.fairplay = fairplay
         self._pending: dict[str, list[PendingRating]] = {}  # race -> updates to store
         races.annotators.append(self.annotate)
         races.on_finished.append(self.on_finished)
+        if fairplay is not None:
+            fairplay.on_decided.append(self._cleared)
 
     async def annotate(self, info: RaceInfo, standings: list[dict[str, Any]]) -> None:
         """Rated races: each standing shows the rating before and after this race."""
@@ -62,7 +81,7 @@ class Results:
         for i, (row, (old, games), r) in enumerate(zip(standings, current, new)):
             row["rating"] = {"before": round(old.rating), "after": round(r.rating),
                              "rd": round(r.rd), "provisional": r.provisional}
-            results = [(current[j][0], score) for j, score in pairs[i]]
+            results = [(pids[j], current[j][0], score) for j, score in pairs[i]]
             pending.append(PendingRating(row["player"], stored[i], rating_text(r, games + 1),
                                          results))
         self._pending[info.rid] = pending
@@ -79,16 +98,62 @@ class Results:
             if won or (multi and row["rank"] == 1):
                 await self.store.win_stats(row["player"], info.variant, won,
                                            multi and won and row["rank"] == 1, row["elapsed"])
-        for p in self._pending.pop(info.rid, ()):
-            await self._store_rating(p, info.variant)
+        pending = self._pending.pop(info.rid, [])
+        if not pending:
+            return
+        if self.fairplay is not None and await self.fairplay.screen_race(info, rec, standings):
+            await self.store.hold_ratings(info.rid, [p.wire() for p in pending])
+            return
+        await self._store_all(info.rid, info.variant, pending)
 
-    async def _store_rating(self, p: PendingRating, variant: str) -> None:
+    async def _store_all(self, rid: str, variant: str, pending: list[PendingRating]) -> None:
+        banned = await self.store.banned_players()
+        for p in pending:
+            if p.pid in banned:
+                continue
+            p.results = [r for r in p.results if r[0] not in banned]
+            if p.results:
+                await self._store_rating(p, variant, rid)
+
+    async def _cleared(self, case: dict[str, Any]) -> None:
+        """A held result of a rated race was cleared (or removed by a ban): once none of the
+        race is held, its rating changes apply (to the ratings as they are now; a banned
+        player's games count for no one)."""
+        assert self.fairplay is not None
+        if case["kind"] != "race" or await self.fairplay.race_held(case["race"]):
+            return
+        held = await self.store.take_held_ratings(case["race"])
+        if held:
+            await self._store_all(case["race"], case["variant"],
+                                  [PendingRating.of(d) for d in held])
+
+    async def _store_rating(self, p: PendingRating, variant: str, rid: str) -> None:
         """Compare-and-set: if another rated race of this player (on any process) stored its
         update since this one was computed, apply this race's results to that newer rating
         instead, so concurrent races never lose an update. The standings keep the figures
-        shown at the end of the race."""
+        shown at the end of the race. The change goes into the player's rating log."""
         before, after = p.before, p.after
         while not await self.store.set_rating(p.pid, variant, before, after):
             before = (await self.store.ratings([p.pid], variant))[0]
             own, games = parse_rating(before)
-            after = rating_text(update(own, p.results), games + 1)
+            after = rating_text(update(own, [(r, s) for _, r, s in p.results]), games + 1)
+        await self.store.log_rating(p.pid, log_entry(rid, variant, before, p.results))
+
+    async def rebuild_opponents(self, pid: str) -> int:
+        """After ``pid`` is banned or unbanned: every player it met in a rated race gets the
+        rating its own log gives without the games against banned players. Returns how many
+        (player, variant) ratings were rebuilt."""
+        banned = await self.store.banned_players()
+        met = {(o[0], e["variant"]) for e in await self.store.rating_log(pid)
+               for o in e["results"]}
+        for other, variant in sorted(met):
+            entries = [e for e in await self.store.rating_log(other) if e["variant"] == variant]
+            if not entries:
+                continue
+            rating, games = replay(entries, banned, parse_rating(entries[0]["before"]))
+            while True:
+                current = (await self.store.ratings([other], variant))[0]
+                if await self.store.set_rating(other, variant, current,
+                                               rating_text(rating, games)):
+                    break
+        return len(met)

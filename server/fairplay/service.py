@@ -7,8 +7,8 @@ thresholds from the game. A result whose score reaches the threshold is *held*: 
 but not listed, its player is told "under review", and only a moderator's ``clear`` lists it —
 at the rank its time earns, as if it had never been held.
 
-Which results: every ranked daily attempt (the one ranked game a daily leaderboard lists).
-Rated races are not screened yet (docs/fairplay.md, "Not built yet").
+Which results: every ranked daily attempt (the one ranked game a daily leaderboard lists) and
+every racer of a rated race; a held racer holds the race's rating changes (server/results.py).
 
 ``hold`` off (``--fair-play record``) keeps every case and score but lists every result: for
 test suites whose clients play at machine speed on purpose, never for a public server.
@@ -34,6 +34,9 @@ DAY_MS = 86_400_000
 #: A daily board is provisional until this long after its UTC day ends: results held on it
 #: may still be cleared onto it (and bans taken off it) in that window.
 REVIEW_WINDOW_MS = 2 * DAY_MS
+#: Held cases read when looking for those of one race or player (the queue is short: a held
+#: result waits for a person).
+QUEUE_SCAN = 10_000
 
 
 def case_id(rid: str, pid: str) -> str:
@@ -65,8 +68,9 @@ class FairPlayService:
     def __init__(self, store: Store, *, hold: bool = True) -> None:
         self.store = store
         self.hold = hold
-        # called with the case once a held result is cleared (daily.py counts its stats)
-        self.on_clear: list[Callable[[dict[str, Any]], Awaitable[None]]] = []
+        # called with a case once its held result is cleared or removed (daily.py counts the
+        # stats of a cleared daily, results.py applies a rated race's held ratings)
+        self.on_decided: list[Callable[[dict[str, Any]], Awaitable[None]]] = []
 
     # ------------------------------------------------------------------ screening
 
@@ -82,6 +86,24 @@ class FairPlayService:
     async def screen_daily(self, info: RaceInfo, rec: RaceRecord, row: dict[str, Any],
                            day: str) -> str:
         """Score one ranked daily attempt; store its case; ``held`` or ``clear``."""
+        return await self._screen(info, rec, row, "daily", day)
+
+    async def screen_race(self, info: RaceInfo, rec: RaceRecord,
+                          standings: list[dict[str, Any]]) -> bool:
+        """Score every racer of a finished rated race; True when one result is held (the
+        race's rating changes then wait for a moderator)."""
+        held = False
+        for row in standings:
+            held = await self._screen(info, rec, row, "race", None) == HELD or held
+        return held
+
+    async def race_held(self, rid: str) -> bool:
+        """Whether a result of the race is still held (its rating changes wait)."""
+        held = await self.store.held_cases(QUEUE_SCAN)
+        return any(split_case(cid)[0] == rid for cid, _ in held)
+
+    async def _screen(self, info: RaceInfo, rec: RaceRecord, row: dict[str, Any], kind: str,
+                      day: str | None) -> str:
         pid = row["player"]
         moves = await self.store.read_log(info.rid, pid)
         times = move_times(await self.store.events_since(info.rid, 0), pid)
@@ -90,7 +112,7 @@ class FairPlayService:
         game = GameRecord(variant=info.variant, options=info.options, seed=info.seed,
                           moves=tuple(moves[:n]), times_ms=tuple(times[:n]),
                           result=row["result"], elapsed_ms=int(row["elapsed"]),
-                          par=int(par) if par else None, kind="daily")
+                          par=int(par) if par else None, kind=kind)
         ev = evidence(game)
         account = await self.store.accounts.account(row["name"])
         if account is not None and account.get("player") != pid:
@@ -100,7 +122,7 @@ class FairPlayService:
         status = HELD if result.held and self.hold else CLEAR
         case = {
             "case": case_id(info.rid, pid), "race": info.rid, "player": pid,
-            "name": row["name"], "kind": "daily", "day": day, "variant": info.variant,
+            "name": row["name"], "kind": kind, "day": day, "variant": info.variant,
             "status": status, "score": result.to_wire(), "evidence": ev,
             "history": {"account_age_days": round(history.account_age_days, 3),
                         "ranked_games": history.ranked_games,
@@ -115,8 +137,8 @@ class FairPlayService:
             await self.store.enqueue_case(case["case"], result.total)
             await self.store.notify_player(pid, {"k": "review", "race": info.rid,
                                                  "status": HELD})
-            log.info("daily result held for review: race %s player %s score %.2f",
-                     info.rid, pid, result.total)
+            log.info("%s result held for review: race %s player %s score %.2f",
+                     kind, info.rid, pid, result.total)
         return status
 
     # ------------------------------------------------------------------ moderators
@@ -172,14 +194,16 @@ class FairPlayService:
         if case["status"] != HELD:
             raise ProtocolError("bad_message", f"case {cid} is not held (it is {case['status']})")
         case = await self._decide(cid, CLEAR, by)
-        for hook in self.on_clear:
+        for hook in self.on_decided:
             await hook(case)
         return case
 
     async def remove_player(self, pid: str, days: list[str], variants: list[str],
                             by: str = "") -> int:
         """A ban: every daily result of the player in ``days`` × ``variants`` off its board
-        (kept, marked removed, so an unban can list it again). Returns how many."""
+        (kept, marked removed, so an unban can list it again), and its held rated-race results
+        removed (their races' rating changes then apply without its games). Returns how many
+        daily results were taken off."""
         removed = 0
         for day in days:
             for variant in variants:
@@ -188,6 +212,15 @@ class FairPlayService:
                     attempt = await self.store.attempt_of(day, variant, pid)
                     if attempt:
                         await self.store.dequeue_case(case_id(attempt, pid))
+        for cid, _ in await self.store.held_cases(QUEUE_SCAN):  # held rated races
+            rid, who = split_case(cid)
+            if who == pid:
+                case = await self.case(cid)
+                case["status"] = REMOVED
+                await self.store.save_case(rid, pid, case)
+                await self.store.dequeue_case(cid)
+                for hook in self.on_decided:  # the race's other results may now apply
+                    await hook(case)
         return removed
 
     async def restore_player(self, pid: str, days: list[str], variants: list[str]) -> int:

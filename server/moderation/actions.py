@@ -13,6 +13,7 @@ from typing import Any
 from solrace.server.accounts.names import reserved_for_accounts
 from solrace.server.daily import daily_days
 from solrace.server.fairplay.service import FairPlayService
+from solrace.server.results import Results
 from solrace.server.store import Store
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.variants import VARIANTS
@@ -26,9 +27,10 @@ REPORT_WINDOW_MS = 3_600_000
 class Moderation:
     """Moderators' decisions: clear, ban, unban — each audited."""
 
-    def __init__(self, store: Store, fairplay: FairPlayService) -> None:
+    def __init__(self, store: Store, fairplay: FairPlayService, results: Results) -> None:
         self.store = store
         self.fairplay = fairplay
+        self.results = results
 
     async def _audit(self, by: str, action: str, target: str, reason: str,
                      details: str = "") -> str:
@@ -91,12 +93,15 @@ class Moderation:
             await self.store.accounts.unlist_session(acct["name"], rec.sid)
             ended += 1
         await self.store.notify_player(pid, {"k": "revoked", "sid": "*"})
+        await self.store.set_banned(pid, True)  # its games count in nobody's rating from now
         removed = await self.fairplay.remove_player(pid, daily_days(today), list(VARIANTS), by)
+        rebuilt = await self.results.rebuild_opponents(pid)
         closed = await self.store.close_reports(pid)
         await self._audit(by, "ban", acct["name"], reason,
-                          f"sessions ended {ended}, results removed {removed}, "
-                          f"reports closed {closed}")
-        return {"player": pid, "name": acct["name"], "sessions": ended, "removed": removed}
+                          f"sessions ended {ended}, results removed {removed}, ratings "
+                          f"rebuilt {rebuilt}, reports closed {closed}")
+        return {"player": pid, "name": acct["name"], "sessions": ended, "removed": removed,
+                "ratings_rebuilt": rebuilt}
 
     async def unban(self, by: str, name: str, reason: str, today: str) -> dict[str, Any]:
         acct = await self._account(name)
@@ -104,9 +109,13 @@ class Moderation:
             raise ProtocolError("bad_message", f"{acct['name']} is not banned")
         pid = acct["player"]
         await self.store.accounts.set_flag(acct["name"], "banned", None)
+        await self.store.set_banned(pid, False)
         restored = await self.fairplay.restore_player(pid, daily_days(today), list(VARIANTS))
-        await self._audit(by, "unban", acct["name"], reason, f"results restored {restored}")
-        return {"player": pid, "name": acct["name"], "restored": restored}
+        rebuilt = await self.results.rebuild_opponents(pid)
+        await self._audit(by, "unban", acct["name"], reason,
+                          f"results restored {restored}, ratings rebuilt {rebuilt}")
+        return {"player": pid, "name": acct["name"], "restored": restored,
+                "ratings_rebuilt": rebuilt}
 
     async def rename(self, by: str, name: str, new_name: str, reason: str) -> dict[str, Any]:
         """Force a rename; the old name stays reserved (nobody else can take it)."""

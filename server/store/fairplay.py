@@ -103,6 +103,36 @@ class FairPlayMixin(StoreCore):
                                           withscores=True)
         return [(_s(m), int(s)) for m, s in rows]
 
+    async def log_rating(self, pid: str, entry: dict[str, Any]) -> None:
+        self._count()
+        await self.redis.rpush(Keys.rating_log(pid), msgpack.packb(entry))
+
+    async def rating_log(self, pid: str) -> list[dict[str, Any]]:
+        self._count()
+        return [msgpack.unpackb(x, raw=False)
+                for x in await self.redis.lrange(Keys.rating_log(pid), 0, -1)]
+
+    async def hold_ratings(self, rid: str, updates: list[dict[str, Any]]) -> None:
+        self._count()
+        await self.redis.set(Keys.held_ratings(rid), msgpack.packb(updates), ex=DAILY_TTL)
+
+    async def take_held_ratings(self, rid: str) -> list[dict[str, Any]] | None:
+        """The race's held rating changes, removed (only one caller gets them)."""
+        self._count()
+        raw = await self.redis.getdel(Keys.held_ratings(rid))
+        return msgpack.unpackb(raw, raw=False) if raw else None
+
+    async def set_banned(self, pid: str, banned: bool) -> None:
+        self._count()
+        if banned:
+            await self.redis.sadd(Keys.FP_BANNED, pid)
+        else:
+            await self.redis.srem(Keys.FP_BANNED, pid)
+
+    async def banned_players(self) -> set[str]:
+        self._count()
+        return {_s(x) for x in await self.redis.smembers(Keys.FP_BANNED)}
+
     async def audit(self, entry: dict[str, str]) -> str:
         """Append one moderator action to the audit log; returns its entry id."""
         self._count()

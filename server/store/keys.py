@@ -245,6 +245,21 @@ class Keys:
         """(zset) the reports a player sent in the last hour, scored by ms — an hour."""
         return f"sr:fp:reportrate:{{{pid}}}"
 
+    @staticmethod
+    def rating_log(pid: str) -> str:
+        """(list) every rating change applied to the player, msgpack {race, variant, before,
+        results: [[opponent, rating, rd, volatility, score]…]}, oldest first: what rebuilds
+        the rating without a banned opponent's games — no TTL."""
+        return f"sr:ratinglog:{{{pid}}}"
+
+    @staticmethod
+    def held_ratings(rid: str) -> str:
+        """(string) msgpack list of a rated race's rating changes, held while a result of the
+        race is under review — DAILY_TTL (a race reviewed later than that applies none)."""
+        return f"sr:race:{{{rid}}}:fp:ratings"
+
+    #: (set) banned players' ids: their games count in nobody's rating.
+    FP_BANNED = "sr:fp:banned"
     #: (zset) reported players' ids scored by their open reports: the moderators' list.
     FP_REPORTED = "sr:fp:reported"
     #: (zset) held cases ``<rid>:<pid>`` scored by their suspicion total: the review queue.
