@@ -72,20 +72,13 @@ async def on_clear(conn: Connection, req: P.ModClear) -> dict[str, Any]:
     return P.reply(req.id, "mod.cleared", case=req.case, status=case["status"])
 
 
-@handles(P.ModBan)
-async def on_ban(conn: Connection, req: P.ModBan) -> dict[str, Any]:
+@handles(P.ModBan, P.ModUnban)
+async def on_ban_or_unban(conn: Connection, req: P.ModBan | P.ModUnban) -> dict[str, Any]:
     by = await _moderator(conn)
-    out = await conn.ctx.moderation.ban(by, req.player, req.reason,
-                                        await conn.ctx.daily.today())
-    return P.reply(req.id, "mod.banned", **out)
-
-
-@handles(P.ModUnban)
-async def on_unban(conn: Connection, req: P.ModUnban) -> dict[str, Any]:
-    by = await _moderator(conn)
-    out = await conn.ctx.moderation.unban(by, req.player, req.reason,
-                                          await conn.ctx.daily.today())
-    return P.reply(req.id, "mod.unbanned", **out)
+    ban = isinstance(req, P.ModBan)
+    decide = conn.ctx.moderation.ban if ban else conn.ctx.moderation.unban
+    out = await decide(by, req.player, req.reason, await conn.ctx.daily.today())
+    return P.reply(req.id, "mod.banned" if ban else "mod.unbanned", **out)
 
 
 @handles(P.ModRename)

@@ -118,11 +118,10 @@ class ModClear(Request):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ModBan(Request):
-    """Ban an account: every session ends, logins are refused, its results leave the boards."""
+class PlayerDecision(Request):
+    """A decision about an account, named by its name (or a look-alike of it)."""
 
-    TYPE: ClassVar[str] = "mod.ban"
-    player: str  # the account's name (or a look-alike of it)
+    player: str
     reason: str
 
     def __post_init__(self) -> None:
@@ -132,17 +131,17 @@ class ModBan(Request):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ModUnban(Request):
+class ModBan(PlayerDecision):
+    """Ban an account: every session ends, logins are refused, its results leave the boards."""
+
+    TYPE: ClassVar[str] = "mod.ban"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModUnban(PlayerDecision):
     """Lift a ban: the account may log in again and its removed results are listed again."""
 
     TYPE: ClassVar[str] = "mod.unban"
-    player: str
-    reason: str
-
-    def __post_init__(self) -> None:
-        Request.__post_init__(self)
-        _check_player(self.player)
-        _check_reason(self.TYPE, self.reason)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
