@@ -317,6 +317,8 @@ class Connection(MoveStart, CloseTimer, Sending):
             self._renamed(str(notice["name"]))
         elif notice.get("k") == "title":  # this account became a BOT account
             self._titled(str(notice["title"]))
+        elif notice.get("k") == "warned":  # a moderator's warning, shown as it is
+            self.send({"t": "warning", "reason": notice["reason"]})
         elif notice.get("k") == "review":  # a ranked result held or decided (fair play)
             self.send({"t": "review", "race": notice["race"], "status": notice["status"]})
         elif notice.get("k") == "revoked":

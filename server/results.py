@@ -143,17 +143,32 @@ class Results:
         """After ``pid`` is banned or unbanned: every player it met in a rated race gets the
         rating its own log gives without the games against banned players. Returns how many
         (player, variant) ratings were rebuilt."""
-        banned = await self.store.banned_players()
         met = {(o[0], e["variant"]) for e in await self.store.rating_log(pid)
                for o in e["results"]}
-        for other, variant in sorted(met):
-            entries = [e for e in await self.store.rating_log(other) if e["variant"] == variant]
+        await self.rebuild(met)
+        return len(met)
+
+    async def annul(self, rid: str, variant: str, racers: list[str]) -> int:
+        """A moderator annulled a rated race: its held changes are dropped, and each racer's
+        rating is rebuilt without it. Returns how many ratings were rebuilt."""
+        await self.store.take_held_ratings(rid)
+        await self.store.annul_race(rid)
+        await self.rebuild({(pid, variant) for pid in racers})
+        return len(racers)
+
+    async def rebuild(self, ratings: set[tuple[str, str]]) -> None:
+        """Each (player, variant) rating as its log gives it now: without the games against
+        banned players and without annulled races (compare-and-set, as every rating write)."""
+        banned = await self.store.banned_players()
+        annulled = await self.store.annulled_races()
+        for pid, variant in sorted(ratings):
+            entries = [e for e in await self.store.rating_log(pid) if e["variant"] == variant]
             if not entries:
                 continue
-            rating, games = replay(entries, banned, parse_rating(entries[0]["before"]))
+            rating, games = replay(entries, banned, parse_rating(entries[0]["before"]),
+                                   annulled)
             while True:
-                current = (await self.store.ratings([other], variant))[0]
-                if await self.store.set_rating(other, variant, current,
+                current = (await self.store.ratings([pid], variant))[0]
+                if await self.store.set_rating(pid, variant, current,
                                                rating_text(rating, games)):
                     break
-        return len(met)

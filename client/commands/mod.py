@@ -7,6 +7,8 @@ admin); the server checks the role on every request.
     solrace mod clear CASE --reason TEXT    list the held result
     solrace mod ban NAME --reason TEXT      end its sessions, take its results off the boards
     solrace mod unban NAME --reason TEXT
+    solrace mod warn NAME --reason TEXT     the text is shown to the player at once
+    solrace mod annul RACE --reason TEXT    a ranked race undone (board, ratings)
     solrace mod rename NAME NEW --reason TEXT
     solrace mod reports [NAME]              reported players, or the reports on one
     solrace mod audit [--limit N]           who decided what, and why (admins)
@@ -25,7 +27,7 @@ from solrace.client.session import account_client, refusal
 from solrace.client.tui import add_server_arguments, display_name, table
 
 NAME = "mod"
-HELP = "moderators: review queue, case evidence, clear/ban/unban/rename, reports, audit log"
+HELP = "moderators: review queue, case evidence, clear/ban/unban/warn/annul/rename, reports, audit"
 BUCKETS = (250, 500, 1000, 2000, 4000, 8000, 16000)  # think-time histogram edges, ms
 
 
@@ -36,9 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE")
     p = sub.add_parser("clear", help="list a held result")
     p.add_argument("case", metavar="CASE")
-    for name, what in (("ban", "ban an account"), ("unban", "lift a ban")):
+    for name, what in (("ban", "ban an account"), ("unban", "lift a ban"),
+                       ("warn", "warn a player (shown at once)")):
         p = sub.add_parser(name, help=what)
         p.add_argument("player", type=display_name, metavar="NAME")
+    p = sub.add_parser("annul", help="undo a finished ranked race (board, ratings)")
+    p.add_argument("race", metavar="RACE")
     p = sub.add_parser("rename", help="force a rename (the old name stays reserved)")
     p.add_argument("player", type=display_name, metavar="NAME")
     p.add_argument("new", type=display_name, metavar="NEW")
@@ -47,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("audit", help="the audit log (admins)")
     p.add_argument("--limit", type=int, default=50)
     for p in sub.choices.values():
-        if p.prog.split()[-1] in ("clear", "ban", "unban", "rename"):
+        if p.prog.split()[-1] in ("clear", "ban", "unban", "warn", "annul", "rename"):
             p.add_argument("--reason", required=True, help="why (goes into the audit log)")
         p.add_argument("--json", action="store_true", help="the server's reply as JSON")
         add_server_arguments(p, player=False)
@@ -125,7 +130,9 @@ async def _request(client: Any, args: argparse.Namespace) -> dict[str, Any]:
     if a in ("case", "clear"):
         fields = {"case": args.case} | ({"reason": args.reason} if a == "clear" else {})
         return await client.request(f"mod.{a}", **fields)
-    if a in ("ban", "unban"):
+    if a == "annul":
+        return await client.request("mod.annul", race=args.race, reason=args.reason)
+    if a in ("ban", "unban", "warn"):
         return await client.request(f"mod.{a}", player=args.player, reason=args.reason)
     if a == "rename":
         return await client.request("mod.rename", player=args.player, name=args.new,
@@ -155,6 +162,12 @@ def _render(action: str, reply: dict[str, Any]) -> list[str]:
                 f"{reply['removed']} results taken off the boards"]
     if action == "unban":
         return [f"unbanned {reply['name']}: {reply['restored']} results listed again"]
+    if action == "warn":
+        return [f"warned {reply['name']} (warning {reply['warnings']})"]
+    if action == "annul":
+        what = (f"{reply['removed']} daily result taken off its board" if "removed" in reply
+                else f"{reply['ratings_rebuilt']} ratings rebuilt without it")
+        return [f"annulled race {reply['race']}: {what}"]
     if action == "rename":
         return [f"renamed {reply['was']} to {reply['name']}"]
     if action == "reports":

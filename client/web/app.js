@@ -78,6 +78,7 @@ conn.addEventListener("error", (ev) => toast(ev.detail.reason || ev.detail.code,
 conn.addEventListener("rematch", (ev) => race.offerRematch(conn, ev.detail));
 // fair play (docs/protocol.md 7.6): a ranked result held for review, or decided
 conn.addEventListener("review", (ev) => toast({ held: "Your daily result is under review by a moderator.", clear: "Your daily result was cleared and is on the leaderboard.", removed: "Your daily result was removed." }[ev.detail.status] || ev.detail.status));
+conn.addEventListener("warning", (ev) => toast(`A moderator warns you: ${ev.detail.reason}`, "error"));
 conn.addEventListener("titled", (ev) => { conn.welcome.title = ev.detail.title; showWho(); });
 conn.addEventListener("renamed", (ev) => { conn.welcome.name = ev.detail.name; showWho(); });
 window.addEventListener("hashchange", route);

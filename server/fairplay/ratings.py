@@ -25,12 +25,15 @@ def log_entry(rid: str, variant: str, before: str | None,
 
 
 def replay(entries: list[dict[str, Any]], excluded: set[str],
-           start: tuple[Rating, int] = (Rating(), 0)) -> tuple[Rating, int]:
+           start: tuple[Rating, int] = (Rating(), 0),
+           annulled: frozenset[str] | set[str] = frozenset()) -> tuple[Rating, int]:
     """The rating (and rated games) that ``entries`` — one player's log for one variant, in
-    order — give from ``start`` without the results against ``excluded`` players; a race left
-    with no result does not count."""
+    order — give from ``start`` without the results against ``excluded`` players and without
+    the ``annulled`` races; a race left with no result does not count."""
     rating, games = start
     for e in entries:
+        if e["race"] in annulled:
+            continue
         results = [(Rating(o[1], o[2], o[3]), float(o[4])) for o in e["results"]
                    if o[0] not in excluded]
         if results:

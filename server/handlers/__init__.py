@@ -11,7 +11,7 @@
 - ``accounts``: ``register``, ``login``, ``logout``, ``sessions``, ``session.revoke``,
   ``password.change``, ``account.delete``
 - ``moderation``: ``report``, ``mod.reports``, ``mod.queue``, ``mod.case``, ``mod.clear``,
-  ``mod.ban``, ``mod.unban``, ``mod.rename``, ``mod.audit``
+  ``mod.ban``, ``mod.unban``, ``mod.warn``, ``mod.annul``, ``mod.rename``, ``mod.audit``
 """
 
 from solrace.server.handlers import (

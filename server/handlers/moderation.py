@@ -1,5 +1,6 @@
 """Players' ``report``, and the moderators' requests: ``mod.reports``, ``mod.queue``,
-``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``, ``mod.rename`` and (admins)
+``mod.case``, ``mod.clear``, ``mod.ban``, ``mod.unban``, ``mod.warn``, ``mod.annul``,
+``mod.rename`` and (admins)
 ``mod.audit``.
 
 Each checks the caller's role on its account as stored now (a revoke takes effect at once);
@@ -79,6 +80,20 @@ async def on_ban_or_unban(conn: Connection, req: P.ModBan | P.ModUnban) -> dict[
     decide = conn.ctx.moderation.ban if ban else conn.ctx.moderation.unban
     out = await decide(by, req.player, req.reason, await conn.ctx.daily.today())
     return P.reply(req.id, "mod.banned" if ban else "mod.unbanned", **out)
+
+
+@handles(P.ModWarn)
+async def on_warn(conn: Connection, req: P.ModWarn) -> dict[str, Any]:
+    by = await _moderator(conn)
+    out = await conn.ctx.moderation.warn(by, req.player, req.reason)
+    return P.reply(req.id, "mod.warned", **out)
+
+
+@handles(P.ModAnnul)
+async def on_annul(conn: Connection, req: P.ModAnnul) -> dict[str, Any]:
+    by = await _moderator(conn)
+    out = await conn.ctx.moderation.annul(by, req.race, req.reason)
+    return P.reply(req.id, "mod.annulled", **out)
 
 
 @handles(P.ModRename)

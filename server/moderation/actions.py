@@ -12,7 +12,7 @@ from typing import Any
 
 from solrace.server.accounts.names import reserved_for_accounts
 from solrace.server.daily import daily_days
-from solrace.server.fairplay.service import FairPlayService
+from solrace.server.fairplay.service import REMOVED, FairPlayService, case_id
 from solrace.server.results import Results
 from solrace.server.store import Store
 from solrace.shared.protocol import ProtocolError
@@ -116,6 +116,41 @@ class Moderation:
                           f"results restored {restored}, ratings rebuilt {rebuilt}")
         return {"player": pid, "name": acct["name"], "restored": restored,
                 "ratings_rebuilt": rebuilt}
+
+    async def warn(self, by: str, name: str, reason: str) -> dict[str, Any]:
+        """A warning: on record, and shown at once on the player's open connections."""
+        acct = await self._account(name)
+        now = await self.store.server_time_ms()
+        count = await self.store.add_warning(acct["player"],
+                                             {"by": by, "reason": reason, "at": now})
+        await self.store.notify_player(acct["player"], {"k": "warned", "reason": reason})
+        await self._audit(by, "warn", acct["name"], reason, f"warning {count}")
+        return {"player": acct["player"], "name": acct["name"], "warnings": count}
+
+    async def annul(self, by: str, rid: str, reason: str) -> dict[str, Any]:
+        """A finished ranked race undone: a daily attempt leaves its board (status removed),
+        a rated race counts in nobody's rating. Its replay and standings stay."""
+        rec = await self.store.read_race(rid)
+        if rec is None:
+            raise ProtocolError("race_not_found", f"no race {rid}")
+        if rec.state not in ("finished", "closed"):
+            raise ProtocolError("bad_message", "only a finished race can be annulled")
+        variant = rec.meta["variant"]
+        if rec.meta.get("kind") == "daily" and rec.order:
+            pid = rec.order[0]
+            await self.store.review_daily(rec.meta["daily"], variant, pid, REMOVED)
+            await self.store.dequeue_case(case_id(rid, pid))
+            done = {"removed": 1}
+        elif rec.meta.get("kind", "race") == "race" and rec.meta.get("rated") == "1":
+            for pid in rec.order:
+                await self.store.dequeue_case(case_id(rid, pid))
+            done = {"ratings_rebuilt": await self.results.annul(rid, variant, rec.order)}
+        else:
+            raise ProtocolError("bad_message", "nothing ranked to annul: a casual race or "
+                                "a practice game")
+        await self._audit(by, "annul", rid, reason,
+                          ", ".join(f"{k} {v}" for k, v in done.items()))
+        return {"race": rid, **done}
 
     async def rename(self, by: str, name: str, new_name: str, reason: str) -> dict[str, Any]:
         """Force a rename; the old name stays reserved (nobody else can take it)."""

@@ -129,6 +129,20 @@ class FairPlayMixin(StoreCore):
         else:
             await self.redis.srem(Keys.FP_BANNED, pid)
 
+    async def annul_race(self, rid: str) -> bool:
+        """Mark a race annulled; False when it already was."""
+        self._count()
+        return bool(await self.redis.sadd(Keys.FP_ANNULLED, rid))
+
+    async def annulled_races(self) -> set[str]:
+        self._count()
+        return {_s(x) for x in await self.redis.smembers(Keys.FP_ANNULLED)}
+
+    async def add_warning(self, pid: str, warning: dict[str, Any]) -> int:
+        """Store a moderator's warning; how many the player has had."""
+        self._count()
+        return int(await self.redis.rpush(Keys.fp_warnings(pid), msgpack.packb(warning)))
+
     async def banned_players(self) -> set[str]:
         self._count()
         return {_s(x) for x in await self.redis.smembers(Keys.FP_BANNED)}

@@ -258,6 +258,14 @@ class Keys:
         race is under review — DAILY_TTL (a race reviewed later than that applies none)."""
         return f"sr:race:{{{rid}}}:fp:ratings"
 
+    #: (set) race ids a moderator annulled: they count in nobody's rating.
+    FP_ANNULLED = "sr:fp:annulled"
+
+    @staticmethod
+    def fp_warnings(pid: str) -> str:
+        """(list) moderators' warnings to a player, msgpack {by, reason, at} — no TTL."""
+        return f"sr:fp:warnings:{{{pid}}}"
+
     #: (set) banned players' ids: their games count in nobody's rating.
     FP_BANNED = "sr:fp:banned"
     #: (zset) reported players' ids scored by their open reports: the moderators' list.

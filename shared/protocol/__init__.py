@@ -47,6 +47,7 @@ from solrace.shared.protocol.messages import (
 )
 from solrace.shared.protocol.moderation import (
     MODERATION_REQUESTS,
+    ModAnnul,
     ModAudit,
     ModBan,
     ModCase,
@@ -55,6 +56,7 @@ from solrace.shared.protocol.moderation import (
     ModRename,
     ModReports,
     ModUnban,
+    ModWarn,
     Report,
 )
 from solrace.shared.protocol.requests import (
@@ -161,6 +163,7 @@ __all__ = [
     "Login",
     "Logout",
     "MakeMove",
+    "ModAnnul",
     "ModAudit",
     "ModBan",
     "ModCase",
@@ -169,6 +172,7 @@ __all__ = [
     "ModRename",
     "ModReports",
     "ModUnban",
+    "ModWarn",
     "MyRaces",
     "Ping",
     "PracticeStart",

@@ -145,6 +145,29 @@ class ModUnban(PlayerDecision):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ModWarn(PlayerDecision):
+    """Warn a player: the text reaches its open connections and stays on record."""
+
+    TYPE: ClassVar[str] = "mod.warn"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModAnnul(Request):
+    """Annul a finished ranked race: a daily attempt leaves its board, a rated race counts in
+    nobody's rating."""
+
+    TYPE: ClassVar[str] = "mod.annul"
+    race: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        if not RACE_ID_RE.fullmatch(self.race):
+            raise ProtocolError("race_not_found", f"no race {self.race!r}")
+        _check_reason(self.TYPE, self.reason)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModRename(Request):
     """Force a rename (an offensive or impersonating name): the account keeps its player id,
     ratings and results; the old name stays reserved."""
@@ -178,8 +201,25 @@ class ModAudit(Request):
 
 
 MODERATION_REQUESTS = (Report, ModReports, ModQueue, ModCase, ModClear, ModBan, ModUnban,
-                       ModRename, ModAudit)
+                       ModWarn, ModAnnul, ModRename, ModAudit)
 
-__all__ = ["MAX_AUDIT", "MAX_NOTE", "MAX_QUEUE", "MAX_REASON", "MODERATION_REQUESTS",
-           "REPORT_CATEGORIES", "ModAudit", "ModBan", "ModCase", "ModClear", "ModQueue",
-           "ModRename", "ModReports", "ModUnban", "Report"]
+__all__ = [
+    "MAX_AUDIT",
+    "MAX_NOTE",
+    "MAX_QUEUE",
+    "MAX_REASON",
+    "MODERATION_REQUESTS",
+    "REPORT_CATEGORIES",
+    "ModAnnul",
+    "ModAudit",
+    "ModBan",
+    "ModCase",
+    "ModClear",
+    "ModQueue",
+    "ModRename",
+    "ModReports",
+    "ModUnban",
+    "ModWarn",
+    "PlayerDecision",
+    "Report",
+]

@@ -124,7 +124,7 @@ async def test_a_ban_ends_sessions_removes_results_and_is_audited(redis_url: str
         url = harness.ws_url(server)
         async with harness.accounts(url, "booster", "boss", "mod", "viewer") as (
                 cheat, boss, mod, viewer):
-            await instant_win(cheat)  # recorded, listed (record mode)
+            rid = await instant_win(cheat)  # recorded, listed (record mode)
             assert (await eventually(lambda: board(viewer), lambda b: b["total"] == 1))["total"]
             assert admin(redis_url, "grant", "boss", "admin").returncode == 0
             assert admin(redis_url, "grant", "mod", "moderator").returncode == 0
@@ -152,6 +152,11 @@ async def test_a_ban_ends_sessions_removes_results_and_is_audited(redis_url: str
                 finally:
                     await fresh.close()
             assert err.value.code == "bad_credentials"
+            # a warning reaches the player's open connections and is audited
+            async with harness.accounts(url, "rude") as (rude,):
+                warned = await mod.request("mod.warn", player="rude", reason="mind the chat")
+                assert warned["warnings"] == 1
+                assert (await rude.next_event(t="warning"))["reason"] == "mind the chat"
             # the audit log is for admins
             with pytest.raises(ClientError) as err:
                 await mod.request("mod.audit")
@@ -161,11 +166,14 @@ async def test_a_ban_ends_sessions_removes_results_and_is_audited(redis_url: str
             assert (await board(viewer))["total"] == 1
             entries = (await boss.request("mod.audit"))["entries"]
             assert [(e["by"], e["action"], e["target"]) for e in entries] == [
-                ("mod", "unban", "booster"), ("mod", "ban", "booster"),
+                ("mod", "unban", "booster"), ("mod", "warn", "rude"), ("mod", "ban", "booster"),
                 ("operator", "grant", "mod"), ("operator", "grant", "boss")]
-            assert entries[1]["reason"] == "solver bot"
-            older = (await boss.request("mod.audit", limit=2, before=entries[1]["id"]))
-            assert [e["id"] for e in older["entries"]] == [e["id"] for e in entries[2:]]
+            assert entries[2]["reason"] == "solver bot"
+            older = (await boss.request("mod.audit", limit=2, before=entries[2]["id"]))
+            assert [e["id"] for e in older["entries"]] == [e["id"] for e in entries[3:]]
+            # annulling the daily attempt takes it off the board for good
+            annulled = await mod.request("mod.annul", race=rid, reason="shared account")
+            assert annulled["removed"] == 1 and (await board(viewer))["total"] == 0
 
 
 async def test_roles_come_only_from_the_operator(redis_url: str) -> None:

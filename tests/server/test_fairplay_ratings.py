@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import harness
-from solrace.client.library import Client
+import pytest
+from solrace.client.library import Client, ClientError
 from solrace.server.fairplay.ratings import log_entry, replay
 from solrace.server.results import PendingRating, parse_rating, rating_text
 from solrace.shared.ratings import Rating, update
@@ -105,3 +106,31 @@ async def test_a_ban_rebuilds_the_ratings_of_everyone_the_player_met(redis_url: 
             await mod.request("mod.unban", player="booster", reason="appeal")
             assert await rating_of(mod, "victim") == after_both
 
+
+
+async def test_an_annulled_rated_race_counts_in_nobodys_rating(redis_url: str) -> None:
+    async with harness.running_server(redis_url, **FAST) as server:
+        url = harness.ws_url(server)
+        async with harness.accounts(url, "win", "lose", "third", "mod") as (
+                win, lose, third, mod):
+            fixed = await race_between(url, win, lose)
+            await race_between(url, lose, third)
+            await eventually(lambda: rating_of(mod, "lose"),
+                             lambda r: r is not None and r["games"] == 2)
+            assert admin(redis_url, "grant", "mod", "moderator").returncode == 0
+            out = await mod.request("mod.annul", race=fixed, reason="arranged result")
+            assert out == {"t": "mod.annulled", "re": out["re"], "race": fixed,
+                           "ratings_rebuilt": 2}
+            assert (await rating_of(mod, "win"))["games"] == 0
+            assert (await rating_of(mod, "win"))["rating"] == 1500
+            alone = update(Rating(), [(Rating(), 1.0)])
+            assert await rating_of(mod, "lose") == {
+                **(await rating_of(mod, "lose")), "games": 1, "rating": round(alone.rating)}
+            casual = await win.create_race("unlimited")
+            await win.leave(casual["race"])
+            with pytest.raises(ClientError) as err:  # not finished, nothing ranked
+                await mod.request("mod.annul", race=casual["race"], reason="x")
+            assert err.value.code == "bad_message"
+            with pytest.raises(ClientError) as err:
+                await mod.request("mod.annul", race="0123456789abcdef", reason="x")
+            assert err.value.code == "race_not_found"

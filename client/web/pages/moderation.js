@@ -100,6 +100,8 @@ export async function mountCase(app, conn, id) {
         act("Clear", "mod.clear", () => ({ case: c.case })),
         act("Ban", "mod.ban", () => ({ player: c.name })),
         act("Unban", "mod.unban", () => ({ player: c.name })),
+        act("Warn", "mod.warn", () => ({ player: c.name })),
+        act("Annul race", "mod.annul", () => ({ race: c.race })),
         h("label", { for: "mod-newname", class: "sr-only", text: "New name" }), newName,
         act("Rename", "mod.rename", () => ({ player: c.name, name: newName.value })))));
   return null;
