@@ -273,7 +273,10 @@ class DailyService:
         }
         review = "clear"
         if self.fairplay is not None:  # screened before it can be listed (docs/fairplay.md)
-            review = await self.fairplay.screen_daily(info, rec, row, day)
+            try:
+                review = await self.fairplay.screen_daily(info, rec, row, day)
+            except Exception:  # a screening fault must not lose a player's result: listed
+                log.exception("fair-play screening failed for race %s", info.rid)
         entry["review"] = review
         if await self.store.record_daily(day, info.variant, row["player"], rank_key(entry),
                                          entry, listed=review == "clear") and review == "clear":

@@ -6,6 +6,7 @@ exactly once), so a result is never counted twice.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,8 @@ from solrace.server.fairplay.service import FairPlayService
 from solrace.server.races import RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
 from solrace.shared.ratings import Rating, race_results, rate_race, update
+
+log = logging.getLogger("solrace.results")
 
 
 def rating_text(r: Rating, games: int) -> str:
@@ -101,10 +104,21 @@ class Results:
         pending = self._pending.pop(info.rid, [])
         if not pending:
             return
-        if self.fairplay is not None and await self.fairplay.screen_race(info, rec, standings):
+        if self.fairplay is not None and await self._held(info, rec, standings):
             await self.store.hold_ratings(info.rid, [p.wire() for p in pending])
             return
         await self._store_all(info.rid, info.variant, pending)
+
+    async def _held(self, info: RaceInfo, rec: RaceRecord, standings: list[dict[str, Any]]
+                    ) -> bool:
+        """Whether fair play holds a result of the race (a screening fault holds nothing: it
+        must not cost the racers their rating changes)."""
+        assert self.fairplay is not None
+        try:
+            return await self.fairplay.screen_race(info, rec, standings)
+        except Exception:
+            log.exception("fair-play screening failed for race %s", info.rid)
+            return False
 
     async def _store_all(self, rid: str, variant: str, pending: list[PendingRating]) -> None:
         banned = await self.store.banned_players()

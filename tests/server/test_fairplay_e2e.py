@@ -251,3 +251,21 @@ async def test_reports_are_limited_seen_by_moderators_and_feed_the_score(redis_u
             await mod.request("mod.ban", player="suspect", reason="reports and evidence")
             assert all(p["player"] != suspect.player
                        for p in (await mod.request("mod.reports"))["players"])
+
+
+async def test_a_screening_fault_never_costs_a_player_the_result(
+        redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from solrace.server.fairplay.service import FairPlayService
+
+    async def broken(*args: Any, **kwargs: Any) -> str:
+        raise RuntimeError("a bug in screening")
+
+    monkeypatch.setattr(FairPlayService, "screen_daily", broken)
+    await store_daily(redis_url)
+    async with harness.running_server(redis_url, **HOLD) as server:
+        url = harness.ws_url(server)
+        async with harness.accounts(url, "lucky", "viewer") as (me, viewer):
+            race, _ = await daily_start(me)
+            await me.request("resign", race=race["race"])
+            public = await eventually(lambda: board(viewer), lambda b: b["total"] == 1)
+            assert [r["player"] for r in public["rows"]] == [me.player]
