@@ -287,9 +287,9 @@ class DailyService:
                           ) -> None:
         """A listed attempt in the player's own stats (dailies, streak, wins, best time) —
         at once, or when a moderator clears a held one: a profile never shows a held time."""
-        await self.store.daily_stats(pid, variant, day, previous_day(day), won)
-        if won:
+        if won:  # first: a reader that sees the attempt counted sees its win too
             await self.store.win_stats(pid, variant, True, False, elapsed)
+        await self.store.daily_stats(pid, variant, day, previous_day(day), won)
 
     def use_fairplay(self, fairplay: FairPlayService) -> None:
         """Screen every ranked attempt before it is listed; count a held one's stats when a

@@ -29,6 +29,7 @@ async def test_a_moderator_works_the_queue_from_the_terminal(redis_url: str,
             assert code == 0, err
         async with harness.accounts(url, "cheater") as (cheater,):
             rid = await instant_win(cheater)
+            await cheater.next_event(t="review")  # held (screened just after the end)
             case = f"{rid}:{cheater.player}"
             code, _, err = await run_cli(mod, "mod", "queue", "--server", url)
             assert code == 1 and "forbidden" in err

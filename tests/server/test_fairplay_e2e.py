@@ -241,6 +241,7 @@ async def test_reports_are_limited_seen_by_moderators_and_feed_the_score(redis_u
             assert on["reports"][0]["note"] == "0.1 s per move"
             # two open reports count in the suspect's next ranked result
             await instant_win(suspect)
+            await suspect.next_event(t="review")  # held (screened just after the end)
             (case,) = (await mod.request("mod.queue"))["cases"]
             assert case["reports"] == 2
             full = (await mod.request("mod.case", case=case["case"]))["case"]

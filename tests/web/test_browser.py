@@ -221,8 +221,9 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     await bob.page.get_by_role("button", name="Resign").click()
     for p in (alice, bob):
         await p.page.get_by_role("heading", name="Race over").wait_for()
-        await p.page.get_by_role("cell", name="alice").wait_for()
-        await p.page.get_by_role("cell", name="bob").wait_for()
+        # exact: a rival's row also has a "Report bob" button
+        await p.page.get_by_role("cell", name="alice", exact=True).wait_for()
+        await p.page.get_by_role("cell", name="bob", exact=True).wait_for()
         await p.page.get_by_text("matches the commitment published").wait_for()
         await p.page.get_by_text("deal recomputed in your browser matches").wait_for()
     rows = await page.locator("table.standings tbody tr").all_inner_texts()

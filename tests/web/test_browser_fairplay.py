@@ -37,6 +37,7 @@ async def test_held_result_moderator_queue_report_and_bot_badge(
     await store_daily(redis_proc.url)
     async with harness.accounts(url, "cheater") as (cheater,):
         await instant_win(cheater)
+        await cheater.next_event(t="review")  # held (screened just after the end)
     robo = Client(url)
     await robo.connect()
     await robo.register(harness.password_for("robo"), name="robo", bot=True)
