@@ -101,6 +101,7 @@ async def test_held_result_moderator_queue_report_and_bot_badge(
     await bad.page.goto(fair_server + "#/leaderboard/unlimited")
     await bad.page.get_by_role("cell", name="cheater").wait_for()
     await bad.shot(shots, "fairplay-cleared")
+    assert "null" not in await bad.page.inner_text("#app")  # no stray empty part drawn
     await mona.page.goto(fair_server + "#/mod")
     await mona.page.get_by_text("No held results: the queue is empty.").wait_for()
     await mona.shot(shots, "fairplay-queue-empty")

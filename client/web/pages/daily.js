@@ -56,7 +56,7 @@ export async function mountLeaderboard(app, conn, variant) {
     });
     try {
       const r = await conn.request("leaderboard", { variant, limit: 20, around_me: aroundMe });
-      body.replaceChildren(
+      body.replaceChildren(...[
         h("p", { class: "muted", text: `${r.date} · ${r.total} entries · par ${r.par ?? "–"} moves${r.my_rank ? ` · you are #${r.my_rank}` : ""}` }),
         r.provisional ? h("p", { class: "provisional small", text: `Provisional until ${new Date(r.review_until).toISOString().slice(0, 16).replace("T", " ")} UTC: results under review may still be added, banned ones removed.` }) : null,
         r.my_review === "held" && r.my_row ? h("p", { class: "review held", role: "status", text: `Your result (${r.my_row.result}, ${seconds(r.my_row.time)}) is under review: it is listed once a moderator clears it.` }) : null,
@@ -67,7 +67,7 @@ export async function mountLeaderboard(app, conn, variant) {
             h("td", { text: seconds(x.time) }), h("td", { text: String(x.moves) }),
             h("td", { text: r.par && x.result === "won" ? `${x.moves - r.par >= 0 ? "+" : ""}${x.moves - r.par}` : "" }),
             h("td", { text: String(x.home) })))))
-          : h("p", { class: "muted", text: "Nobody has finished today's deal yet." }));
+          : h("p", { class: "muted", text: "Nobody has finished today's deal yet." })].filter(Boolean));
     } catch (err) { body.replaceChildren(h("p", { class: "error", text: err.message })); }
   };
   const tabs = h("div", { class: "tabs", role: "tablist" },
