@@ -173,7 +173,7 @@ def _render(action: str, reply: dict[str, Any]) -> list[str]:
     if action == "reports":
         if "players" in reply:
             rows = [["player", "reports", "categories", "last"]]
-            rows += [[p["player"], str(p["reports"]), ",".join(p["categories"]),
+            rows += [[p.get("name") or p["player"], str(p["reports"]), ",".join(p["categories"]),
                       when(p["last_at"])] for p in reply["players"]]
             return table(rows) if reply["players"] else ["no open reports"]
         return [f"{reply['name']}: {len(reply['reports'])} open reports",

@@ -57,7 +57,7 @@ class Moderation:
         status = await self.store.add_report(
             acct["player"], reporter,
             {"name": reporter_name, "category": category, "note": note, "race": race,
-             "at": now}, now, REPORT_WINDOW_MS, REPORT_LIMIT)
+             "at": now, "target": acct["name"]}, now, REPORT_WINDOW_MS, REPORT_LIMIT)
         if status == "limit":
             raise ProtocolError("rate_limited", f"at most {REPORT_LIMIT} reports an hour",
                                 retry_after=REPORT_WINDOW_MS // 1000)
@@ -71,7 +71,8 @@ class Moderation:
         out = []
         for pid, count in await self.store.reported_players(limit):
             reports = await self.store.open_reports(pid)
-            out.append({"player": pid, "reports": count,
+            out.append({"player": pid, "name": reports[-1].get("target") if reports else None,
+                        "reports": count,
                         "categories": sorted({r["category"] for r in reports}),
                         "last_at": max((r["at"] for r in reports), default=None)})
         return out

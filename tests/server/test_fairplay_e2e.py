@@ -235,6 +235,7 @@ async def test_reports_are_limited_seen_by_moderators_and_feed_the_score(redis_u
             listed = (await mod.request("mod.reports"))["players"]
             top = listed[0]
             assert top["player"] == suspect.player and top["reports"] == 2
+            assert top["name"] == "suspect"
             assert top["categories"] == ["boosting", "cheating"]
             on = await mod.request("mod.reports", player="suspect")
             assert [r["name"] for r in on["reports"]] == ["ann", "ben"]

@@ -23,8 +23,8 @@ export async function mountQueue(app, conn) {
       h("td", {}, h("a", { class: "button", href: `#/mod/case/${c.case}`, text: "Review", "aria-label": `Review ${c.name}'s result` }))))))
     : h("p", { class: "muted", text: "No held results: the queue is empty." });
   const reported = rep.players.length ? h("table", { class: "standings" },
-    h("thead", {}, h("tr", {}, ["player id", "open reports", "categories", "last"].map((t) => h("th", { text: t })))),
-    h("tbody", {}, rep.players.map((p) => h("tr", {}, h("td", { text: p.player }), h("td", { text: String(p.reports) }),
+    h("thead", {}, h("tr", {}, ["player", "open reports", "categories", "last"].map((t) => h("th", { text: t })))),
+    h("tbody", {}, rep.players.map((p) => h("tr", {}, h("td", { text: p.name || p.player }), h("td", { text: String(p.reports) }),
       h("td", { text: p.categories.join(", ") }), h("td", { text: when(p.last_at) })))))
     : h("p", { class: "muted", text: "No open reports." });
   app.append(h("div", { class: "hero" }, h("h1", { text: "Moderation" }),
