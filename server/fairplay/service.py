@@ -198,8 +198,7 @@ class FairPlayService:
             await hook(case)
         return case
 
-    async def remove_player(self, pid: str, days: list[str], variants: list[str],
-                            by: str = "") -> int:
+    async def remove_player(self, pid: str, days: list[str], variants: list[str]) -> int:
         """A ban: every daily result of the player in ``days`` × ``variants`` off its board
         (kept, marked removed, so an unban can list it again), and its held rated-race results
         removed (their races' rating changes then apply without its games). Returns how many
@@ -234,10 +233,3 @@ class FairPlayService:
                         and await self.store.review_daily(day, variant, pid, CLEAR):
                     restored += 1
         return restored
-
-    async def status_of(self, day: str, variant: str, pid: str) -> str | None:
-        """The review status of the player's daily result there (None: no result)."""
-        entry = await self.store.daily_entry(day, variant, pid)
-        if entry is None:
-            return None
-        return str(entry.get("review") or CLEAR)

@@ -95,7 +95,7 @@ class Moderation:
             ended += 1
         await self.store.notify_player(pid, {"k": "revoked", "sid": "*"})
         await self.store.set_banned(pid, True)  # its games count in nobody's rating from now
-        removed = await self.fairplay.remove_player(pid, daily_days(today), list(VARIANTS), by)
+        removed = await self.fairplay.remove_player(pid, daily_days(today), list(VARIANTS))
         rebuilt = await self.results.rebuild_opponents(pid)
         closed = await self.store.close_reports(pid)
         await self._audit(by, "ban", acct["name"], reason,

@@ -44,7 +44,7 @@ class History:
     """What the account's past says (read by the server, judged here)."""
 
     account_age_days: float
-    ranked_games: int  # ranked games finished before this one
+    ranked_games: int  # ranked games screened before this one (the server counts up to 20)
     open_reports: int = 0  # distinct reporters with an open report on the player
     recent_scores: tuple[float, ...] = field(default=())  # earlier games' totals, newest last
 
