@@ -158,7 +158,8 @@ class Server:
         races = RaceService(store, countdown_ms=int(cfg.countdown * 1000))
         daily = DailyService(store, races, cfg.secret_key, budget_nodes=cfg.daily_budget,
                              process=cfg.process_id)
-        fairplay = FairPlayService(store, hold=cfg.fair_play == "hold")
+        fairplay = FairPlayService(store, hold=cfg.fair_play == "hold",
+                                   analysis_nodes=cfg.fair_play_budget)
         daily.use_fairplay(fairplay)
         results = Results(store, races, fairplay)
         moderation = Moderation(store, fairplay, results)
@@ -285,6 +286,11 @@ class Server:
                 await self.ctx.verdicts.sweep()
             except Exception as exc:
                 log.warning("verdict sweep failed: %s", exc)
+            if self.ctx.fairplay.analyses is not None:
+                try:
+                    await self.ctx.fairplay.analyses.sweep()
+                except Exception as exc:
+                    log.warning("fair-play analysis sweep failed: %s", exc)
             for rid, members in list(self.ctx.spectators.items()):
                 if not members:
                     self.ctx.spectators.pop(rid, None)
@@ -358,6 +364,8 @@ class Server:
             await self.ctx.daily.close()
             await self.ctx.pool.close()
             await self.ctx.verdicts.close()
+            if self.ctx.fairplay.analyses is not None:
+                await self.ctx.fairplay.analyses.close()
             await self.ctx.hints.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()

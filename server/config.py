@@ -237,6 +237,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("verdict_budget", int,
             "solver node budget of the verdict on a race's deal after its end (0: no verdicts "
             "but the certified ones)"),
+    Setting("fair_play_budget", int,
+            "solver node budget per sampled position of the fair-play analysis of a ranked "
+            "line (hold mode; 0: timing and history only)"),
     Setting("bot_delay", float,
             "scale of practice bots' think time per move (1: weak 4 s, medium 3 s, "
             "strong 2 s, a person's pace; 0: no wait)"),
@@ -305,6 +308,7 @@ class Config:
     bot_delay: float = 1.0
     bot_lease: float = 10.0
     fair_play: str = "hold"
+    fair_play_budget: int = 20_000
     trusted_proxies: tuple[str, ...] = ()
     #: None: the listener's own URL (:func:`listener_url`); "": advertise nothing.
     advertise_url: str | None = None
@@ -350,8 +354,10 @@ class Config:
             problems.append("daily_budget must be >= 0 and daily_prepare >= -1")
         if not (0 <= self.bot_delay < float("inf") and 0.1 <= self.bot_lease < float("inf")):
             problems.append("bot_delay must be finite and >= 0, bot_lease finite and >= 0.1 s")
-        if self.pool_size < 0 or self.pool_budget < 0 or self.verdict_budget < 0:
-            problems.append("pool_size, pool_budget and verdict_budget must be >= 0")
+        if min(self.pool_size, self.pool_budget, self.verdict_budget,
+               self.fair_play_budget) < 0:
+            problems.append("pool_size, pool_budget, verdict_budget and fair_play_budget must "
+                            "be >= 0")
         if not 0 <= self.pool_wait <= MAX_POOL_WAIT or self.pool_prepare not in (0, 1):
             problems.append(f"pool_wait must be 0..{MAX_POOL_WAIT} seconds and pool_prepare "
                             "0 or 1")

@@ -274,7 +274,8 @@ class DailyService:
         review = "clear"
         if self.fairplay is not None:  # screened before it can be listed (docs/fairplay.md)
             try:
-                review = await self.fairplay.screen_daily(info, rec, row, day)
+                review = await self.fairplay.screen_daily(info, rec, row, day,
+                                                          rank_key(entry))
             except Exception:  # a screening fault must not lose a player's result: listed
                 log.exception("fair-play screening failed for race %s", info.rid)
         entry["review"] = review

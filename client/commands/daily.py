@@ -84,6 +84,9 @@ def attempt_line(info: Mapping[str, Any]) -> str:
     if state in ("finished", "closed") and info.get("attempt_review") == "held":
         return (f"your ranked attempt: finished (race {attempt}), under review — it is listed "
                 "once a moderator clears it")
+    if state in ("finished", "closed") and info.get("attempt_review") == "pending":
+        return (f"your ranked attempt: finished (race {attempt}), being checked — it is "
+                "listed in a few seconds when the check clears it")
     if state in ("finished", "closed"):
         return (f"your ranked attempt: finished (race {attempt}); see your rank: "
                 f"solrace leaderboard {variant} --around-me; replay the deal unranked: "
@@ -131,7 +134,9 @@ async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, A
             for row in board["rows"]:
                 if row.get("player") == client.player:
                     return {**row, "total": board["total"]}
-        if loop.time() > deadline:
+        if loop.time() > deadline:  # still being checked (the solver's analysis): say so
+            if board.get("my_review") == "pending" and board.get("my_row"):
+                return {**board["my_row"], "review": "pending"}
             return None
         await asyncio.sleep(0.2)
 
@@ -150,6 +155,10 @@ def rank_lines(row: Mapping[str, Any] | None, variant: str, *, color: bool = Fal
                 + f" ({result_word(row.get('result'), color)}, "
                 f"{clock(row.get('time', 0), tenths=True)}): it appears on the leaderboard "
                 "once a moderator clears it (docs/fairplay.md)"]
+    if row.get("review") == "pending":
+        return [f"your result ({result_word(row.get('result'), color)}, "
+                f"{clock(row.get('time', 0), tenths=True)}) is being checked: it appears on "
+                f"'solrace leaderboard {variant}' when the check clears it (docs/fairplay.md)"]
     if row.get("review") == "removed":
         return ["your result was removed by a moderator"]
     return [

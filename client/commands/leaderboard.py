@@ -124,6 +124,9 @@ def review_lines(board: Mapping[str, Any]) -> list[str]:
     if mine and status == "held":
         lines.append(f"your result ({mine.get('result')}, {clock(mine.get('time', 0))}) is "
                      "under review: it is listed once a moderator clears it")
+    elif mine and status == "pending":
+        lines.append(f"your result ({mine.get('result')}, {clock(mine.get('time', 0))}) is "
+                     "being checked: it is listed in a few seconds when the check clears it")
     elif mine and status == "removed":
         lines.append("your result was removed by a moderator")
     return lines

@@ -137,6 +137,12 @@ class DailiesMixin(StoreCore):
         self._count()
         return int(await self.redis.zcard(Keys.leaderboard(day, variant)))
 
+    async def listed_before(self, day: str, variant: str, rank_key: str) -> int:
+        """How many listed results rank before ``rank_key`` (where it would be listed)."""
+        self._count()
+        return int(await self.redis.zlexcount(Keys.leaderboard(day, variant), "-",
+                                              f"({rank_key}"))
+
     async def leaderboard_rank(self, day: str, variant: str, pid: str) -> int | None:
         """0-based rank of the player's entry, or None."""
         self._count()

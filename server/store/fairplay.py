@@ -42,6 +42,43 @@ class FairPlayMixin(StoreCore):
         rows = await self.redis.zrevrange(Keys.FP_QUEUE, 0, max(0, limit - 1), withscores=True)
         return [(_s(m), float(s)) for m, s in rows]
 
+    async def analysis_due(self, case_id: str, lease_until_ms: int) -> None:
+        """List a case for the worker pool's analysis, leased until ``lease_until_ms``."""
+        self._count()
+        await self.redis.zadd(Keys.FP_DUE, {case_id: lease_until_ms})
+
+    async def analysis_done(self, case_id: str) -> None:
+        self._count()
+        await self.redis.zrem(Keys.FP_DUE, case_id)
+
+    async def analyses_due(self, now_ms: int, lease_ms: int, take: int) -> list[str]:
+        """Cases whose lease has ended, leased again to the caller (another process taking
+        the same one in between only repeats an idempotent analysis)."""
+        self._count()
+        due = [_s(m) for m in await self.redis.zrangebyscore(Keys.FP_DUE, "-inf", now_ms,
+                                                             start=0, num=take)]
+        if due:
+            self._count()
+            await self.redis.zadd(Keys.FP_DUE, {cid: now_ms + lease_ms for cid in due}, xx=True)
+        return due
+
+    async def pending_analyses(self, limit: int) -> list[str]:
+        self._count()
+        return [_s(m) for m in await self.redis.zrange(Keys.FP_DUE, 0, max(0, limit - 1))]
+
+    async def push_rated_race(self, pid: str, entry: dict[str, Any]) -> None:
+        key = Keys.fp_races(pid)
+        self._count()
+        async with self.redis.pipeline(transaction=True) as p:  # one slot: {<pid>}
+            p.rpush(key, msgpack.packb(entry))
+            p.ltrim(key, -FP_RECENT, -1)
+            await p.execute()
+
+    async def rated_races(self, pid: str) -> list[dict[str, Any]]:
+        self._count()
+        return [msgpack.unpackb(x, raw=False)
+                for x in await self.redis.lrange(Keys.fp_races(pid), 0, -1)]
+
     async def push_score(self, pid: str, total: float) -> None:
         key = Keys.fp_scores(pid)
         self._count()

@@ -224,7 +224,8 @@ class Keys:
     @staticmethod
     def fp_case(rid: str, pid: str) -> str:
         """(string) msgpack case of one ranked result: player, name, kind, variant, day,
-        status (clear | held | removed), score, evidence, history, created_at, decided_by —
+        status (clear | pending | held | removed), score, evidence, history, analysis,
+        created_at, decided_by —
         DAILY_TTL (longer than the race: a held case outlives its replay)."""
         return f"sr:race:{{{rid}}}:fp:{pid}"
 
@@ -272,6 +273,15 @@ class Keys:
     FP_REPORTED = "sr:fp:reported"
     #: (zset) held cases ``<rid>:<pid>`` scored by their suspicion total: the review queue.
     FP_QUEUE = "sr:fp:queue"
+    #: (zset) cases ``<rid>:<pid>`` waiting for the worker pool's solver analysis, scored by
+    #: the ms at which their lease ends (then any process's sweep takes them over).
+    FP_DUE = "sr:fp:due"
+
+    @staticmethod
+    def fp_races(pid: str) -> str:
+        """(list) the player's last rated races for the win-trading signal, msgpack {race,
+        ranks: {player: rank}}, newest last — no TTL, :data:`FP_RECENT` kept."""
+        return f"sr:fp:races:{{{pid}}}"
     #: (string) set once every legacy-fold account key has been moved (server start-up).
     NAMES_MIGRATED = "sr:migrated:names-v2"
     #: (stream) the append-only audit log of moderator actions (by, action, target, reason,

@@ -47,6 +47,34 @@ class History:
     ranked_games: int  # ranked games screened before this one (the server counts up to 20)
     open_reports: int = 0  # distinct reporters with an open report on the player
     recent_scores: tuple[float, ...] = field(default=())  # earlier games' totals, newest last
+    # rated races against the one opponent met most often in the last RACES_KEPT (this one
+    # included), and the share of them that the same side of the pair won (see pair_record)
+    pair_games: int = 0
+    pair_share: float = 0.0
+
+
+#: Rated races of a player kept for :func:`pair_record` (newest last).
+RACES_KEPT = 20
+
+
+def pair_record(races: list[dict[str, Any]], me: str) -> tuple[int, float]:
+    """Win trading shows as one pair of accounts meeting again and again with one side
+    always winning. ``races`` are the player's last rated races, each ``{"ranks": {player:
+    rank}}``; returns, for the opponent met most often (ties: the more lopsided), how many of
+    those races the two played and the share won by whichever of the two won more."""
+    met: dict[str, list[int]] = {}
+    for race in races[-RACES_KEPT:]:
+        ranks = race.get("ranks") or {}
+        if me not in ranks:
+            continue
+        for other, rank in ranks.items():
+            if other != me and rank != ranks[me]:
+                met.setdefault(other, []).append(1 if ranks[me] < rank else 0)
+    best = (0, 0.0)
+    for wins in met.values():
+        share = max(sum(wins), len(wins) - sum(wins)) / len(wins)
+        best = max(best, (len(wins), share))
+    return best[0], round(best[1], 4)
 
 
 def actions(times_ms: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
@@ -110,4 +138,5 @@ def evidence(game: GameRecord) -> dict[str, Any]:
     }
 
 
-__all__ = ["GameRecord", "History", "actions", "evidence", "face_up_at_start"]
+__all__ = ["RACES_KEPT", "GameRecord", "History", "actions", "evidence", "face_up_at_start",
+           "pair_record"]

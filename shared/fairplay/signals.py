@@ -45,12 +45,28 @@ NEW_DAYS = 1.0
 NEW_GAMES = 3
 #: Distinct open reports that count as a signal.
 REPORTS = 2
-#: The account-level signal: the mean of the last :data:`RECENT` game totals at or above
+#: The account-level signal: the mean of the last :data:`RECENT` games' own totals
+#: (:attr:`Score.game_total`) at or above
 #: :data:`RECENT_MEAN`, over at least :data:`RECENT_MIN` games. A bot that hides each game's
 #: worst signal still scores a little every time; a person's totals are mostly 0.
 RECENT = 10
 RECENT_MIN = 5
 RECENT_MEAN = 0.45
+#: Solver agreement (shared/fairplay/analysis.py) at or above which a won line is the solver's:
+#: solver lines replayed score 0.6–1.0 (most 1.0), the synthetic humans of bench/fairplay.py
+#: 0–0.4. Judged over at least :data:`AGREE_MIN` decided samples.
+AGREE = 0.6
+AGREE_MIN = 5
+#: Share of a won game's moves that brought back an earlier position: padding a line with
+#: out-and-back shuffles to get over par shows here.
+PADDING = 0.05
+#: A rated race lost, resigned or timed out after fewer moves than this was thrown: the
+#: feeder's side of win trading, and sandbagging (losing on purpose to lower a rating).
+THROWN_MOVES = 10
+#: One opponent met at least this often in the player's last 20 rated races, with one side
+#: of the pair winning at least :data:`PAIR_SHARE` of those races.
+PAIR_GAMES = 5
+PAIR_SHARE = 0.8
 
 WEIGHTS = {
     "instant_play": 1.0,
@@ -60,7 +76,17 @@ WEIGHTS = {
     "new_account": 0.2,
     "reported": 0.3,
     "suspicious_history": 0.6,
+    "solver_agreement": 0.6,
+    "padding": 0.3,
+    "thrown_game": 0.7,
+    "same_opponent": 0.3,
 }
+
+
+#: Signals about the account rather than the game: they are left out of the game's own total,
+#: the figure the account's history keeps, so that context (a rival met often, reports) does
+#: not snowball into ``suspicious_history`` game after game.
+ACCOUNT_SIGNALS = frozenset({"new_account", "reported", "suspicious_history", "same_opponent"})
 
 
 @dataclass(frozen=True)
@@ -88,8 +114,15 @@ class Score:
     held: bool
     signals: tuple[Signal, ...]
 
+    @property
+    def game_total(self) -> float:
+        """The fired weights of the game's own signals (what the history keeps)."""
+        return round(sum(s.weight for s in self.signals
+                         if s.fired and s.name not in ACCOUNT_SIGNALS), 4)
+
     def to_wire(self) -> dict[str, Any]:
-        return {"total": self.total, "threshold": self.threshold, "held": self.held,
+        return {"total": self.total, "game_total": self.game_total,
+                "threshold": self.threshold, "held": self.held,
                 "signals": [s.to_wire() for s in self.signals]}
 
     @classmethod
@@ -108,14 +141,25 @@ def _signal(name: str, value: float | None, threshold: float, fires: Callable[[f
                   weight, fired, why)
 
 
-def score(evidence: dict[str, Any], history: History) -> Score:
-    """Score one game from its :func:`~.evidence.evidence` and the account's history."""
+def score(evidence: dict[str, Any], history: History,
+          analysis: dict[str, Any] | None = None) -> Score:
+    """Score one game from its :func:`~.evidence.evidence`, the account's history and, once
+    the worker pool has run it, the solver's :func:`~.analysis.analyse` of its line."""
     median = evidence["think_median_ms"] if evidence["actions"] >= MIN_ACTIONS else None
     cv = evidence["think_cv"] if len(evidence["think_ms"]) >= MIN_GAPS else None
     first = evidence["first_ms"] if evidence["face_up_at_start"] >= READ_CARDS else None
     recent = history.recent_scores[-RECENT:]
     mean_recent = statistics.fmean(recent) if len(recent) >= RECENT_MIN else None
     new = history.account_age_days < NEW_DAYS and history.ranked_games < NEW_GAMES
+    won = bool(evidence["won"])
+    agree = None
+    padding = None
+    if analysis is not None and won:
+        decided = analysis["samples"] - analysis["undecided"]
+        agree = analysis["agreement"] if decided >= AGREE_MIN else None
+        padding = analysis["wasted"] / evidence["moves"] if evidence["moves"] else None
+    thrown = evidence["moves"] if evidence["kind"] == "race" and not won else None
+    pair = history.pair_share if history.pair_games >= PAIR_GAMES else None
     signals = (
         _signal("instant_play", median, INSTANT_MEDIAN_MS, lambda v: v < INSTANT_MEDIAN_MS,
                 "median time between actions faster than a person plays a whole game"),
@@ -131,10 +175,19 @@ def score(evidence: dict[str, Any], history: History) -> Score:
                 "several players reported this account"),
         _signal("suspicious_history", mean_recent, RECENT_MEAN, lambda v: v >= RECENT_MEAN,
                 f"the last {RECENT} ranked games kept scoring"),
+        _signal("solver_agreement", agree, AGREE, lambda v: v >= AGREE,
+                "won by playing the solver's own move at most sampled positions"),
+        _signal("padding", padding, PADDING, lambda v: v >= PADDING,
+                "many moves only went back to an earlier position"),
+        _signal("thrown_game", thrown, THROWN_MOVES, lambda v: v < THROWN_MOVES,
+                "a rated race given up after a handful of moves"),
+        _signal("same_opponent", pair, PAIR_SHARE, lambda v: v >= PAIR_SHARE,
+                f"one opponent met {PAIR_GAMES}+ times in the last 20 rated races, "
+                "one side nearly always winning"),
     )
     total = round(sum(s.weight for s in signals if s.fired), 4)
     return Score(total=total, threshold=HOLD_THRESHOLD, held=total >= HOLD_THRESHOLD,
                  signals=signals)
 
 
-__all__ = ["HOLD_THRESHOLD", "WEIGHTS", "Score", "Signal", "score"]
+__all__ = ["ACCOUNT_SIGNALS", "HOLD_THRESHOLD", "WEIGHTS", "Score", "Signal", "score"]

@@ -86,3 +86,12 @@ def test_boards_and_the_daily_end_say_under_review_and_provisional() -> None:
     assert held[0].startswith("your result is under review")
     assert "under review" in attempt_line({"attempt": "abcdefgh", "attempt_state": "finished",
                                            "attempt_review": "held", "variant": "unlimited"})
+    # pending: the solver's analysis of the line is still running (seconds)
+    checking = "\n".join(board_lines({**board, "my_review": "pending"}))
+    assert "your result (won, 0:01) is being checked" in checking
+    assert "is under review" not in checking
+    assert "being checked" in rank_lines({"review": "pending", "result": "won",
+                                          "time": 1950}, "unlimited")[0]
+    assert "being checked" in attempt_line({"attempt": "abcdefgh", "attempt_state": "finished",
+                                            "attempt_review": "pending",
+                                            "variant": "unlimited"})

@@ -74,7 +74,7 @@ def make_config(redis_url: str, **overrides: Any) -> Config:
         "countdown": COUNTDOWN, "log_level": "WARNING", "daily_prepare": -1,
         # no solver work nobody asked for: pools fill on demand, verdicts only where a test
         # turns them on (each is a worker process and seconds of CPU per race)
-        "pool_prepare": 0, "verdict_budget": 0,
+        "pool_prepare": 0, "verdict_budget": 0, "fair_play_budget": 2_000,
         # machine-speed test clients: scores kept, nothing held (tests/conftest.py)
         "fair_play": os.environ.get("SOLRACE_FAIR_PLAY", "hold"),
     }  # fmt: skip

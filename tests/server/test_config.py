@@ -59,6 +59,7 @@ SAMPLES: dict[str, tuple[tuple[str, object], tuple[str, object]]] = {
     "bot_delay": (("0", 0.0), ("0.5", 0.5)),
     "bot_lease": (("2s", 2.0), ("1m", 60.0)),
     "fair_play": (("record", "record"), ("HOLD", "hold")),
+    "fair_play_budget": (("0", 0), ("5000", 5000)),
     "advertise_url": (("wss://lb.example/p1", "wss://lb.example/p1"), ("off", "")),
     "trusted_proxies": (("10.0.0.1", ("10.0.0.1",)), ("10.0.0.1, ::1", ("10.0.0.1", "::1"))),
     "wait_replicas": (("1", 1), ("2", 2)),

@@ -33,6 +33,7 @@ function fillDaily(card, conn, v, d) {
     h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: d.commitment.slice(0, 16) + "…" })),
     d.yesterday ? h("p", { class: "muted small", text: `Yesterday's seed: ${d.yesterday.seed}` }) : null,
     d.attempt_review === "held" ? h("p", { class: "review held", role: "status", text: "Your ranked result is under review: it appears on the leaderboard once a moderator clears it." }) : null,
+    d.attempt_review === "pending" ? h("p", { class: "review pending", role: "status", text: "Your ranked result is being checked: it appears on the leaderboard in a few seconds when the check clears it." }) : null,
     d.attempt_review === "removed" ? h("p", { class: "review removed", role: "status", text: "Your ranked result was removed by a moderator." }) : null,
     !conn.account && !d.attempt ? h("p", { class: "muted small" }, "The ranked attempt needs an account: ", h("a", { href: "#/", text: "register or log in in the lobby" }), ".") : null,
     h("div", { class: "actions" },
@@ -59,6 +60,7 @@ export async function mountLeaderboard(app, conn, variant) {
       body.replaceChildren(...[
         h("p", { class: "muted", text: `${r.date} · ${r.total} entries · par ${r.par ?? "–"} moves${r.my_rank ? ` · you are #${r.my_rank}` : ""}` }),
         r.provisional ? h("p", { class: "provisional small", text: `Provisional until ${new Date(r.review_until).toISOString().slice(0, 16).replace("T", " ")} UTC: results under review may still be added, banned ones removed.` }) : null,
+        r.my_review === "pending" && r.my_row ? h("p", { class: "review pending", role: "status", text: `Your result (${r.my_row.result}, ${seconds(r.my_row.time)}) is being checked: it is listed in a few seconds when the check clears it.` }) : null,
         r.my_review === "held" && r.my_row ? h("p", { class: "review held", role: "status", text: `Your result (${r.my_row.result}, ${seconds(r.my_row.time)}) is under review: it is listed once a moderator clears it.` }) : null,
         r.rows.length ? h("table", { class: "standings" },
           h("thead", {}, h("tr", {}, ["#", "player", "result", "time", "moves", "vs par", "home"].map((t) => h("th", { text: t })))),
