@@ -289,6 +289,8 @@ def play_pair(deals: list[Deal], races: int, lines: int, rng: random.Random,
                                  History(ages[who] + g, g, 0, tuple(recent[who][-20:]),
                                          pair_games=games, pair_share=share), line.analysis)
             cpu.append(time.process_time() - t0)
+            if line.analysis is not None:
+                Line.cpu.append(line.analysis["cpu_ms"] / 1000)
             recent[who].append(result_score.game_total)
             race_held = race_held or result_score.held
         held.append(race_held)
@@ -319,6 +321,7 @@ def run(deals: list[Deal], accounts: int, games: int, lines: int, seed: int
         row["games_held"] = sum(sum(r) for r in results) / (accounts * games)
         row["cpu_ms"] = 1000 * statistics.fmean(cpu)
         row["analysis_s"] = statistics.fmean(Line.cpu) if Line.cpu else None
+        row["games_analysed"] = len(Line.cpu) / (accounts * games * (2 if name in PAIRS else 1))
         rows.append(row)
     return rows
 
@@ -326,12 +329,13 @@ def run(deals: list[Deal], accounts: int, games: int, lines: int, seed: int
 def table(rows: list[dict[str, Any]], games: int) -> str:
     ks = [k for k in MILESTONES if k <= games]
     head = ("| attacker | " + " | ".join(f"held within {k}" for k in ks)
-            + " | games held | CPU ms / screening | CPU s / analysis |")
-    lines = [head, "|" + "---|" * (len(ks) + 4)]
+            + " | games held | games analysed | CPU ms / screening | CPU s / analysis |")
+    lines = [head, "|" + "---|" * (len(ks) + 5)]
     for r in rows:
         cells = [f"{100 * r[f'held_within_{k}']:.1f} %" for k in ks]
         lines.append(f"| {r['attacker']} | " + " | ".join(cells)
-                     + f" | {100 * r['games_held']:.2f} % | {r['cpu_ms']:.2f} | "
+                     + f" | {100 * r['games_held']:.2f} % | {100 * r['games_analysed']:.1f} % "
+                     + f"| {r['cpu_ms']:.2f} | "
                      + (f"{r['analysis_s']:.2f} |" if r["analysis_s"] is not None else "— |"))
     return "\n".join(lines)
 

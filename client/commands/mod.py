@@ -81,6 +81,20 @@ def histogram(think_ms: list[int], width: int = 40) -> list[str]:
     return lines
 
 
+def analysis_line(analysis: Any) -> str:
+    """The solver's view of the line (docs/fairplay.md), or why there is none."""
+    if analysis is None:
+        return "solver's view: not analysed (only top results and rated-race winners are)"
+    if analysis == "pending":
+        return "solver's view: queued in the worker pool"
+    agreement = analysis.get("agreement")
+    share = "-" if agreement is None else f"{100 * agreement:.0f} %"
+    return (f"solver's view: played the solver's move at {analysis['agreed']} of "
+            f"{analysis['samples'] - analysis['undecided']} decided positions ({share}; "
+            f"{analysis['undecided']} undecided at {analysis['nodes']} nodes), "
+            f"{analysis['wasted']} moves back to an earlier position")
+
+
 def render_case(case: dict[str, Any]) -> list[str]:
     ev, score = case["evidence"], case["score"]
     out = [f"case {case['case']}: {case['name']} ({case['player']}), {case['kind']} "
@@ -97,10 +111,13 @@ def render_case(case: dict[str, Any]) -> list[str]:
                      "YES" if s["fired"] else "", s["why"]])
     out += table(rows)
     out += ["", "think times between actions:", *histogram(ev["think_ms"])]
+    out += ["", analysis_line(case.get("analysis"))]
     h = case["history"]
     out += ["", f"history: account {h['account_age_days']:.1f} days old, "
                 f"{h['ranked_games']} earlier ranked games, recent scores "
-                f"{', '.join(f'{x:g}' for x in h['recent_scores'][-10:]) or '-'}"]
+                f"{', '.join(f'{x:g}' for x in h['recent_scores'][-10:]) or '-'}"
+                + (f", {h['pair_games']} rated races against one opponent "
+                   f"({100 * h['pair_share']:.0f} % one way)" if h.get("pair_games") else "")]
     reports = case.get("reports") or []
     out.append(f"open reports: {len(reports)}")
     out += [f"  {r['name']}: {r['category']} — {r.get('note') or ''}" for r in reports]

@@ -41,6 +41,7 @@ async def test_a_moderator_works_the_queue_from_the_terminal(redis_url: str,
             assert code == 0, err
             assert "instant_play" in out and "YES" in out and "think times" in out
             assert "0-250 ms" in out  # the histogram's first bucket holds the script's gaps
+            assert "solver's view: " in out  # queued, or the worker pool's analysis
             code, out, err = await run_cli(rep, "report", "cheater", "--category",
                                            "cheating", "--note", "0.1 s a move",
                                            "--server", url)

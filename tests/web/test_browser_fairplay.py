@@ -89,6 +89,8 @@ async def test_held_result_moderator_queue_report_and_bot_badge(
     await mona.page.locator("svg.chart rect").first.wait_for()
     await mona.page.get_by_role("cell", name="instant_play").wait_for()
     await mona.page.get_by_text("cheating").first.wait_for()  # the report, beside the case
+    # the worker pool's analysis of the line: the solver's move at most sampled positions
+    await mona.page.get_by_text("Played the solver's move at").wait_for(timeout=30_000)
     await mona.shot(shots, "fairplay-case")
     await mona.page.get_by_role("button", name="Clear: cheater").click()
     await mona.page.get_by_text("Write the reason first.").wait_for()

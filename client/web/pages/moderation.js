@@ -36,6 +36,15 @@ export async function mountQueue(app, conn) {
 
 /** Think times between actions as inline SVG bars on a log scale from 1 ms to 10 s (a
  * script's milliseconds and a person's seconds both show; longer gaps are capped, marked). */
+// The worker pool's analysis of the line (docs/fairplay.md), or why there is none.
+export function analysisText(a) {
+  if (a == null) return "Not analysed (only top results and rated-race winners are).";
+  if (a === "pending") return "Queued in the worker pool.";
+  const decided = a.samples - a.undecided;
+  const share = a.agreement == null ? "–" : `${Math.round(100 * a.agreement)} %`;
+  return `Played the solver's move at ${a.agreed} of ${decided} decided positions (${share}; ${a.undecided} undecided at ${a.nodes} nodes) · ${a.wasted} moves back to an earlier position.`;
+}
+
 export function thinkChart(thinkMs) {
   const NS = "http://www.w3.org/2000/svg";
   const cap = 10000, w = Math.max(200, Math.min(900, thinkMs.length * 6)), hgt = 120;
@@ -90,7 +99,8 @@ export async function mountCase(app, conn, id) {
     h("p", { class: "score", text: `Score ${sc.total.toFixed(2)} (held at ${sc.threshold})` }), status),
     section("Signals", signals),
     section("Think times", ev.think_ms.length ? thinkChart(ev.think_ms) : h("p", { class: "muted", text: "Fewer than two actions." })),
-    section("History", h("p", { text: `Account ${c.history.account_age_days.toFixed(1)} days old · ${c.history.ranked_games} earlier ranked games · recent scores ${c.history.recent_scores.slice(-10).map((x) => x.toFixed(2)).join(", ") || "–"}` })),
+    section("Solver's view", h("p", { class: "analysis", text: analysisText(c.analysis) })),
+    section("History", h("p", { text: `Account ${c.history.account_age_days.toFixed(1)} days old · ${c.history.ranked_games} earlier ranked games · recent scores ${c.history.recent_scores.slice(-10).map((x) => x.toFixed(2)).join(", ") || "–"}${c.history.pair_games ? ` · ${c.history.pair_games} rated races against one opponent (${Math.round(100 * c.history.pair_share)} % one way)` : ""}` })),
     section(`Open reports (${c.reports.length})`, c.reports.length
       ? h("ul", { class: "rows" }, c.reports.map((r) => h("li", {}, h("span", { text: `${r.name}: ${r.category}` }), h("span", { class: "muted small", text: `${r.note || ""} · ${when(r.at)}` }))))
       : h("p", { class: "muted", text: "None." })),
