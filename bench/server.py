@@ -703,8 +703,9 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}×"
 
 
-#: issue 14's targets: throughput >= 0.35x echo at N=100 and N=1000, p99 <= 3x echo's at
-#: N=100, server CPU <= 150 us per move, Redis commands per move <= 6
+#: the targets (docs/performance.md, "Reading the tables"): throughput >= 0.35x echo at
+#: N=100 and N=1000, p99 <= 3x echo's at N=100, server CPU <= 150 us per move, Redis
+#: commands per move <= 6
 TARGET_RATE, TARGET_P99, TARGET_CPU_US, TARGET_CMDS = 0.35, 3.0, 150.0, 6.0
 
 
@@ -851,7 +852,7 @@ def print_report(
     targets = target_rows(rows)
     if targets:
         w("")
-        w("## Issue 14's targets (this run)")
+        w("## Targets (this run)")
         w("")
         w("| target | measured | met |")
         w("|---|---|:---:|")
