@@ -85,8 +85,11 @@ def client_hint() -> str:
             f"'python3 {Path(__file__).name} solrace variants', or put {BIN} on PATH")
 
 
+COMMANDS = ("serve", "test", "solrace")  # the usage above describes each
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("serve", "test", "solrace"):
+    if not argv or argv[0] not in COMMANDS:
         print(__doc__)
         return 2
     ensure_env()

@@ -243,7 +243,7 @@ def bench_config(
     # (each game forgets its status, and its legal moves where the engine keeps them, first)
     def status(g: Any) -> int:
         g._status = None
-        if hasattr(g, "_legal_cache"):  # the engine of before the fifth pass of issue 14
+        if hasattr(g, "_legal_cache"):  # an older engine, measured with --baseline
             g._legal_cache = None
         g._cache = None  # its legal moves and cards home (now; a compiled game has no other)
         g.status  # noqa: B018 - the property is what is measured

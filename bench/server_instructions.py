@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import children  # bench/children.py: the event loop the children start on (children.LOOP)
 import redis
 from solrace.server.redisproc import RedisProcess
 
@@ -100,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the server's websocket ping interval (its default, 20 s, unless "
                          "given): on a loaded machine the server under valgrind can miss a "
                          "pong by its timeout during set-up")
-    ap.add_argument("--loop", choices=("asyncio", "uvloop"), default=bench.LOOP,
-                    help=f"event loop of the server or of echo ({bench.LOOP})")
+    ap.add_argument("--loop", choices=("asyncio", "uvloop"), default=children.LOOP,
+                    help=f"event loop of the server or of echo ({children.LOOP})")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("valgrind (with callgrind_control) is not installed")
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         return None
 
     rds: redis.Redis
-    bench.LOOP = args.loop
+    children.LOOP = args.loop
     ns = bench.parse_args(["--n", str(args.n), "--seconds", str(args.seconds), "--warmup",
                            str(args.warmup), "--seed", str(args.seed), "--no-profile"])
     redis_proc = RedisProcess(data_dir=work / "redis", appendonly=True)

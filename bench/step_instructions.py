@@ -19,7 +19,7 @@ function). Steps (what the server does once per move):
 * ``read-websockets`` / ``read-lean`` — one move frame (masked, binary) received by a
   ``FrameConnection``: through websockets' own ``data_received`` (its stream reader, parser
   generators, frame object, ``process_event``), or split by ``FrameConnection.data_received``
-  (issue 14's sixth pass);
+  (docs/performance.md, "Lean reading");
 * ``loop-rt`` — the floor under ``batch-1``: one awaited PING round trip to the same Redis
   through a bare protocol (a write, the loop's iterations, ``data_received`` resolving the
   future, the task's wake-up);
@@ -36,13 +36,12 @@ function). Steps (what the server does once per move):
   difference of two prefixes of it, so a saving that lands on the next move's work counts for
   the step that causes it, and the five add up to ``move``);
 * ``ack``, ``rival`` — the two steps after ``move`` on the server: the ack built and encoded
-  as a msgpack connection's is (``ack_reply`` and ``protocol.encode``; since the eighth pass
-  ``protocol.ack_frame``, joined from parts with the delta the ``event`` step packed — until
-  then this step built the ack by ``protocol.reply(**ack)``, which the server had stopped
-  doing, and overstated it by ~8.4k), and the progress event as a rival's connection gets it
-  (unpacked as the hub does, then ``racer_event``, the ``event`` frame built and encoded;
-  since the eighth pass ``protocol.event_frame``); ``event`` packs the progress event as the
-  server does (a ``Packer``; since the eighth pass ``protocol.progress_body``); ``whole`` is
+  as a msgpack connection's is (``protocol.ack_frame``, joined from parts with the delta the
+  ``event`` step packed; on an older checkout ``ack_reply`` and ``protocol.encode``), and the
+  progress event as a rival's connection gets it (unpacked as the hub does, then
+  ``racer_event``, the ``event`` frame built and encoded: ``protocol.event_frame``);
+  ``event`` packs the progress event as the server does
+  (``protocol.progress_body``; on an older checkout a ``Packer``); ``whole`` is
   ``parse`` + ``move`` + ``ack`` + ``rival``, the engine/protocol part of one move.
 
 Before/after: run it once with the code as it is, once with ``PYTHONPATH`` naming a directory
@@ -227,7 +226,7 @@ from solrace.shared.pointing import legal_texts
 from solrace.shared.views import advance, view_of
 from solrace.server.fastmoves import ack_reply
 _pack = msgpack.Packer(use_bin_type=True).pack
-try:  # the frames from parts (eighth pass); a checkout before it packs the dicts
+try:  # the frames from parts; an older checkout packs the dicts
     from solrace.shared.protocol import ack_frame, event_frame, progress_body
 except ImportError:
     ack_frame = event_frame = progress_body = None

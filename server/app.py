@@ -403,7 +403,7 @@ async def serve_forever(config: Config) -> None:
 #: Allocations between young-generation collections (CPython's default: 700). A move allocates
 #: a few hundred objects (the parsed request, the engine's move lists, the view delta, the ack)
 #: that are freed by reference counting, not by the collector; at the default the collector
-#: ran every few moves (docs/performance.md).
+#: ran every few moves (docs/performance.md, "The collector").
 GC_GEN0 = 50_000
 
 

@@ -11,7 +11,8 @@ A mixin of :class:`solrace.server.connection.Connection`, a job of its own there
 so that the connection module stays about its dispatch): it reads the connection's state
 (``greeted``, ``closing``, ``feed``, ``quick_queue``, ``_busy()``, ``ctx.config``) and owns the
 timer's attributes, which the connection's ``__init__`` sets (one place for them all: more
-than 30 would cost every connection a dict of its own, docs/performance.md).
+than 30 would cost every connection a dict of its own, docs/performance.md, "Lean
+reading").
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ def uvloop_available() -> bool:
 
 
 #: The server's event loop unless told otherwise: uvloop where it can be imported — fewer
-#: instructions per move for the same work (docs/performance.md, "eighth pass: uvloop") —
+#: instructions per move for the same work (docs/performance.md, "uvloop") —
 #: else asyncio's own.
 DEFAULT_LOOP = "uvloop" if uvloop_available() else "asyncio"
 

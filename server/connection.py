@@ -131,7 +131,8 @@ class Connection(MoveStart, CloseTimer, Sending):
         self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it
         # a move started from the frame callback (_now): (its store reply — or, refused, the
         # task finishing it —, request id, request, pending move, start time). One attribute:
-        # more than 30 would cost every connection a dict of its own (docs/performance.md)
+        # more than 30 would cost every connection a dict of its own (docs/performance.md,
+        # "Lean reading")
         self._moving: tuple[asyncio.Future[Any], Any, P.MakeMove, Any, float] | None = None
         self.concurrent = 0  # CONCURRENT requests running
         self._working = False  # the worker is inside a request

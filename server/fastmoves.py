@@ -1,5 +1,5 @@
 """A connection's moves without the worker: the synchronous start of a frame that finds the
-worker idle (docs/performance.md, "Issue 14, fifth pass: the plumbing").
+worker idle (docs/performance.md, "The synchronous move start").
 
 A mixin of :class:`~solrace.server.connection.Connection`, kept apart so that the connection
 module stays about its lifecycle, limits and dispatch. :meth:`MoveStart._now` runs a frame's

@@ -6,8 +6,9 @@ dropped (``on_full``) instead of buffering without limit.
 
 Gathering (opt-in: ``hello`` with ``batch: true``). On a busy race every move costs its rival
 one frame, and each frame is one ``send()`` system call — the most expensive single thing the
-server does per move (docs/performance.md). A gathering connection's race events wait up to
-:data:`EVENT_WINDOW` for company; every other message (a reply: an ``ack``, an ``error``, …)
+server does per move (docs/performance.md, "Batch frames and writing at once"). A gathering
+connection's race events wait up to :data:`EVENT_WINDOW` for company; every other message
+(a reply: an ``ack``, an ``error``, …)
 goes out in the event-loop tick that produced it, taking the waiting events with it, in the
 order they were produced, as one ``batch`` frame (:func:`solrace.shared.protocol.batch_frame`).
 Nothing is dropped or reordered; events keep their versions; a lone message keeps its own form.

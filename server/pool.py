@@ -45,8 +45,8 @@ BARREN_MEMO = 600.0  # seconds a barren configuration is refused without searchi
 DEMAND_MEMORY_MS = 7 * 24 * 3600 * 1000  # configurations asked for within a week are prepared
 # Node budget per candidate. Smaller than a daily's: the pool wants many wins fast, and an
 # undecided candidate costs the whole budget. At 10k nodes the solver wins 21-72% of candidate
-# deals of every variant (docs/solver.md), so a seed costs a few candidates; the measured
-# seconds per certified seed are in docs/solver.md (``bench/pool.py``).
+# deals of every variant, so a seed costs a few candidates; ``bench/pool.py`` measures the
+# seconds per certified seed (docs/solver.md, "Winnable races and verdicts").
 DEFAULT_BUDGET = 10_000
 DEFAULT_ESTIMATE = 10.0  # seconds until a seed, before this process has measured any
 

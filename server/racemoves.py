@@ -3,7 +3,7 @@ validated by the engine, appended by one store script and acknowledged only afte
 resign. A mixin, so the hottest code of the server reads as one piece: ``move`` →
 ``_move_locked`` (``_apply``: validation and the engine; ``Store.append_move``; ``_acked`` or
 ``_refused``), and its synchronous start for the common case, :meth:`MovePath.move_now`, which
-runs the same pieces without a coroutine (docs/performance.md, "Issue 14, fifth pass")."""
+runs the same pieces without a coroutine (docs/performance.md, "The synchronous move start")."""
 
 from __future__ import annotations
 

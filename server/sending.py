@@ -11,7 +11,7 @@ limit.
 A mixin of :class:`solrace.server.connection.Connection`, a job of its own there (kept apart
 so that the connection module stays about its dispatch); its attributes are the
 connection's, set in its ``__init__`` (one place for them all: more than 30 would cost every
-connection a dict of its own, docs/performance.md).
+connection a dict of its own, docs/performance.md, "Lean reading").
 """
 
 from __future__ import annotations

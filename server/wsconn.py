@@ -6,7 +6,7 @@ queue put, a future, a task wake-up and the assembler's bookkeeping, before the 
 reaches our in-order queue (:class:`solrace.server.connection.Connection`), which wakes another
 task. This subclass hands each complete message to a callback (:meth:`FrameConnection.set_sink`)
 from the protocol's own ``data_received``, in arrival order, so the reader task and its hop go
-(docs/performance.md, "third pass").
+(docs/performance.md, "Lean reading").
 
 What does not change: websockets still parses and checks every frame (masking, ``max_size``
 across the fragments of one message — close 1009 — control frames, pings/pongs, the closing
@@ -25,7 +25,7 @@ alone, so it answers, checks and fails exactly as before and its parser is at th
 frame again afterwards. A frame not yet whole waits here (at most the size limit plus its
 header); a header that announces more than the limit, or a 64-bit length, gives the rest of
 the stream to websockets for good (it closes with 1009 as it would). Nothing else changes:
-websockets still writes, pings, times out and closes (docs/performance.md, "sixth pass").
+websockets still writes, pings, times out and closes (docs/performance.md, "Lean reading").
 
 Messages that arrive before a sink is set (between the handshake and the handler's start) wait
 in a list and are handed over, in order, when it is set. :meth:`FrameConnection.wait_lost`

@@ -8,8 +8,8 @@ Python 3.11 (no C compiler, no ``Python.h``, no Cython) everything runs from the
 A few hot functions carry Cython's pure-Python declarations (``@cython.locals``: the C types
 of their locals, e.g. ``Game._legal``, ``views.advance``); the ``.py`` ignores them (without
 Cython it imports ``shared/nocython.py``, whose declarations are no-ops), and each declared
-local holds exactly that type, so both forms compute the same (docs/performance.md, "Issue
-14, sixth pass").
+local holds exactly that type, so both forms compute the same (docs/performance.md,
+"Compiled hot modules").
 
 How staleness is ruled out: a compiled module is never put next to its ``.py`` (Python would
 prefer it there, edited source or not). It is built into a cache directory under a name that

@@ -8,6 +8,11 @@ move log replays to exactly the same position.
 
 Internally a move is a triple of pile indexes ``(src, dst, n)`` and an applied move leaves a
 list of primitive operations that undo it exactly; the solver uses that fast path.
+
+Why one module of this size: it is one class with one job, the state of a game and its moves
+(generate, check, apply, undo). Won/lost lives in :mod:`.status`, text forms in
+:mod:`.notation`, what a seat sees in :mod:`.views`; what is left here shares the per-layout
+tables built in ``_prepare`` and is compiled as one unit (``shared/accel.py``).
 """
 
 from __future__ import annotations

@@ -33,8 +33,9 @@ class ScriptBatcher:
     On a single Redis (a :class:`redis.asyncio.Redis` over a connection pool) the batch is
     packed here (:func:`pack`) and written and read on one pooled connection, with the pool's
     retry policy, as redis-py's non-transactional pipeline does — without its per-argument
-    encoder, per-command bookkeeping and instrumentation (docs/performance.md). A cluster
-    client keeps redis-py's pipeline, which routes each call to its slot's node.
+    encoder, per-command bookkeeping and instrumentation (docs/performance.md, "Redis: one kept
+    batch connection"). A cluster client keeps redis-py's pipeline, which routes each call to
+    its slot's node.
 
     Once a batch has ended well on a connection (hiredis parser, RESP2), the next batches
     are written and read on it by a :class:`~.wire.BatchWire`: packed into one write from
@@ -92,7 +93,8 @@ class ScriptBatcher:
         connection's socket timeout), not through ``send_packed_command``, which runs the
         write in a task of its own (``asyncio.wait_for``); a write that fails disconnects
         and raises ``ConnectionError`` as it does, so the pool's retry policy sees the same.
-        About 40 % of a one-call batch's instructions (docs/performance.md, "sixth pass").
+        About 40 % of a one-call batch's instructions (docs/performance.md, "Redis: one kept
+        batch connection").
 
         ``first``: the failure of the batch's first attempt on the wire (the held connection's
         own reading, :meth:`_flush`); it counts as the retry policy's first failed attempt,

@@ -1,7 +1,7 @@
 """The script batcher's own reading of its Redis connection: an :class:`asyncio.Protocol` put
 on the transport of the pooled connection the batcher keeps, so that a batch's replies are
 parsed where the bytes arrive and the batch is resolved there — no task per batch, no
-stream reader, no timeout context (docs/performance.md, "seventh pass").
+stream reader, no timeout context (docs/performance.md, "Redis: one kept batch connection").
 
 Why the pooled connection's transport and not a connection of our own: redis-py has already
 connected it with every setting of the store's URL (TCP or unix socket, AUTH with

@@ -1,6 +1,6 @@
 """The move path's msgpack frames joined from parts: the progress event for the store, the
 mover's ack and the rival's event, each byte for byte what :func:`~.wire.encode` of its dict
-gives, at a fraction of the cost (docs/performance.md, "Issue 14, eighth pass"). Split from
+gives, at a fraction of the cost (docs/performance.md, "Frames from parts"). Split from
 :mod:`.messages`, which builds the same messages as dicts (sans-I/O)."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from solrace.shared.protocol.wire import encode
 # race's ``t``/``race`` pair, a move's text, a delta packed already for the store) can be
 # joined from bytes packed once, with only the few changing values packed per frame — the same
 # bytes as :func:`encode` of the dict, without building the dict or packing its constants again
-# (docs/performance.md, "Issue 14, eighth pass"). The helpers below pack one value each, as
+# (docs/performance.md, "Frames from parts"). The helpers below pack one value each, as
 # :func:`encode` would; whatever they do not know goes through :func:`encode` itself. They are
 # ``ccall`` (cpdef when compiled): a call between them and the frames below is a C call, not
 # a Python one (~300 instructions each, as much as the packing).

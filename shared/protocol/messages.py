@@ -319,7 +319,7 @@ def error(req_id: RequestId | None, code: str, reason: str, **extra: Any) -> dic
 def ack_reply(req_id: RequestId | None, rid: str, ack: dict[str, Any]) -> dict[str, Any]:
     """``reply(req_id, "ack", race=rid, **ack)`` — the same message, keys in the same order
     (so the same bytes on the wire) — built as one dict: a call with ``**`` keywords costs
-    about 14k instructions, this about 5k (docs/performance.md, "sixth pass")."""
+    about 14k instructions, this about 5k (docs/performance.md, "The synchronous move start")."""
     msg = {"t": "ack", "race": rid, **ack}
     if req_id is not None:
         msg["re"] = req_id

@@ -4,7 +4,7 @@
 a quick depth-first pass, Python best-first, the core's best-first and beam members, restarts
 in other move orders, and last the streamlined and full depth-first searches, the full one
 being the member that proves deals lost. The shares are constants here because they were
-measured (``docs/solver.md``, the rounds of issue 15) and tests pin what each one wins.
+measured (``docs/solver.md``, "The compiled cores") and tests pin what each one wins.
 :func:`.search.search_game` calls it and replays the line through ``Game.push``.
 """
 
@@ -24,18 +24,18 @@ PYTHON_BEST = 3_000  # nodes of the Python best-first pass that follows it
 RESTART_SHARE = 0.5  # of the rest for the core's restarts in other move orders (and best-first)
 # the compiled best-first members that follow the quick pass (``fastcore.best``): (streamlined,
 # estimate weights, share of the rest); their nodes come out of the restarts' share, so the
-# final full search keeps half of the rest, as before (docs/solver.md, "tenth round")
+# final full search keeps half of the rest (docs/solver.md, "The compiled cores")
 CORE_BEST = ((True, (4, 2, 2, 2, 0), 0.1), (False, (4, 2, 2, 3, 0), 0.1))
 # the compiled beam members that follow them (``fastcore.beam``): (streamlined, shape, share of
 # the rest), also out of the restarts' share; the beam never proves a loss (docs/solver.md,
-# "eleventh round")
+# "The compiled cores")
 CORE_BEAM: tuple[tuple[bool, fastcore.Shape, float], ...] = (
     (True, fastcore.BEAM, 0.2),)
 FINAL_STREAMLINED = 1 / 3  # of the last phase's nodes: the streamlined search (and late beams)
 # beams in the last phase (``_final_search``), by the number of cards drawn: (streamlined,
 # shape, share of its streamlined part); another width and a stock weight win other draw-3
 # deals; on draw 1 the streamlined depth-first search keeps the part (it wins seed 9 there at
-# 3M nodes; docs/solver.md, "eleventh round")
+# 3M nodes; docs/solver.md, "The compiled cores")
 CORE_LATE_BEAM: dict[int, tuple[tuple[bool, fastcore.Shape, float], ...]] = {
     3: ((True, (8000, 30, 4, 2, 2, 1, 2), 0.7),)}
 
@@ -52,9 +52,9 @@ def core_portfolio(game: Game, budget: Budget
     deals are won in a few hundred), then Python best-first on ``PYTHON_BEST`` (it wins some
     deals in a few hundred nodes that depth-first misses for millions: on seeds 1..200 of
     draw 1 at 10 s, 11 of the wins), then the core's best-first members ``CORE_BEST``
-    (``fastcore.best``: a streamlined and a full one, each on a tenth of the rest; tenth round:
+    (``fastcore.best``: a streamlined and a full one, each on a tenth of the rest:
     on seeds 1..300 at 1.5M nodes they won 14 deals nothing else did), then the core's beam
-    ``CORE_BEAM`` (``fastcore.beam``: streamlined, a fifth of the rest; eleventh round: it wins
+    ``CORE_BEAM`` (``fastcore.beam``: streamlined, a fifth of the rest: it wins
     draw-3 deals no depth-first or best-first member reached at 3M nodes; it never proves a
     loss), then the core's
     restarts in other move orders on what is left of ``RESTART_SHARE`` of the rest
@@ -134,7 +134,7 @@ def _final_search(game: Game, rest: Budget) -> tuple[Outcome, list[Triple], int]
     3 1..1000 at 3M nodes), and only when that search did not exhaust the streamlined game
     (then they cannot win it either): so the full search gets what it got without them,
     except when the streamlined game would have been exhausted within the beams' share of it
-    (docs/solver.md, "eleventh round")."""
+    (docs/solver.md, "The compiled cores")."""
     t0 = time.perf_counter()
     beams = CORE_LATE_BEAM.get(game.rules.draw, ())
     late = sum(part for _, _, part in beams)

@@ -189,11 +189,11 @@ STREAMLINE_SHARE = 0.5  # of the budget for the streamlined first phase
 # The core's own prunings (klondike.c's OWN_ flags), beyond the Python search's graph: the
 # blocking test at the start (1) and at every node (2), rule S (4), the stock order of draw 3
 # in the blocking test at the start (8), the blocking test looked one move past (16: a card
-# whose one way out is a parent is stuck there for good; docs/solver.md, "Issue 15, tenth
-# round"); 32 the same on every node (halves the node rate: not in ``OWN``); 64 waste
-# dominance, draw 3: a position is not searched when one alike but for a waste length with a
-# wider free cycle was seen (docs/solver.md, "Waste dominance (draw 3)"; depth-first and
-# best-first, not the beam). ``OWN`` is the default.
+# whose one way out is a parent is stuck there for good; docs/solver.md, "Dead ends: the
+# blocking test (Klondike core)"; "Dead ends: one move past"); 32 the same on every node (halves
+# the node rate: not in ``OWN``); 64 waste dominance, draw 3: a position is not searched when
+# one alike but for a waste length with a wider free cycle was seen (docs/solver.md, "Waste
+# dominance"; depth-first and best-first, not the beam). ``OWN`` is the default.
 DEAD_START, DEAD_NODES, STOCK_HOME, STOCK_ORDER, DEAD_PAST = 1, 2, 4, 8, 16
 DEAD_PAST_NODES, WASTE_DOM = 32, 64
 OWN = DEAD_START | DEAD_NODES | STOCK_HOME | STOCK_ORDER | DEAD_PAST | WASTE_DOM
@@ -314,7 +314,7 @@ def beam(game: Game, budget: Budget, seconds: float | None, *, greedy: bool = Fa
          shorten: bool = True) -> tuple[Outcome, list[tuple[int, int, int]], int] | None:
     """A beam search of ``game``'s position by the core: the graph of :func:`search`, walked
     in layers after each card turned face up or sent home, keeping the best ``shape[0]``
-    positions of each layer (docs/solver.md, "eleventh round"). Depth-first and best-first
+    positions of each layer (docs/solver.md, "The compiled cores"). Depth-first and best-first
     orders commit their millions of nodes under their first choices; the beam keeps many lines
     alive and wins deals they miss. It drops positions, so it never proves a loss: its outcome
     is won or unknown. Deterministic at a node budget. (outcome, line, nodes) as

@@ -659,8 +659,8 @@ static int run_dfs(Ctx *c, const State *root) {
 /* ---------------------------------------------------------------- beam
 
  * The beam member (mode 4): a best-W search of the greedy game by stock position, for deals
- * the depth-first members wander on for millions of nodes (docs/solver.md, tenth and eleventh
- * rounds). A layer is the positions just after a draw or the redeal; each is expanded by a
+ * the depth-first members wander on for millions of nodes (docs/solver.md, "The search").
+ * A layer is the positions just after a draw or the redeal; each is expanded by a
  * depth-first walk over its non-stock moves (no take-backs: greedy home moves would undo them
  * at once), at most `local` new positions, every one of them with greedy home moves after each
  * move; every position reached offers its draw (or redeal) child to the next layer, of which
@@ -676,11 +676,10 @@ typedef struct { BNode *n; size_t len, cap; } Arena;
 
 /* The layer's rank: cards home, less the cards buried under each pile's top run (they must
  * move before the pile is any use), plus spaces (a space takes any card), less `waste` per card
- * in the waste (twelfth round). Ten, three and five were the tenth round's best weights of the
- * few tried. The positions of a layer have all drawn the same number of cards, so the waste
+ * in the waste. Ten, three and five were the best weights of the few tried. The positions of a layer have all drawn the same number of cards, so the waste
  * term counts, within a layer, the drawn cards that were not played out of the waste: on the
  * first pass they make the second pass's stock, on the second they are reachable only top
- * down, and the tenth round found the second pass to be what binds. */
+ * down, and the second pass was found to be what binds. */
 static int32_t beam_score(const State *s, int waste) {
     int32_t v = 10 * s->home;
     for (int t = 0; t < NT; t++) {

@@ -25,10 +25,10 @@ MAX_ROOT_PILE = 19  # the core's limit on a starting pile (play reaches at most 
 MODES = {"dfs": 0, "plain": 1, "gdfs": 2, "gplain": 3}  # the portfolio members the core runs
 BEAM_MODE = 4  # the beam (``beam``): the core's own member, with no Python twin
 # the beam's width (positions kept per layer) and its walk's limit (new positions per kept
-# position): docs/solver.md, eleventh round
+# position): docs/solver.md, "The search"
 BEAM_WIDTH = 1000
 BEAM_LOCAL = 200
-BEAM_WASTE = 0  # the score's weight of a waste card (docs/solver.md, twelfth round)
+BEAM_WASTE = 0  # the score's weight of a waste card (docs/solver.md, "The search")
 BEAM_GREEDY = True  # greedy home moves (False: safe ones only, the others are choices)
 
 Triple = tuple[int, int, int]
@@ -125,11 +125,11 @@ def beam(game: Game, budget: Budget, width: int = BEAM_WIDTH, local: int = BEAM_
     — the positions after each draw, the best ``width`` of them by cards home, cards buried
     under each pile's top run and spaces, each expanded by a walk of at most ``local`` new
     positions over its non-stock moves, all with greedy home moves — keeps many different
-    plays alive through the stock (tenth round: it won 7 of the 25 undecided deals of 1..150).
-    ``waste`` > 0 also ranks down each card left in the waste by that much (twelfth round: the
+    plays alive through the stock (it won 7 of 25 otherwise undecided deals of 1..150).
+    ``waste`` > 0 also ranks down each card left in the waste by that much (the
     second pass, whose stock is the first pass's waste, is what binds; 10-20 won 43-47 of the
     50 deals the default won late, at a fraction of the nodes). ``greedy=False`` makes only the
-    safe home moves at once and leaves the others to the walk (twelfth round: some deals need
+    safe home moves at once and leaves the others to the walk (some deals need
     a card kept off its foundation: such beams won 6 of the 22 deals of 1..240 no greedy one
     won). It answers won or unknown,
     never lost: its exhaustion is the greedy game's, truncated. Deterministic at a node

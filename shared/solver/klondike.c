@@ -333,7 +333,8 @@ static uint64_t tops(const Ctx *c, uint64_t tab, uint64_t cov, uint64_t good, ui
     }
 }
 
-/* The blocking test (docs/solver.md, "Dead ends"): is there a set B of tableau cards such that,
+/* The blocking test (docs/solver.md, "Dead ends: the blocking test"): is there a set B of
+ * tableau cards such that,
  * while no card of B has moved, every card of B has every way out closed? Home: a card of its
  * suit below it is in B or under a card of B, so not home. Onto a parent (rank + 1, the other
  * colour): neither parent can be a pile top (set T below). Into a space (a King): every pile
@@ -389,7 +390,7 @@ static int dead_end(const Ctx *c, int stock_order) {
 
 /* ------------------------------------------------------------------ dead ends: one move past */
 
-/* The blocking test looked one move past (docs/solver.md, "Dead ends: one move past"). The
+/* The blocking test looked one move past (docs/solver.md, "Dead ends: one move past (Klondike core)"). The
  * test above drops a card of B as soon as it has a way out; but a card whose only way out is
  * one parent P may, once it sits on P, be stuck there for good: then it never goes home and
  * the position is lost just the same. The helpers below work on the position's own piles
@@ -576,7 +577,7 @@ static int tab_insert_raw(Key *tab, size_t size, const Key *k) {
     return 1;
 }
 
-/* Waste dominance (docs/solver.md, "Waste dominance (draw 3)"). With draw 3 the key keeps the
+/* Waste dominance (docs/solver.md, "Waste dominance (draw 3, Klondike core)"). With draw 3 the key keeps the
  * waste length k when the stock's free cycle from it reaches positions the aligned cycle does not
  * (k not a multiple of 3 and not the whole stock); the cycle from k is k, k+3, ... and then,
  * after the redeal, every aligned position. So of two positions alike but for k, the one with a
@@ -1106,7 +1107,7 @@ out:
 
 /* ------------------------------------------------------------------ best-first */
 
-/* The best-first member (docs/solver.md, "Issue 15, tenth round"): the same graph as the
+/* The best-first member (docs/solver.md, "The compiled cores"): the same graph as the
  * depth-first search above (gen_all, close_safe, the exact key and its table, the blocking test
  * at every node), expanded in the order of an estimate of the work left instead of depth first.
  * Some deals are won in a few hundred best-first nodes and not in millions of depth-first ones.
@@ -1256,7 +1257,7 @@ out:
 
 /* ------------------------------------------------------------------ beam */
 
-/* The beam member (docs/solver.md, "Issue 15, eleventh round"): the graph of the searches above
+/* The beam member (docs/solver.md, "The compiled cores"): the graph of the searches above
  * (gen_all, close_safe, the canonical key and its one table, the blocking test at every node),
  * walked in layers. A layer is a set of positions just after some *progress* (a card turned face
  * up, one more card home than before, or one card fewer in the stock and waste: moves a line

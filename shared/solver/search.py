@@ -91,9 +91,9 @@ MEMBERS: dict[str, Member] = {
 # (``beam`` alone: ``fortyeight.BEAM_WIDTH`` x ``fortyeight.BEAM_LOCAL``); ``beam<W>x<L>w<K>``
 # the same ranking each card left in the waste K lower (``fortyeight.beam``'s ``waste``), and
 # with a trailing ``s`` making only safe home moves at once (``greedy=False``): (W, L, K,
-# greedy). Different settings win different deals (eleventh round: of the 49 undecided deals
-# of 1..240, 1000x200 wins 13, 300x1000 12, two of them no other setting tried below 3000x300
-# wins; twelfth round: the waste weight and the safe-only beams win 16 of the 32 left)
+# greedy). Different settings win different deals (of 49 undecided deals of 1..240, 1000x200
+# wins 13, 300x1000 12, two of them no other setting tried below 3000x300 wins; the waste
+# weight and the safe-only beams then win 16 of the 32 left)
 BEAMS: dict[str, tuple[int, int, int, bool]] = {
     f"beam{w}x{local}": (w, local, 0, True) for w, local in (
         (300, 1000), (1000, 200), (3000, 50), (3000, 300), (10000, 100))}
@@ -116,9 +116,9 @@ GREEDY = ("gdfs", "gplain", "beam")
 # A member's share counts as this many equal shares (1 when not listed). The beams win deals at
 # up to 1.5-1.8M of their nodes (seeds 55 and 120), more than an equal share of 7.5M, and
 # where they do not win they empty early (``beam``: at most 1.2M nodes on seeds 1..240, most
-# within 150k), so a double share costs the members after them little (eleventh round); the wide
+# within 150k), so a double share costs the members after them little; the wide
 # waste-ranked beams win at up to 0.9M and 1.7M nodes, and ``gplain``, first of the long
-# members, counts double since the beams spend more where they do not win (twelfth round: seed
+# members, counts double since the beams spend more where they do not win (seed
 # 294 needs 1.6M of ``gplain``'s nodes, and where no beam wins they spend 2.1-2.3M)
 WEIGHTS: dict[str, int] = {"beam": 2, "beam3000x50": 2, "beam3000x300w20": 2,
                            "beam3000x300w20s": 2, "beam10000x300w20": 2,
@@ -135,7 +135,7 @@ PHASES: dict[str, tuple[str, ...]] = {
 # capped (``name@nodes``), then the old halves (best-first, depth-first) on what is left.
 # Its depth-first wins come in about one descent or not for millions of nodes (seeds 1..60,
 # 64 orders at 5k nodes each: most wins within 300-3,000 nodes), so many cheap first choices
-# beat one long search (docs/solver.md, seventh round)
+# beat one long search (docs/solver.md, "The search")
 RESTARTS = 32  # shuffled orders tried
 RESTART_NODES = 2_000  # nodes each, at most
 CAPPED_PART = 4  # the capped members together get at most this part of the whole budget
@@ -143,23 +143,22 @@ PHASES["shaken"] = (*(f"rdfs{k}@{RESTART_NODES}" for k in range(1, RESTARTS + 1)
                     "best", "dfs")
 # Forty and Eight: short shuffled restarts of the plain search (no greedy home moves), then
 # ``restarts``. They win what no greedy order wins: seed 34 (one of the ten deals no order of
-# the greedy game won, sixth round) in 3 of 256 orders, seed 18 in 21 of 256, at 5k nodes
+# the greedy game won) in 3 of 256 orders, seed 18 in 21 of 256, at 5k nodes
 PLAIN_RESTARTS = 64
 PLAIN_RESTART_NODES = 5_000
 # then short restarts of the greedy plain search in the orders ``restarts`` does not run
-# (``rgplain3`` ... ``rgplain10``, 50k nodes each). At 7.5M nodes (10 s at the ninth round's
-# node rate) they win held-out seed 236 of 61..240, which no long member wins, and lose no
-# deal there or on 1..60; orders 11..16 and 25k caps gave nothing more (docs/solver.md, ninth
-# round)
+# (``rgplain3`` ... ``rgplain10``, 50k nodes each). At 7.5M nodes (about 10 s of the core) they
+# win held-out seed 236 of 61..240, which no long member wins, and lose no deal there or on
+# 1..60; orders 11..16 and 25k caps gave nothing more (docs/solver.md, "Tried and dropped")
 GREEDY_RESTART_ORDERS = range(3, 11)
 GREEDY_RESTART_NODES = 50_000
 # then beams (compiled only: ``fortyeight.beam``), before the long depth-first members: they
 # win deals those wander on for millions of nodes, and where they do not win they empty early.
-# Five rank each card left in the waste down (twelfth round: the 1000x200 beam at weight 10 wins
-# 43 of the 50 deals of 1..240 the eleventh round's default won after its restarts, within
+# Five rank each card left in the waste down (the 1000x200 beam at weight 10 wins 43 of the
+# 50 deals of 1..240 that the unweighted beams won after the restarts, within
 # 363k nodes), each setting greedy then safe-only (``s``: home moves other than the safe ones
 # are choices; they win deals whose greedy game empties early), the wide ones on double shares;
-# of the eleventh round's three unweighted beams only ``beam`` stays (it alone wins seed 309,
+# of three unweighted beams only ``beam`` stays (it alone wins seed 309,
 # at 163k nodes). On 1..240 at 7.5M nodes: 224 won against 208, none lost. Where none wins the
 # six spend about 2.4M nodes, so ``dfs``, last, still gets the 0.7M it needs for seed 59
 PHASES["shaken-plain"] = (
@@ -195,8 +194,8 @@ def _without_beams_when_small(phases: tuple[str, ...], budget: Budget) -> tuple[
     """``phases`` without the beams when the whole budget is small (a hint's 20k nodes, a
     test's few thousand): a beam's first wins come after tens of thousands of nodes (seeds
     1..240: 40k at the least), and its share would only thin the restarts and the greedy
-    search that win what such a budget can (eleventh round: at 4k nodes a Forty and Eight deal
-    the old default won was lost to three beams' shares)."""
+    search that win what such a budget can (at 4k nodes a Forty and Eight deal the default
+    without beams won was lost to three beams' shares)."""
     small = (budget.nodes is not None and budget.nodes < BEAM_MIN_NODES) or (
         budget.seconds is not None and budget.seconds < BEAM_MIN_SECONDS)
     if not small:
@@ -240,7 +239,7 @@ def default_phases(game: Game) -> tuple[str, ...]:
     beams over the stock position (compiled only, ``fortyeight.beam``: 1000 x 200 ranking
     each waste card 10 down, the unweighted 1000 x 200, the first again safe-only, 3000 x 300
     at 20 greedy and safe-only, and 10000 x 300 safe-only at 20, the wide ones on double shares;
-    they win deals the depth-first members wander on, eleventh and twelfth rounds), then
+    they win deals the depth-first members wander on), then
     depth-first searches (``restarts``, ``gplain`` on a double share):
     plain depth-first with greedy home moves (every card that fits a foundation goes home at
     once), the same twice more with
@@ -250,13 +249,13 @@ def default_phases(game: Game) -> tuple[str, ...]:
     draws one card per node and so explores "play through the stock, using each card as it
     comes" first, which the macro-moves (every tableau move before any later waste card)
     reach late, and the greedy home moves shrink its game: alone at 1M nodes it wins 29 of
-    seeds 1..40, against 20 for the three-member ``depth3`` (fifth round); a depth-first
+    seeds 1..40, against 20 for the three-member ``depth3``; a depth-first
     search's first choices fix a subtree of millions of positions, and restarts in other
     orders win deals the engine's order misses (seeds 1..60: 47 of 60 at 3M nodes against 45
-    for ``greedy2``, docs/solver.md, sixth round). Double Aces and Kings (one-card piles
+    for ``greedy2``; docs/solver.md, "The search"). Double Aces and Kings (one-card piles
     refilled from a one-pass stock) starts with 32 short shuffled restarts of the pruned
     depth-first search (``shaken``: at most 2k nodes each), then the halves: its depth-first
-    wins come within about one descent or not for millions of nodes (seventh round). On
+    wins come within about one descent or not for millions of nodes. On
     Unlimited (unlimited redeals) and Sixes and Sevens a third phase only thins the other
     two."""
     rules = game.rules

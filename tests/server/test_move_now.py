@@ -1,5 +1,5 @@
-"""The move path's synchronous start (docs/performance.md, "Issue 14, fifth pass"): a move on an
-idle connection is validated, applied and submitted from the frame callback
+"""The move path's synchronous start (docs/performance.md, "The synchronous move start"): a
+move on an idle connection is validated, applied and submitted from the frame callback
 (``Connection._now`` → ``MovePath.move_now``) and acknowledged from the store's reply
 (``Connection._moved``); when the game's lock is held the general path waits for it; a refused
 move is answered in order, before the frames that followed it; the game lock is taken without

@@ -1,5 +1,6 @@
-"""The engine's per-layout tables (issue 14, eighth pass): the shared one-card triples that
-``_legal`` lists, and the table of move texts already pushed that ``push`` resolves from. Both
+"""The engine's per-layout tables (docs/performance.md, "The engine's share"): the shared
+one-card triples that ``_legal`` lists, and the table of move texts already pushed that
+``push`` resolves from. Both
 must give exactly what the uncached path gives: the same triples, the same Move, the same
 refusal for a text that is illegal now."""
 

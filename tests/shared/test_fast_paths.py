@@ -1,4 +1,4 @@
-"""The ninth pass's fast paths give exactly what the general paths give (issue 14).
+"""The move path's fast paths give exactly what the general paths give.
 
 * ``views.advance`` of a plain dict view (``_advance_dict``: one copy, five stores) against
   the general code run on the same view behind a read-only mapping, on random games of every

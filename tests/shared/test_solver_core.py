@@ -124,8 +124,8 @@ def test_without_a_compiler_the_python_search_answers(
 
 # (tableau, stock): every card not named is home or in the stock. 10H covers 9H (its suit's next
 # card) and both its parents (JS, JC) are under it or under 10D, which covers 9D the same way:
-# neither ever moves. The last two need this round's ways out (docs/solver.md, "Issue 15, fifth
-# round"): every pile holds a card that never moves, so no King ever has a space (and each
+# neither ever moves. The last two need the test's ways out (docs/solver.md, "Dead ends: the
+# blocking test"): every pile holds a card that never moves, so no King ever has a space (and each
 # King covers its Queen); 10H's parents are in the stock, and they can only be put onto a red
 # Queen, which 10H covers.
 BLOCKED = [
@@ -349,7 +349,7 @@ def test_half_the_rest_for_restarts_wins_what_a_quarter_missed(
     leave (a quarter before). Draw-3 seed 149 is then won within 850k nodes (the restarts'
     first ~390k); with a quarter every phase is a prefix of the 1.5M-node run that left it
     undecided. The line replays through the engine (``search_game`` checks it). Without the
-    tenth round's best-first members and the eleventh round's beams (the first takes its nodes
+    best-first members and the beams (the first takes its nodes
     out of the restarts' share, the late one wins seed 149 in the last phase)."""
     from solrace.shared.solver import coreportfolio
 

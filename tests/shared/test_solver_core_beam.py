@@ -82,7 +82,7 @@ def test_beam_respects_the_node_budget_and_starts_mid_game() -> None:
 
 @needs_core
 def test_the_portfolio_wins_by_the_beam_what_the_other_members_leave() -> None:
-    """Unlimited draw 3 seed 925: undecided by the whole portfolio of the tenth round at 3M
+    """Unlimited draw 3 seed 925: undecided by the portfolio without the beam at 3M
     nodes; the beam member (its default shape, streamlined) wins it in some 211k nodes."""
     game = Game("unlimited", DRAW3, 925)
     alone = fastcore.beam(game, Budget(nodes=250_000), None, greedy=True)

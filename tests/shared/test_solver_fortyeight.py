@@ -290,7 +290,7 @@ def test_shuffled_members_of_an_exhausted_greedy_game_are_skipped(core: str) -> 
 
 @needs_core
 def test_the_default_runs_short_greedy_restarts_after_the_plain_ones() -> None:
-    """Forty and Eight's default portfolio (ninth, eleventh and twelfth rounds): the 64 capped
+    """Forty and Eight's default portfolio (docs/solver.md, "The search"): the 64 capped
     plain restarts, then ``rgplain3`` ... ``rgplain10`` capped at 50k nodes each, then five
     beams ranking the waste down (greedy and safe-only), then ``restarts``. Seed 65 (a
     held-out seed of the tuning) is won by ``rgplain5`` at 9,681 of its own nodes, after the
@@ -428,7 +428,7 @@ def test_small_budgets_run_the_default_without_beams() -> None:
 
 @needs_core
 def test_the_waste_weight_ranks_the_beam() -> None:
-    """``waste`` (twelfth round): each card left in the waste ranks a beam position that much
+    """``waste``: each card left in the waste ranks a beam position that much
     lower. Seed 55, which the unweighted 1000 x 200 beam wins only at 1.77M nodes, is won by the
     same beam with waste weight 10 at exactly 190,597 nodes, and the line replays; unweighted,
     the same budget is not enough. A negative weight is refused."""
@@ -467,7 +467,7 @@ def test_the_default_runs_the_waste_beams_first() -> None:
 
 @needs_core
 def test_a_safe_only_beam_leaves_home_moves_to_its_walk() -> None:
-    """``greedy=False`` (twelfth round): only the safe home moves are made at once, the others
+    """``greedy=False``: only the safe home moves are made at once, the others
     are choices of the walk. Seed 33's greedy game (1000 x 200, waste weight 10) empties at
     69,082 nodes, proving nothing; the safe-only beam wins it at exactly 257,349 nodes, and its
     line replays through ``Game.push``, also as ``search_game`` reports it (member
@@ -491,7 +491,7 @@ def test_a_safe_only_beam_leaves_home_moves_to_its_walk() -> None:
 
 @needs_core
 def test_gplain_counts_double_after_the_beams() -> None:
-    """``WEIGHTS["gplain"]`` is 2 (twelfth round): the default's beams spend about 2.1M nodes
+    """``WEIGHTS["gplain"]`` is 2: the default's beams spend about 2.1M nodes
     on seed 294 without a win, and ``gplain`` needs 1.6M of its own nodes there, more than a
     quarter of what is left for the four long members; as two of five shares it wins, at 7.5M
     nodes in all, at exactly this node (which pins the members and their shares before it)."""

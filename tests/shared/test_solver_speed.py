@@ -1,4 +1,4 @@
-"""The Python search's faster pieces (fourth round of issue 15, docs/solver.md) against the
+"""The Python search's faster pieces (docs/solver.md, "The search") against the
 general code they replace: each must give the same value on every position, so the search
 visits the same nodes in the same order and gives the same answers at every node budget."""
 
