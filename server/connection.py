@@ -69,6 +69,17 @@ MAX_CONCURRENT = 4
 _MESSAGES: dict[str, Any] = {}
 
 
+class Queued:
+    """A frame waiting for the worker, with the rate limit's verdict taken when it arrived:
+    a frame pays its token on arrival, so frames refused for a full queue later cannot drain
+    the bucket under the frames that found room (docs/protocol.md section 4)."""
+
+    __slots__ = ("allowed", "data")
+
+    def __init__(self, data: bytes | str, allowed: bool) -> None:
+        self.data, self.allowed = data, allowed
+
+
 def _dropped(_data: bytes | str) -> None:
     """The sink of a connection whose reader returned (its handler is ending)."""
 
@@ -127,7 +138,7 @@ class Connection(MoveStart, CloseTimer, Sending):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
-        self._queue: deque[bytes | str | None] = deque()  # frames for the in-order worker
+        self._queue: deque[Any] = deque()  # Queued frames (or begun requests) for the worker
         self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it
         # a move started from the frame callback (_now): (its store reply — or, refused, the
         # task finishing it —, request id, request, pending move, start time). One attribute:
@@ -179,7 +190,7 @@ class Connection(MoveStart, CloseTimer, Sending):
             writer.cancel()
             await asyncio.gather(writer, return_exceptions=True)
 
-    def _push(self, data: bytes | str | tuple[Any, str, P.Request, bool] | None) -> None:
+    def _push(self, data: Queued | tuple[Any, str, P.Request, bool] | None) -> None:
         """Queue a frame (or a request :meth:`_begin` read already) for the worker (None: stop)
         and wake it if it waits — unless a move started from the frame callback is still
         going (:meth:`_now`): then the frame waits for it, and its end wakes the worker."""
@@ -212,7 +223,7 @@ class Connection(MoveStart, CloseTimer, Sending):
                 if type(data) is tuple:  # read by _now already
                     await self._proceed(*data)
                 else:
-                    await self.handle(data)
+                    await self.handle(data.data, data.allowed)
             finally:
                 self._working = False
                 self._recheck()
@@ -222,11 +233,11 @@ class Connection(MoveStart, CloseTimer, Sending):
         return self._working or bool(self._queue) or self.concurrent > 0
 
     def _enqueue(self, data: bytes | str) -> None:
+        allowed = self.bucket.take()  # every frame costs a token, when it arrives
         if len(self._queue) < PIPELINE_DEPTH:
-            self._push(data)
+            self._push(Queued(data, allowed))
             return
         req_id: Any = None
-        self.bucket.take()  # every frame costs a token
         try:
             req_id = echo_id(P.decode(data).get("id"))
         except ProtocolError as exc:
@@ -343,19 +354,22 @@ class Connection(MoveStart, CloseTimer, Sending):
 
     # ------------------------------------------------------------------ dispatch
 
-    async def handle(self, data: bytes | str) -> None:
-        begun = self._begin(data)
+    async def handle(self, data: bytes | str, allowed: bool | None = None) -> None:
+        begun = self._begin(data, allowed)
         if begun is not None:
             await self._proceed(*begun)
 
-    def _begin(self, data: bytes | str) -> tuple[Any, str, P.Request, bool] | None:
-        """A frame's synchronous checks: the rate limit, decoding and the schema, hello and
-        name first, the session as far as it is held. Returns (echoed id, type, request,
-        whether the session is held); None when the frame was answered (an error)."""
+    def _begin(self, data: bytes | str, allowed: bool | None = None
+               ) -> tuple[Any, str, P.Request, bool] | None:
+        """A frame's synchronous checks: the rate limit (``allowed``: its token was taken on
+        arrival), decoding and the schema, hello and name first, the session as far as it is
+        held. Returns (echoed id, type, request, whether the session is held); None when the
+        frame was answered (an error)."""
         req_id: Any = None
         kind = "unknown"
         try:
-            allowed = self.bucket.take()  # every frame costs a token, even garbage
+            if allowed is None:  # every frame costs a token, even garbage
+                allowed = self.bucket.take()
             msg = self.codec.decode(data)
             req_id = echo_id(msg.get("id"))
             if not allowed:  # refused after reading the id, so the client can match it

@@ -554,6 +554,11 @@ class RawConnection:
     async def send(self, data: bytes | str) -> None:
         await self.ws.send(data)
 
+    async def send_many(self, frames: list[bytes]) -> None:
+        """Pipeline ``frames`` back to back, without waiting for any reply."""
+        for frame in frames:
+            await self.ws.send(frame)
+
     async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         frame = await asyncio.wait_for(self.ws.recv(), timeout)
         assert isinstance(frame, bytes), f"the server sent a text frame: {frame!r}"

@@ -142,3 +142,24 @@ async def test_pipelining_beyond_the_depth_is_refused_not_stalled(
         assert first["re"] == "held", first
         assert [(await conn.recv())["re"] for _ in range(5)] == [0, 1, 2, 3, 4]
         await conn.close()
+
+
+async def test_two_hundred_pipelined_pings_serve_every_frame_that_found_room(
+        redis_url: str) -> None:
+    """200 pings sent at once on a fresh connection (a full bucket of 100): the frame that
+    finds the worker idle and the 64 that find room in the queue paid their token when they
+    arrived, so all 65 are answered ``pong`` — the 135 refused for a full queue (or an empty
+    bucket) do not drain the bucket under them."""
+    async with running_server(redis_url, rate=50.0, burst=100) as server:
+        conn = await RawConnection.open(ws_url(server))
+        await conn.hello("alice")
+        await asyncio.sleep(2.5)  # the bucket refills after hello: 100 tokens
+        await conn.send_many([P.encode({"t": "ping", "id": i}) for i in range(200)])
+        replies = [await conn.recv(timeout=10) for _ in range(200)]
+        pongs = sorted(m["re"] for m in replies if m["t"] == "pong")
+        refused = [m for m in replies if m["t"] == "error"]
+        assert all(m["code"] == "rate_limited" for m in refused), refused[:3]
+        assert len(pongs) >= connection.PIPELINE_DEPTH, (len(pongs), len(refused))
+        assert pongs[:connection.PIPELINE_DEPTH] == list(range(connection.PIPELINE_DEPTH))
+        assert len(pongs) + len(refused) == 200
+        await conn.close()
