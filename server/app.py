@@ -214,6 +214,11 @@ class Server:
 
     async def _http(self, conn: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
+        method = getattr(request, "method", "GET")  # websockets < 14 parsed GET only
+        if method not in ("GET", "HEAD"):  # the page, health and metrics are read-only
+            resp = conn.respond(HTTPStatus.METHOD_NOT_ALLOWED, "method not allowed\n")
+            resp.headers["Allow"] = "GET, HEAD"
+            return resp
         if path == "/healthz":
             try:
                 assert self.ctx is not None
@@ -233,7 +238,7 @@ class Server:
             return conn.respond(HTTPStatus.NOT_FOUND, "not found\n")
         body, kind = asset
         resp = conn.respond(HTTPStatus.OK, "")
-        resp.body = body
+        resp.body = body if method == "GET" else b""  # HEAD: the headers of a GET, no body
         del resp.headers["Content-Type"]
         del resp.headers["Content-Length"]
         resp.headers["Content-Type"] = kind

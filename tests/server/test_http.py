@@ -118,3 +118,36 @@ async def test_other_paths_are_not_served_and_the_server_stays_up(redis_url: str
         assert status == 200
         async with clients(ws_url(server), "alice") as (alice,):
             assert (await alice.request("ping"))["t"] == "pong"
+
+
+def _raw(host: str, port: int, request_line: str) -> bytes:
+    """One HTTP request written by hand (any method), the whole answer read back."""
+    import socket
+
+    with socket.create_connection((host, port), timeout=5) as sock:
+        sock.sendall(f"{request_line}\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n".encode())
+        out = b""
+        while chunk := sock.recv(65536):
+            out += chunk
+    return out
+
+
+async def test_only_get_and_head_are_answered_on_http_paths(redis_url: str) -> None:
+    """The page, /healthz and /metrics are read-only: any other method gets 405 with
+    ``Allow: GET, HEAD``; HEAD gets a GET's headers without the body."""
+    async with running_server(redis_url) as server:
+        host, port = http_url(server, "/").split("//", 1)[1].rstrip("/").split(":")
+        for method in ("POST", "PUT", "DELETE", "TRACE", "FOO"):
+            for path in ("/", "/healthz", "/app.js"):
+                answer = await asyncio.to_thread(_raw, host, int(port), f"{method} {path} HTTP/1.1")
+                head = answer.split(b"\r\n\r\n", 1)[0].decode()
+                assert head.startswith("HTTP/1.1 405"), (method, path, head)
+                assert "Allow: GET, HEAD" in head
+        got = await asyncio.to_thread(_raw, host, int(port), "GET / HTTP/1.1")
+        headed = await asyncio.to_thread(_raw, host, int(port), "HEAD / HTTP/1.1")
+        get_head, get_body = got.split(b"\r\n\r\n", 1)
+        head_head, head_body = headed.split(b"\r\n\r\n", 1)
+        assert get_head.startswith(b"HTTP/1.1 200") and head_head.startswith(b"HTTP/1.1 200")
+        assert get_body and head_body == b""
+        length = [h for h in head_head.split(b"\r\n") if h.lower().startswith(b"content-length")]
+        assert length == [b"Content-Length: %d" % len(get_body)]
