@@ -64,6 +64,10 @@ class MovePath:
                 await self.start(rid)
                 rec = await self.record(rid)
             if rec.state != "running":
+                if rec.state == "finished":  # a retry of a move logged before the end
+                    e = await self.entry(rid, player.pid)
+                    if seq < len(e.game.moves) and e.game.moves[seq] == _parse(text):
+                        return _duplicate(e, seq)
                 raise ProtocolError("not_running", f"the race is {rec.state}")
             e = await self.entry(rid, player.pid)
         async with e.lock:

@@ -179,8 +179,12 @@ end
 # event_body: the msgpack ``progress`` event without ``elapsed`` and ``at`` (added here)
 MOVE = MOVE_PRELUDE + """
 local m, now = move_head(KEYS[1], ARGV[1])
-if not m then return now end
 local seq = tonumber(ARGV[2])
+if not m then  -- refused; but a retry of a move already logged is a duplicate, whatever now
+  local n = redis.call('LLEN', KEYS[2])
+  if seq < n and redis.call('LINDEX', KEYS[2], seq) == ARGV[3] then return {'dup', n} end
+  return now
+end
 local n = redis.call('RPUSH', KEYS[2], ARGV[3]) - 1
 if n ~= seq then
   redis.call('RPOP', KEYS[2])
@@ -204,14 +208,26 @@ return {'ok', v, elapsed, unfinished, now}
 # A batch of moves (autoplay, finish, a move with auto): ONE sequence check, then every move
 # appended and one progress event emitted per move (versions stay gap-free; each event is what
 # MOVE would have emitted for that move), all at one instant. A retry of an applied batch finds
-# its moves at ``seq`` in the log: ``dup``. Keys of one race: one hash slot.
+# its moves at ``seq`` in the log: ``dup`` — also once the game or the race is over (a retry
+# of a game's last move after an ``unavailable``). Keys of one race: one hash slot.
 BATCH = MOVE_PRELUDE + """
 local m, now = move_head(KEYS[1], ARGV[1])
-if not m then return now end
 local seq = tonumber(ARGV[2])
 local k = tonumber(ARGV[3])
 local texts = {}
 for i = 1, k do texts[i] = ARGV[7 + 4 * (i - 1)] end
+if not m then  -- refused; but a retry of a batch already logged is a duplicate, whatever now
+  local n = redis.call('LLEN', KEYS[2])
+  if seq + k <= n then
+    local old = redis.call('LRANGE', KEYS[2], seq, seq + k - 1)
+    local same = true
+    for i = 1, k do
+      if old[i] ~= texts[i] then same = false end
+    end
+    if same then return {'dup', n} end
+  end
+  return now
+end
 local n = redis.call('RPUSH', KEYS[2], unpack(texts)) - k
 if n ~= seq then
   redis.call('RPOP', KEYS[2], k)

@@ -105,3 +105,33 @@ async def test_without_wait_replicas_there_is_no_barrier(redis_url: str) -> None
         assert not await client.exists(Keys.barrier("r2"))
     finally:
         await client.aclose()
+
+
+async def test_the_retry_of_a_games_last_move_is_a_duplicate_once_the_game_is_over(
+    running: tuple[Store, str], master_and_replica: tuple[RedisProcess, RedisProcess],
+) -> None:
+    """The move that ends a game answered ``unavailable`` (no replica) is logged and ends the
+    game on the master: its retry must be the duplicate a retry always is, not
+    ``already_finished`` (docs/protocol.md section 9.1) — for a single move and a batch."""
+    store, rid = running
+    _, replica = master_and_replica
+    replica.kill()
+    await asyncio.sleep(0.1)
+    with pytest.raises(ReplicationLag):
+        await store.append_move(rid, "p1", 0, "t1f1", 52, True, "won", event())
+    with pytest.raises(ReplicationLag):
+        await store.append_batch(rid, "p2", 0, [("sw", 1, False, event()),
+                                                ("wf1", 52, True, event())], "won")
+    replica.restart()
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            again = await store.append_move(rid, "p1", 0, "t1f1", 52, True, "won", event())
+            batch = await store.append_batch(rid, "p2", 0, [("sw", 1, False, event()),
+                                                          ("wf1", 52, True, event())], "won")
+            break
+        except ReplicationLag:
+            assert time.monotonic() < deadline, "the replica never came back"
+    assert (again.status, batch.status) == ("dup", "dup"), (again, batch)
+    other = await store.append_move(rid, "p1", 0, "t2f1", 52, True, "won", event())
+    assert (other.status, other.values[0]) == ("err", "already_finished")  # not the same move
