@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from solrace.server import metrics
+from solrace.server.racemoves import with_version
 from solrace.shared import protocol as P
 from solrace.shared.errors import NotationError
 from solrace.shared.notation import Move
@@ -73,11 +74,8 @@ class MoveStart:
                 self._report(req_id, "move", exc)
                 self._recheck()
                 return
-            if type(pending) is dict:  # a duplicate
-                self._acked(req, pending, started)
-                self._recheck()
-                return
-            if pending is None:  # not the common case: the worker's _move claims it again
+            if pending is None or type(pending) is dict:  # not the common case (a duplicate
+                # needs its version read): the worker's _move claims it again
                 feed.unclaim(rid, seq, seq + 1)
             else:
                 self._working = True
@@ -117,7 +115,11 @@ class MoveStart:
     async def _refused(self, req_id: Any, req: P.MakeMove, pending: Any, raw: Any,
                        started: float) -> None:
         try:
-            self._acked(req, await self.ctx.races.move_refused(pending, raw), started)
+            ack = await self.ctx.races.move_refused(pending, raw)
+            if ack.get("duplicate"):
+                ack = await with_version(self.ctx.races.store, req.race, self.me.pid, req.seq,
+                                         ack)
+            self._acked(req, ack, started)
         except BaseException as exc:
             self.feed.unclaim(req.race, req.seq, req.seq + 1)
             if isinstance(exc, Exception):

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 CATCH_UP_PAGE = 200  # events read from the stream per catch-up step
 SYNC_PAGE = 1000  # events per sync reply; ``more`` says another sync is needed
 OWN_RANGES = 16  # recent own-move ranges remembered per race
+OWN_DROPPED = 64  # recent own progress events not sent (their ack stands for them), per race
 SPECTATOR_TTL_MS = 90_000  # a spectator registration lives this long unless refreshed
 COUNT_EVERY = 1.0  # seconds: at most one ``spectators`` frame per race and connection
 
@@ -43,6 +44,11 @@ class Feed:
         # race -> [(lo, hi), ...]: this connection's recent requests append moves lo+1 .. hi
         self.masks: dict[str, RaceMask] = {}  # watched race -> the process's masked forms
         self.own: dict[str, list[tuple[int, int]]] = {}
+        # race -> {moves after it: version}: own progress events skipped for their ack; and
+        # the versions of those whose request then failed (no ack carried them): a sync
+        # still gives those, so the connection's version sequence stays complete
+        self._dropped: dict[str, dict[int, int]] = {}
+        self._unacked: dict[str, set[int]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._counts: dict[str, int] = {}  # race -> latest spectator count announced
         self._count_sent: dict[str, float] = {}  # race -> loop time of the last count frame
@@ -97,22 +103,28 @@ class Feed:
         if sent is None or start is None or since >= sent:
             events = await store.events_since(rid, since, limit=SYNC_PAGE)
             return events, len(events) == SYNC_PAGE
+        middle = []  # own moves logged but never acknowledged: not delivered either
+        for v in sorted(self._unacked.get(rid, ())):
+            if max(since, start) < v <= sent:
+                middle += await store.events_since(rid, v - 1, limit=1)
         if since >= start:
-            events = await store.events_since(rid, sent, limit=SYNC_PAGE)
-            return events, len(events) == SYNC_PAGE
+            events = middle + await store.events_since(rid, sent, limit=SYNC_PAGE)
+            return events, len(events) >= SYNC_PAGE
         head = [e for e in await store.events_since(rid, since, limit=SYNC_PAGE)
                 if e["v"] <= start]
         if len(head) == SYNC_PAGE:
             return head, True
         tail = await store.events_since(rid, sent, limit=SYNC_PAGE - len(head))
-        return head + tail, len(head) + len(tail) == SYNC_PAGE
+        return head + middle + tail, len(head) + len(tail) == SYNC_PAGE
 
     def unsent(self, rid: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``events`` less those the live stream already delivered since the attach point."""
+        """``events`` less those the live stream (or an ack) already delivered since the
+        attach point."""
         sent, start = self.races.get(rid), self._attached_at.get(rid)
         if sent is None or start is None:
             return events
-        return [e for e in events if not start < e["v"] <= sent]
+        unacked = self._unacked.get(rid, ())
+        return [e for e in events if not start < e["v"] <= sent or e["v"] in unacked]
 
     # ------------------------------------------------------------------ own moves
 
@@ -128,10 +140,18 @@ class Feed:
             del ranges[0]
 
     def unclaim(self, rid: str, lo: int, hi: int) -> None:
-        """The append of ``lo+1 .. hi`` was refused: those moves are someone else's."""
+        """The append of ``lo+1 .. hi`` was refused or failed: those moves are someone else's
+        — or ours, logged although the store's reply was lost (``unavailable``): then their
+        events, skipped already, were acknowledged to nobody and a ``sync`` must give them."""
         ranges = self.own.get(rid, [])
         if (lo, hi) in ranges:
             ranges.remove((lo, hi))
+        dropped = self._dropped.get(rid)
+        if dropped:
+            for moves in range(lo + 1, hi + 1):
+                v = dropped.pop(moves, None)
+                if v is not None:
+                    self._unacked.setdefault(rid, set()).add(v)
 
     def is_own(self, rid: str, moves: int) -> bool:
         ranges = self.own.get(rid)
@@ -200,7 +220,11 @@ class Feed:
             if (event.get("k") == "progress" and conn.player is not None
                     and event.get("player") == conn.player.pid and "result" not in event
                     and self.is_own(rid, event.get("moves", 0))):
-                return  # this connection's own move(s): its ack carried the same facts
+                dropped = self._dropped.setdefault(rid, {})
+                dropped[event.get("moves", 0)] = event["v"]
+                if len(dropped) > OWN_DROPPED:
+                    del dropped[next(iter(dropped))]
+                return  # this connection's own move(s): its ack carries the same facts
             if line is None and conn.out.encode is P.encode:  # a racer's msgpack frame
                 conn.send_frame(P.event_frame(rid, event), True)  # from parts: same bytes
                 if P.last_event(event):

@@ -250,6 +250,22 @@ class MovePath:
         return {"v": version, "elapsed": elapsed}
 
 
+async def with_version(store: Any, rid: str, pid: str, seq: int, ack: dict[str, Any]
+                       ) -> dict[str, Any]:
+    """A duplicate ack with the version ``v`` of its (last) move's progress event, read from
+    the race's stream: the mover was never sent that event (its ack stands for it), so without
+    ``v`` a retried move would leave a hole in the connection's version sequence. Rare (a
+    retry after a lost ack or ``unavailable``), so the stream scan costs nothing that matters."""
+    if not ack.get("duplicate") or "v" in ack:
+        return ack
+    moves = seq + len(ack.get("moves") or ())
+    for ev in await store.events_since(rid, 0):
+        if ev.get("k") == "progress" and ev.get("player") == pid and ev.get("moves") == moves:
+            ack["v"] = ev["v"]
+            break
+    return ack
+
+
 def _duplicate(e: GameEntry, seq: int) -> dict[str, Any]:
     """The ack of a move that was applied already (a retry after a lost ack)."""
     done = e.game.moves[seq].text()

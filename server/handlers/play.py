@@ -9,6 +9,7 @@ from solrace.server import batches, metrics
 from solrace.server.fastmoves import ack_reply
 from solrace.server.handlers import pointing
 from solrace.server.handlers.base import handles
+from solrace.server.racemoves import with_version
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
@@ -49,6 +50,8 @@ async def on_move(conn: Connection, req: P.MakeMove) -> dict[str, Any]:
     except BaseException:  # refused: another connection's move n+1 is not ours to skip
         feed.unclaim(rid, seq, seq + 1)
         raise
+    if type(ack) is dict and ack.get("duplicate"):
+        ack = await with_version(races.store, rid, conn.me.pid, seq, ack)
     return ack_reply(req.id, rid, ack)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from solrace.server import batches
 from solrace.server.handlers.base import handles
+from solrace.server.racemoves import with_version
 from solrace.shared import protocol as P
 from solrace.shared.pointing import legal_texts
 
@@ -33,6 +34,8 @@ async def batch(conn: Connection, req: P.SeqRequest, kind: str, text: str | None
         for lo, hi in claimed:
             feed.unclaim(req.race, lo, hi)
         raise
+    if ack.get("duplicate"):
+        ack = await with_version(conn.ctx.races.store, req.race, conn.me.pid, req.seq, ack)
     return P.reply(req.id, "ack", race=req.race, **ack)
 
 
