@@ -283,6 +283,8 @@ class DailyService:
                                          entry, listed=review == "clear") and review == "clear":
             await self.count_stats(row["player"], info.variant, day, row["result"] == "won",
                                    int(row["elapsed"]))
+        if self.fairplay is not None:  # a pending result is stored: its analysis may decide
+            await self.fairplay.start_analyses(info.rid)
 
     async def count_stats(self, pid: str, variant: str, day: str, won: bool, elapsed: int
                           ) -> None:

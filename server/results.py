@@ -106,6 +106,7 @@ class Results:
             return
         if self.fairplay is not None and await self._held(info, rec, standings):
             await self.store.hold_ratings(info.rid, [p.wire() for p in pending])
+            await self.fairplay.start_analyses(info.rid)  # its outcome may release them now
             return
         await self._store_all(info.rid, info.variant, pending)
 

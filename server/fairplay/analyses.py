@@ -55,12 +55,18 @@ class Analyses:
         self._failures: dict[str, int] = {}
 
     async def submit(self, cid: str) -> None:
-        """List ``cid`` as due and start its analysis here when there is room."""
+        """List ``cid`` as due, leased to this process: :meth:`start` runs it once the caller
+        has stored what its outcome acts on (the daily entry, a race's held ratings) — an
+        analysis finished before that would clear a result that is not there yet."""
         now = await self.store.server_time_ms()
-        busy = len(self._tasks) >= MAX_RUNNING
-        await self.store.analysis_due(cid, now if busy else now + LEASE_MS)
-        if not busy:
+        await self.store.analysis_due(cid, now + LEASE_MS)
+
+    async def start(self, cid: str) -> None:
+        """Run a submitted analysis here when there is room; else hand it to the sweep."""
+        if len(self._tasks) < MAX_RUNNING:
             self._spawn(cid)
+        else:
+            await self.store.analysis_due(cid, await self.store.server_time_ms())
 
     def _spawn(self, cid: str) -> None:
         if cid in self._tasks:

@@ -85,6 +85,7 @@ class FairPlayService:
         # the solver's analysis of ranked lines (0 nodes, or record mode: none)
         self.analyses = Analyses(store, self._analysed, nodes=analysis_nodes) \
             if hold and analysis_nodes > 0 else None
+        self._unstarted: dict[str, list[str]] = {}  # race -> analyses submitted, not started
         # called with a case once its held result is cleared or removed (daily.py counts the
         # stats of a cleared daily, results.py applies a rated race's held ratings)
         self.on_decided: list[Callable[[dict[str, Any]], Awaitable[None]]] = []
@@ -176,7 +177,16 @@ class FairPlayService:
         if analyse:
             assert self.analyses is not None
             await self.analyses.submit(case["case"])
+            self._unstarted.setdefault(info.rid, []).append(case["case"])
         return status
+
+    async def start_analyses(self, rid: str) -> None:
+        """Run the race's submitted analyses: called once the result they decide on is stored
+        (daily.py after the daily entry, results.py after the race's held ratings). Never
+        called (a fault in between): the sweep takes them when their lease ends."""
+        for cid in self._unstarted.pop(rid, []):
+            assert self.analyses is not None
+            await self.analyses.start(cid)
 
     async def _hold(self, case: dict[str, Any], total: float) -> None:
         await self.store.enqueue_case(case["case"], total)

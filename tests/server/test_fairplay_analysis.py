@@ -108,8 +108,12 @@ async def test_a_due_analysis_is_taken_over_when_its_process_is_gone(redis_url: 
         line = list(winning_line())
         cid = await pending_daily(store, fp, "r9", "p9", line, day=day)
         await _write_log(redis_url, "r9", "p9", line)
-        await store.analysis_due(cid, 0)  # a lease that has ended
         assert fp.analyses is not None
+        # submitted by the screening: leased, not run until the result it decides is stored
+        await fp.analyses.submit(cid)
+        assert await fp.analyses.sweep() == 0 and not fp.analyses._tasks
+        assert await store.pending_analyses(10) == [cid]
+        await store.analysis_due(cid, 0)  # a lease that has ended (its process died)
         try:
             assert await fp.analyses.sweep() == 1
             for _ in range(300):
