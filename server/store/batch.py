@@ -12,12 +12,28 @@ from typing import Any
 from redis._parsers.base import SERVER_CLOSED_CONNECTION_ERROR
 from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
 from redis.asyncio import ConnectionPool, Redis
-from redis.exceptions import ConnectionError, NoScriptError, ResponseError
+from redis.exceptions import (
+    AskError,
+    ClusterError,
+    ConnectionError,
+    MovedError,
+    NoScriptError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server.store.resp import pack, sha_of
 from solrace.server.store.wire import BatchWire, socket_poll, take_over
 
 log = logging.getLogger("solrace.store")
+
+#: A Redis Cluster slot being migrated answers ASK (its keys moved), TRYAGAIN (a script's keys
+#: split between the two nodes) or, after the move, MOVED; redis-py follows each for a handful
+#: of quick attempts and then gives up ("TTL exhausted"). A resharding lasts longer than that:
+#: a call is retried for this long (backoff from 50 ms) before its caller hears
+#: ``unavailable`` (docs/scaling.md, "Redis Cluster").
+RESHARD_WAIT = 2.0
+RESHARDING = (AskError, TryAgainError, MovedError, ClusterError)
 
 
 class ScriptBatcher:
@@ -51,6 +67,7 @@ class ScriptBatcher:
         self._pending: list[tuple[Any, list[Any], list[Any], asyncio.Future[Any],
                                   Callable[[Any], None] | None]] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._resharding: set[asyncio.Task[None]] = set()  # calls waiting out a migration
         self.batches = 0
         pool = getattr(redis, "connection_pool", None)
         self._pool: ConnectionPool | None = (
@@ -250,9 +267,40 @@ class ScriptBatcher:
                         res = await self.redis.evalsha(script.sha, len(keys), *keys, *args)
                     except Exception as exc:
                         res = exc
+                if isinstance(res, RESHARDING):  # waited out beside the next batches
+                    task = asyncio.ensure_future(
+                        self._through_reshard(script, keys, args, res, fut, on_done))
+                    self._resharding.add(task)
+                    task.add_done_callback(self._resharding.discard)
+                    continue
                 _resolve(fut, on_done, res)
         except Exception as exc:
             _fail(batch, exc)
+
+
+    async def _through_reshard(self, script: Any, keys: Any, args: Any, first: Exception,
+                               fut: asyncio.Future[Any], on_done: Callable[[Any], None] | None
+                               ) -> None:
+        """One call again, alone, while its slot is being migrated: redis-py follows the
+        redirections, this waits out the rest (up to :data:`RESHARD_WAIT`), beside the
+        batches of other slots. The scripts are safe to repeat (a move already applied is
+        answered ``dup``). The caller gets the last error when the slot stays unavailable."""
+        loop = asyncio.get_running_loop()
+        deadline, delay, res = loop.time() + RESHARD_WAIT, 0.05, first
+        while loop.time() + delay < deadline:
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, 0.4)
+            try:
+                res = await self.redis.evalsha(script.sha, len(keys), *keys, *args)
+                break
+            except NoScriptError:
+                await self.redis.script_load(script.script)
+            except RESHARDING as exc:
+                res = exc
+            except Exception as exc:  # not a resharding: its caller decides
+                res = exc
+                break
+        _resolve(fut, on_done, res)
 
 
 def _resolve(fut: asyncio.Future[Any], on_done: Callable[[Any], None] | None, res: Any

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
 from harness import (
@@ -209,6 +210,53 @@ async def test_whole_cluster_restart_from_aof_mid_race(
             await play_during(racers, asyncio.ensure_future(
                 asyncio.to_thread(redis_cluster.restart_all)))
             await play(racers, 5)
+            await finish_and_check(redis_url, racers, rid)
+        finally:
+            await close_all(r.client for r in racers)
+
+
+def migrate_slowly(cluster: RedisClusterProcess, slot: int, hold: float) -> int:
+    """Move ``slot`` to another master as :meth:`RedisClusterProcess.migrate_slot` does, but
+    slowly: one key first, then ``hold`` seconds with the race's keys split between the two
+    nodes (a script over several of them is answered TRYAGAIN), then the rest, then ``hold``/2
+    with every key moved and the slot not yet handed over (ASK), then SETSLOT NODE."""
+    from solrace.server.rediscluster import BIND
+
+    topo = cluster.topology()
+    src = next(i for i in topo if i.master and not i.failed and i.owns(slot))
+    dst = next(i for i in topo if i.master and not i.failed and i.id != src.id)
+    with cluster.client(src.port) as s, cluster.client(dst.port) as d:
+        d.execute_command("CLUSTER SETSLOT", slot, "IMPORTING", src.id)
+        s.execute_command("CLUSTER SETSLOT", slot, "MIGRATING", dst.id)
+        keys = s.execute_command("CLUSTER GETKEYSINSLOT", slot, 100)
+        s.execute_command("MIGRATE", BIND, dst.port, "", 0, 5000, "KEYS", keys[0])
+        time.sleep(hold)
+        while rest := s.execute_command("CLUSTER GETKEYSINSLOT", slot, 100):
+            s.execute_command("MIGRATE", BIND, dst.port, "", 0, 5000, "KEYS", *rest)
+        time.sleep(hold / 2)
+        for node in topo:
+            if node.master and not node.failed:
+                with cluster.client(node.port) as r:
+                    r.execute_command("CLUSTER SETSLOT", slot, "NODE", dst.id)
+    return dst.port
+
+
+async def test_a_slot_migration_shorter_than_the_retry_window_is_not_an_outage(
+    redis_url: str, redis_cluster: RedisClusterProcess,
+) -> None:
+    """docs/scaling.md: during a resharding redirections are followed and a call is retried
+    for about 2 s before anyone hears ``unavailable``. A migration whose TRYAGAIN window
+    lasts 0.8 s and ASK window 0.4 s: every move made meanwhile is acknowledged at once."""
+    async with running_server(redis_url) as one, running_server(redis_url) as two:
+        racers, rid = await two_racers(redis_url, one, two)
+        try:
+            await play(racers, 3)
+            before = redis_cluster.master_of(slot_of(rid)).port
+            after = await play_during(racers, asyncio.ensure_future(
+                asyncio.to_thread(migrate_slowly, redis_cluster, slot_of(rid), 0.8)))
+            assert after != before
+            assert [r.refusals for r in racers] == [[], []]  # no 'unavailable' at all
+            await play(racers, 3)
             await finish_and_check(redis_url, racers, rid)
         finally:
             await close_all(r.client for r in racers)
