@@ -21,7 +21,7 @@ const ROUTES = [
   [/^join\/([A-Za-z0-9]{6})$/, lobby.mountJoin],
   [/^race\/([a-z0-9]+)$/, race.mount],
   [/^watch$/, watch.mountList],
-  [/^watch\/([a-z0-9]+)$/, watch.mount],
+  [/^watch\/([A-Za-z0-9]+)$/, watch.mount],  // a race id, or an invite code as shown (upper case)
   [/^daily(?:\/([a-z-]+))?$/, daily.mount],
   [/^leaderboard\/([a-z-]+)$/, daily.mountLeaderboard],
   [/^profile(?:\/([A-Za-z0-9_.-]+))?$/, profile.mount],

@@ -79,6 +79,9 @@ async def on_sync(conn: Connection, req: P.Sync) -> None:
     conn.send(reply)
     if not more:
         await feed.attach(req.race, last)  # after the reply: events follow it, in order
+        if rec.state in ("countdown", "running") and rec.meta.get("kind", "race") == "race":
+            # the count is sent only when it changes: a racer back from a reload learns it here
+            feed.on_spectators(req.race, await conn.ctx.store.spectator_count(req.race))
 
 
 @handles(P.Hint)

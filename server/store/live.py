@@ -32,6 +32,12 @@ class LiveMixin(StoreCore):
             args=[member, "1" if add else "0", ttl_ms, Keys.race_channel(rid)],
         ))
 
+    async def spectator_count(self, rid: str) -> int:
+        """Spectator registrations of the race not yet expired."""
+        now = await self.server_time_ms()
+        self._count()
+        return int(await self.redis.zcount(Keys.watchers(rid), f"({now}", "+inf"))
+
     async def presence(self, rid: str, member: str, add: bool, ttl_ms: int) -> list[str]:
         """Register (or drop) one racer connection ``<pid>|<conn>`` of race ``rid``; returns
         every registration still live (expired ones are dropped first)."""

@@ -1065,3 +1065,23 @@ async def test_daily_and_practice_games_are_not_watchable(redis_url: str) -> Non
         assert practice["kind"] == "practice"
         await refused(practice["race"])
         assert (await live_rows(spec)) == []  # neither is listed as a live race
+
+
+async def test_a_racers_sync_is_followed_by_the_spectator_count(redis_url: str) -> None:
+    """The count is a frame sent when it changes; a racer attaching again (back from a
+    reload: a new connection's sync) gets the count at once instead of reading 0 until the
+    next change."""
+    async with running_server(redis_url) as server:
+        url = ws_url(server)
+        racers, summary = await start_race(url, redis_url, "unlimited", ["amy", "bea"])
+        rid = summary["race"]
+        try:
+            async with clients(url, "eve") as (eve,):
+                await eve.request("watch", race=rid)
+                for c in racers:
+                    await c.next_event(t="spectators", race=rid, count=1)
+                await racers[0].sync(rid)  # attaching again, as after a reload
+                await racers[0].next_event(t="spectators", race=rid, count=1)
+        finally:
+            for c in racers:
+                await c.close()

@@ -28,8 +28,16 @@ function form(cls, onsubmit, ...children) {
 
 /** Play as a guest: a name, no password. */
 export function guestForm(conn, after) {
-  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", placeholder: "e.g. alice", required: true, pattern: NAME_PATTERN, maxlength: "20" });
-  return form("name-form", async () => { await conn.claimName(input.value.trim()); after(); },
+  // no maxlength: a longer name pasted in would be cut silently and played under a name the
+  // player did not type; it is refused with a reason instead
+  const input = h("input", { id: "name", name: "name", autocomplete: "nickname", placeholder: "e.g. alice", required: true });
+  return form("name-form", async () => {
+    const name = input.value.trim();
+    if (name.length > 20) throw new Error(`"${name.slice(0, 24)}…" is ${name.length} characters long; a name has 2 to 20.`);
+    if (!new RegExp(`^${NAME_PATTERN}$`).test(name)) throw new Error("A name has 2 to 20 letters, digits, _ . or -, and starts with a letter or digit.");
+    await conn.claimName(name);
+    after();
+  },
     h("label", { for: "name", text: "Your name" }), input, h("button", { type: "submit", text: "Play" }));
 }
 

@@ -103,6 +103,7 @@ class RacePage {
     }
     if (s.state !== this.shownState) {
       this.shownState = s.state;
+      if (s.state === "finished" || s.state === "closed") this.nodes.msg.textContent = "";  // a refusal's reason is moot now
       this.drawBoard();
       this.controls();
     }
@@ -124,7 +125,8 @@ class RacePage {
           s.winnable ? h("span", { class: "badge", text: "winnable deal" }) : null,
           s.kind !== "race" ? h("span", { class: "badge", text: s.kind }) : null,
           h("span", { class: "clock", "aria-label": "time left" }),
-          h("span", { class: "spectators", text: `${this.conn.spectators.get(this.rid) ?? s.spectators} watching` })));
+          // practice games and daily attempts cannot be watched: no count to show
+          s.kind === "race" ? h("span", { class: "spectators", text: `${this.conn.spectators.get(this.rid) ?? s.spectators} watching` }) : null));
       this.tick();
     });
   }
@@ -271,12 +273,22 @@ class RacePage {
       h("label", { class: "check" }, auto, " Auto-play safe cards"),
       button("Safe cards home", batch("autoplay")),
       button("Finish", batch("finish")),
+      s.kind === "practice" ? button("Hint", () => this.hint()) : null,
       button("Resign", async () => {
         if (!confirm("Resign this race?")) return;
         await this.request("resign", { race: this.rid });
         this.resync().catch(() => {});
       }, { class: "danger" }),
       h("p", { class: "muted small", text: "Click a card to play it to its best place, drag it to a pile, click the stock to draw. Keys: type a move and Enter; Space draws." }));
+  }
+
+  /** Practice only (the server refuses elsewhere): the solver's next move, said and lit. */
+  async hint() {
+    if (!this.playable) return;
+    this.nodes.msg.textContent = "Thinking…";
+    const r = await this.request("hint", { race: this.rid });
+    if (!r) { this.nodes.msg.textContent = ""; return; }
+    this.nodes.msg.textContent = r.move ? `hint: ${r.move}` : "No winning move found from here within the hint's budget.";
   }
 
   key(ev) {
@@ -315,8 +327,9 @@ class RacePage {
     }
     const winner = s.end.standings[0];
     n.replaceChildren(section("Race over",
-      h("p", { class: "result-line", text: winner && winner.result === "won" ? `${winner.name} wins in ${seconds(winner.elapsed)}` : `Ended (${s.end.reason})` }),
+      h("p", { class: "result-line", text: endLine(s.end, this.conn.player) }),
       table,
+      h("p", { class: "muted small order", text: "Order: who won, by time; then more cards home, then who got those cards home first, then more moves." }),
       s.verdict ? h("p", { class: `verdict verdict-${s.verdict.outcome}`, "aria-live": "polite", text: verdictText(s.verdict) }) : null,
       seed, check,
       h("div", { class: "actions" },
@@ -327,6 +340,16 @@ class RacePage {
         s.kind === "race" ? h("a", { class: "button", href: `#/replay/${this.rid}`, text: "Replay" }) : null,
         h("a", { class: "button", href: "#/", text: "Lobby" }))));
   }
+}
+
+/** How the race ended, in a player's words ("alice wins in 31.2 s", "time is up", …). */
+export function endLine(end, me) {
+  const rows = end.standings || [];
+  const winner = rows[0];
+  if (winner && winner.result === "won") return `${winner.name} wins in ${seconds(winner.elapsed)}${winner.player === me ? " — well played!" : ""}`;
+  if (end.reason === "time") return "Time is up: nobody won; the order is by cards home.";
+  if (rows.length && rows.every((r) => r.result === "resigned")) return rows.length > 1 ? "Everyone resigned: nobody won; the order is by cards home." : "You resigned.";
+  return "Every game is over and nobody won; the order is by cards home.";
 }
 
 /** Another racer asked for a rematch: offer to join it (one click). */

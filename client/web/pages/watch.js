@@ -56,7 +56,7 @@ export async function mount(app, conn, target) {
       pane.append(node);
       grid.append(pane);
     }
-    if (!boards.size) info.textContent = state === "lobby" || state === "countdown" ? "The race has not started yet." : "";
+    if (state !== "finished") info.textContent = !boards.size && (state === "lobby" || state === "countdown") ? "The race has not started yet." : "";
   };
   const onEvent = (ev) => {
     const e = ev.detail;
