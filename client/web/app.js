@@ -4,6 +4,7 @@
 // "reconnecting…" banner.
 import { Connection } from "./connection.js";
 import { h, nameTag, toast } from "./dom.js";
+import { applyDisplay } from "./keyboard.js";
 import * as lobby from "./pages/lobby.js";
 import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
@@ -85,4 +86,5 @@ window.addEventListener("hashchange", route);
 window.addEventListener("error", (ev) => toast(`error: ${ev.message}`, "error"));
 showStatus();
 conn.ready.then(showWho);
+applyDisplay();  // four-colour deck, large cards, … as last chosen (local storage)
 route();

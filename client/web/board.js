@@ -15,13 +15,13 @@ const GROUPS = [
 /** A face-up card, a face-down back, or a masked card (a spectator's "??" / null). */
 export function cardNode(code, extra = {}) {
   if (!code || code.length !== 2 || !SUITS[code[1]]) {
-    return h("div", { class: "card masked", "aria-label": "masked card", ...extra }, h("span", { text: "?" }));
+    return h("div", { class: "card masked", role: "img", "aria-label": "masked card", ...extra }, h("span", { text: "?" }));
   }
   const rank = RANKS[code[0]] || code[0];
   const suit = SUITS[code[1]];
   const red = code[1] === "D" || code[1] === "H";
   return h("div", {
-    class: `card face ${red ? "red" : "black"}`, "data-card": code,
+    class: `card face ${red ? "red" : "black"}`, "data-card": code, role: "img",
     "aria-label": `${rank}${suit}`, ...extra,
   },
   h("span", { class: "corner", text: `${rank}${suit}` }),
@@ -30,7 +30,7 @@ export function cardNode(code, extra = {}) {
 }
 
 export function backNode(extra = {}) {
-  return h("div", { class: "card back", "aria-label": "face-down card", ...extra });
+  return h("div", { class: "card back", role: "img", "aria-label": "face-down card", ...extra });
 }
 
 function sortedIds(piles, letter) {
@@ -40,7 +40,8 @@ function sortedIds(piles, letter) {
 
 /**
  * Draw `view` into `root`. `opts`: {interactive, onCard(pile, n), onStock(), onDrop(pile, n,
- * target), targets(pile, n) -> Set of pile ids to light up while dragging, compact}.
+ * target), targets(pile, n) -> Set of pile ids to light up while dragging, compact,
+ * onKey(event) -> true when the page handled a key pressed on the board}.
  * Returns nothing; call again to redraw.
  */
 export function renderBoard(root, view, opts = {}) {
@@ -84,7 +85,7 @@ function stockPile([count], view, opts) {
 
 function wastePile([, cards], view, opts) {
   const draw = view.options && view.options.draw === "3" ? 3 : 1;
-  const pile = h("div", { class: "pile waste", "data-pile": "w", role: "group", "aria-label": "pile w" }, label("w"));
+  const pile = h("div", { class: "pile waste", "data-pile": "w", role: "group", "aria-label": cards.length ? `waste w: ${pileWords("w", 0, cards.slice(-1), "w").split(": ")[1]} on top (${cards.length})` : "waste w: empty" }, label("w"));
   if (!cards.length) pile.append(h("div", { class: "slot" }));
   const shown = cards.slice(-draw);
   shown.forEach((code, i) => {
@@ -105,11 +106,23 @@ function markMovable(node, pile, n, opts) {
   node.tabIndex = 0;
 }
 
+const KINDS = { f: "foundation", t: "column", r: "reserve", c: "cell" };
+
+/** A pile as a screen reader says it: "column t3: 2 face-down, 5♠ 4♥" (face-down cards as a
+ * count only: their faces are not known here). */
+export function pileWords(id, hidden, cards, letter) {
+  const faces = cards.map((c) => (c && c.length === 2 && SUITS[c[1]] ? `${RANKS[c[0]] || c[0]}${SUITS[c[1]]}` : "masked"));
+  const parts = [];
+  if (hidden) parts.push(`${hidden} face-down`);
+  if (faces.length) parts.push(letter === "f" || letter === "r" ? `${faces[faces.length - 1]} on top (${faces.length})` : faces.join(" "));
+  return `${KINDS[letter] || "pile"} ${id}: ${parts.length ? parts.join(", ") : "empty"}`;
+}
+
 function pileNode(id, [hidden, cards], letter, opts) {
   const fanned = letter === "t" || (letter === "r" && cards.length > 1 && opts.fanReserve);
   const pile = h("div", {
     class: `pile ${fanned ? "fanned" : "stacked"} kind-${letter}`, "data-pile": id,
-    role: "group", "aria-label": `pile ${id}`,
+    role: "group", "aria-label": pileWords(id, hidden, cards, letter),
   }, label(id));
   if (opts.highlight && opts.highlight.has(id)) pile.classList.add("target");
   if (!hidden && !cards.length) pile.append(h("div", { class: "slot" }));
@@ -186,6 +199,7 @@ function enableDrag(root, opts) {
   root.onpointerup = finish;
   root.onpointercancel = () => { if (drag && drag.ghost) drag.ghost.remove(); drag = null; };
   root.onkeydown = (ev) => {
+    if (opts.onKey && opts.onKey(ev)) { ev.preventDefault(); return; }  // the page's own keys
     if (ev.key !== "Enter" && ev.key !== " ") return;
     const card = ev.target.closest && ev.target.closest(".card[data-src]");
     if (card) { ev.preventDefault(); opts.onCard && opts.onCard(card.dataset.src, Number(card.dataset.n)); }

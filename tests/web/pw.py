@@ -1,7 +1,8 @@
 """Helpers for the browser tests: a player is a Playwright page that records its console
 errors and every websocket frame it receives; boards are read from what the page draws.
 
-Actions use roles and names as a player sees them (a pile is a group named ``pile t3``, a card
+Actions use roles and names as a player (or a screen reader) meets them (a pile is a group
+named by its kind and id, ``column t3: 2 face-down, 5♠ 4♥``, a card
 is a button named by its rank and suit, the stock is a button ``stock, N cards``); reading a
 board for comparison with the engine looks at the drawn cards (their faces and backs).
 """
@@ -91,7 +92,7 @@ class Player:
                              f"errors: {self.errors}")
 
     def pile(self, pid: str) -> Any:
-        return self.page.get_by_role("group", name=f"pile {pid}", exact=True)
+        return self.page.get_by_role("group", name=re.compile(rf"^\w+ {pid}: "))
 
     async def drag(self, move: Move) -> None:
         """Drag the move's card(s) from its source pile onto its destination pile."""

@@ -178,7 +178,9 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
         ga.push(Move(src, dst))
     before = await alice.read()
     await alice.drag(Move(src, dst))
-    await page.get_by_role("alert").filter(has_text=str(refused.value)).wait_for()
+    # the refusal is shown above the board and read out politely (docs/accessibility.md)
+    await page.locator(".move-msg").filter(has_text=str(refused.value)).wait_for()
+    await page.get_by_role("status").filter(has_text=str(refused.value)).wait_for()
     await alice.wait_board(view_of(ga).wire())
     assert await alice.read() == before
     assert await page.locator(".drag-layer").count() == 0
@@ -472,7 +474,7 @@ async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
             line = list(solve(game, Budget(nodes=30_000)).moves)
         await fay.wait_board(view_of(game).wire())
     await page.get_by_role("heading", name="Race over").wait_for()
-    await page.get_by_text(re.compile(r"fay wins in")).wait_for()
+    await page.locator(".result-line").get_by_text(re.compile(r"fay wins in")).wait_for()
     await page.get_by_role("cell", name="won").wait_for()
     assert game.status.value == "won" and (finished or not line)
     await fay.wait_board(view_of(game).wire())

@@ -31,7 +31,8 @@ async def test_practice_hint_resign_and_the_end_in_words(browser, web_server: st
     await page.get_by_text(re.compile("face-down cards? still to turn up")).wait_for()
     await page.get_by_role("button", name="Resign").click()
     await page.get_by_role("heading", name="Race over").wait_for()
-    await page.get_by_text("You resigned.").wait_for()
+    await page.locator(".result-line").get_by_text("You resigned.").wait_for()
+    await page.get_by_role("status").filter(has_text="Race over. You resigned.").wait_for()
     await page.get_by_text(re.compile("^Order: who won, by time")).wait_for()
     assert await page.get_by_text(re.compile("still to turn up")).count() == 0, \
         "the refusal's reason outlived the game"

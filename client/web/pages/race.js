@@ -5,6 +5,7 @@
 import { renderBoard } from "../board.js";
 import { verify } from "../deals.js";
 import { button, clock, h, nameTag, optionsText, section, seconds, toast, variantTitle } from "../dom.js";
+import { Announcer, BoardKeys, displayControls, helpDialog } from "../keyboard.js";
 import { reportButton } from "../report.js";
 import { applyDelta, fold, verdictText } from "./racestate.js";
 
@@ -37,12 +38,21 @@ class RacePage {
     n.head = h("div", { class: "race-head" });
     n.lobby = h("div", { class: "race-lobby" });
     n.rivals = h("div", { class: "rivals", "aria-label": "racers" });
-    n.board = h("div", { class: "board", "aria-label": "your board" });
-    n.msg = h("p", { class: "move-msg", role: "alert", "aria-live": "assertive" });
+    n.board = h("div", { class: "board", role: "region", "aria-label": "your board" });
+    n.msg = h("p", { class: "move-msg" });  // the announcer reads it out (politely)
+    this.announcer = new Announcer();
+    this.keys = new BoardKeys(n.board, {
+      play: (src, n) => this.send(src[0] === "t" ? `${src}:${n}` : src),
+      move: (src, n, dst) => this.send(`${src}${dst}${n > 1 ? `:${n}` : ""}`),
+      draw: () => this.send("s"),
+      home: () => this.homeSafe(),
+      say: (text) => this.announcer.say(text),
+    });
     n.controls = h("div", { class: "controls" });
     n.end = h("div", { class: "race-end" });
     n.countdown = h("div", { class: "countdown", "aria-live": "polite" });
-    this.app.append(n.head, n.lobby, n.countdown, n.end, n.rivals, n.msg, n.board, n.controls);
+    this.app.append(n.head, n.lobby, n.countdown, n.end, n.rivals, n.msg, n.board, n.controls,
+      this.announcer.node);
     try {
       await this.resync();
     } catch (err) {
@@ -101,6 +111,7 @@ class RacePage {
       const start = this.conn.events(this.rid).find((e) => e.k === "start");
       this.setBoard({ seq: 0, view: s.start }, (start && start.legal) || null);
     }
+    this.announce(event, s);
     if (s.state !== this.shownState) {
       this.shownState = s.state;
       if (s.state === "finished" || s.state === "closed") this.nodes.msg.textContent = "";  // a refusal's reason is moot now
@@ -206,7 +217,32 @@ class RacePage {
       onStock: () => this.send("s"),
       onDrop: (src, n, dst) => this.send(`${src}${dst}${n > 1 ? `:${n}` : ""}`),
       targets: (src, n) => this.targets(src, n),
+      onKey: (ev) => this.playable && this.keys.key(ev),
     });
+    this.keys.restore();
+  }
+
+  /** What a screen reader hears of the race: rivals' cards home (at most one sentence per
+   * rival every 1.5 s), their finish, the end. Own moves and refusals are said by send(). */
+  announce(ev, s) {
+    if (!ev || ev.race !== this.rid) return;
+    const name = (pid) => (s.racers.get(pid) || {}).name || "a rival";
+    if (ev.k === "progress" && ev.player !== this.conn.player) {
+      if (ev.result) this.announcer.say(`${name(ev.player)} ${ev.result === "won" ? "has won their game" : `is done: ${ev.result}`}`, `${ev.player}:end`);
+      else this.announcer.say(`${name(ev.player)}: ${ev.home} cards home`, ev.player);
+    } else if (ev.k === "end") {
+      this.announcer.say(`Race over. ${endLine(ev, this.conn.player)}`, "end");
+    } else if (ev.k === "start") {
+      this.announcer.say("The race has started. Press ? for the keyboard keys.", "start");
+    }
+  }
+
+  /** F: the safe cards home (the "Safe cards home" button). */
+  async homeSafe() {
+    if (this.busy || !this.playable) return;
+    this.busy = true;
+    try { this.applyAck(await this.conn.request("autoplay", { race: this.rid, seq: this.board.seq })); } catch (err) { this.refused(err); }
+    finally { this.busy = false; this.drawBoard(); this.refresh(); }
   }
 
   /** Piles the server's legal list lets these cards go to (to light them up while dragging). */
@@ -226,15 +262,18 @@ class RacePage {
     this.nodes.msg.textContent = "";
     const fields = { race: this.rid, seq: this.board.seq, move, ...extra };
     if (this.auto) fields.auto = true;
+    let refusal = null;
     try {
       this.applyAck(await this.conn.request("move", fields));
     } catch (err) {
+      refusal = err;
       this.refused(err);
     } finally {
       this.busy = false;
       this.drawBoard();
       this.refresh();
     }
+    if (refusal) this.markRefused(move);
   }
 
   applyAck(ack) {
@@ -242,10 +281,27 @@ class RacePage {
     else this.setBoard({ seq: ack.seq, view: applyDelta(this.board.view, ack.delta) }, ack.legal || null);
     if (ack.moves && ack.moves.length > 1) this.nodes.msg.textContent = `played ${ack.moves.join(" ")}`;
     else if (ack.move) this.nodes.msg.textContent = `played ${ack.move}`;
+    else if (ack.moves && !ack.moves.length) this.nodes.msg.textContent = "no safe card to send home";
+    if (this.nodes.msg.textContent) this.announcer.say(this.nodes.msg.textContent);
+  }
+
+  /** A refused move: its card and the pile it was aimed at are marked for a moment. */
+  markRefused(move) {
+    const m = /^([a-z]\d*)([a-z]\d*)?(?::(\d+))?$/.exec(move);
+    if (!m) return;
+    const marks = [];
+    const src = this.nodes.board.querySelector(`.pile[data-pile="${m[1]}"]`);
+    const card = src && src.querySelector(`.card[data-n="${m[3] || 1}"]`);
+    if (card) marks.push(card);
+    const dst = m[2] && this.nodes.board.querySelector(`.pile[data-pile="${m[2]}"]`);
+    if (dst) marks.push(dst);
+    for (const node of marks) node.classList.add("refused");
+    setTimeout(() => marks.forEach((node) => node.classList.remove("refused")), 900);
   }
 
   refused(err) {
     this.nodes.msg.textContent = err.message;
+    this.announcer.say(err.message);
     this.nodes.msg.classList.add("shake");
     setTimeout(() => this.nodes.msg.classList.remove("shake"), 400);
     if (err.code === "stale_seq") this.resync().catch(() => {});
@@ -279,7 +335,17 @@ class RacePage {
         await this.request("resign", { race: this.rid });
         this.resync().catch(() => {});
       }, { class: "danger" }),
-      h("p", { class: "muted small", text: "Click a card to play it to its best place, drag it to a pile, click the stock to draw. Keys: type a move and Enter; Space draws." }));
+      button("Keys (?)", () => this.toggleHelp()),
+      h("p", { class: "muted small", text: "Click a card to play it to its best place, drag it to a pile, click the stock to draw. Keyboard: Tab to the board, arrows to move, Enter to play, M to pick up, S to draw, F for safe cards, ? for every key; or type a move and Enter." }),
+      displayControls());
+  }
+
+  toggleHelp() {
+    const open = document.querySelector(".help-keys");
+    if (open) { open.remove(); return; }
+    const back = document.activeElement;
+    const dialog = helpDialog(() => { dialog.remove(); if (back && back.focus) back.focus(); });
+    document.body.append(dialog);
   }
 
   /** Practice only (the server refuses elsewhere): the solver's next move, said and lit. */
@@ -292,7 +358,11 @@ class RacePage {
   }
 
   key(ev) {
+    if (ev.key === "Escape" && document.querySelector(".help-keys")) { this.toggleHelp(); ev.preventDefault(); return; }
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
+    if (ev.key === "?") { ev.preventDefault(); this.toggleHelp(); return; }
+    if (ev.defaultPrevented) return;  // the board's own keys (BoardKeys, via renderBoard)
+    if (this.playable && this.keys.picked && ev.key === "Escape" && this.keys.key(ev)) { ev.preventDefault(); return; }
     if (ev.key === " " && this.playable && !(ev.target.closest && ev.target.closest(".card[data-src], .stock"))) {
       ev.preventDefault();
       this.send("s");
