@@ -61,6 +61,8 @@ export function renderBoard(root, view, opts = {}) {
     for (const id of ids) row.append(pileNode(id, piles[id], letter, opts));
     (letter === "f" ? top : root).append(letter === "f" ? h("div", { class: "foundations" }, row) : row);
   }
+  // the widest row, so that a phone scales the cards to fit it (style.css, max-width 560px)
+  root.style.setProperty("--cols", String(Math.max(...[...root.querySelectorAll(".row")].map((r) => r.querySelectorAll(":scope > .pile, :scope .pile").length), 1)));
   if (opts.interactive) enableDrag(root, opts);
 }
 

@@ -182,3 +182,86 @@ async def test_axe_rules_on_the_race_page(browser, web_server: str, tmp_path: Pa
     for rule in AXE_MUST_PASS:
         assert rule not in failed, (rule, [v for v in result["violations"] if v["id"] == rule])
         assert rule in passed, f"axe did not check {rule} on this page"
+
+
+async def test_every_pile_fits_a_360_px_phone(browser, web_server: str, shots: Path) -> None:
+    """At 360 px the cards scale to the widest row: every pile is on screen, the page does
+    not scroll sideways — with the standard and the large cards, for the widest layouts."""
+    pia = await new_player(browser, web_server, "pia", viewport={"width": 360, "height": 740},
+                           touch=True)
+    page = pia.page
+    await claim_name(pia)
+    await page.get_by_text("Playing as").wait_for()
+    for title, large in (("Unlimited", False), ("Forty and Eight", False),
+                         ("Forty and Eight", True)):
+        await page.goto(web_server)
+        await page.get_by_role("button", name=f"Practice {title}").click()
+        await pia.pile("t1").wait_for()
+        if large:
+            await page.get_by_label("Four-colour deck (♣ green, ♦ blue)").check()
+            await page.get_by_label("Large cards").check()
+        fit = await page.evaluate(
+            "() => ({width: document.documentElement.clientWidth,"
+            " scroll: document.documentElement.scrollWidth,"
+            " right: Math.max(...[...document.querySelectorAll('.board .pile')]"
+            ".map((p) => p.getBoundingClientRect().right)),"
+            " card: document.querySelector('.board .card').getBoundingClientRect().width})")
+        assert fit["right"] <= fit["width"] and fit["scroll"] <= fit["width"], (title, fit)
+        assert fit["card"] >= 28, fit
+        await pia.shot(shots, f"phone-{title.replace(' ', '-').lower()}{'-large' if large else ''}")
+        await page.get_by_role("button", name="Resign").click()
+        await page.get_by_role("heading", name="Race over").wait_for()
+    assert not pia.errors, pia.errors
+
+
+async def test_a_whole_practice_game_won_with_the_keyboard_alone(
+        browser, web_server: str, shots: Path, redis_proc) -> None:
+    """Every move of a won Seven by Five line (every card face up) made with the arrows, M
+    and Enter; the focus stays on the board after each move."""
+    from solrace.shared.solver import Budget, Outcome, solve
+
+    rae = await new_player(browser, web_server, "rae")
+    page = rae.page
+    await claim_name(rae)
+    await page.get_by_text("Playing as").wait_for()
+    for _ in range(5):
+        await page.goto(web_server)
+        await page.get_by_role("button", name="Use cells=5, empty_fill=any").click()
+        await page.get_by_role("button", name="Practice Seven by Five").click()
+        await rae.pile("t1").wait_for()
+        info = await race_info(redis_proc.url, rid_of(rae))
+        result = solve(info.game(), Budget(nodes=30_000))
+        if result.outcome is Outcome.WON:
+            break
+        await page.get_by_role("button", name="Resign").click()
+        await page.get_by_role("heading", name="Race over").wait_for()
+    else:
+        pytest.fail("the solver won none of five deals")
+    game = info.game()
+    await rae.wait_board(view_of(game).wire())
+    order = await page.evaluate(
+        "() => [...document.querySelectorAll('.board .pile[data-pile]')]"
+        ".map((p) => p.dataset.pile)")
+    await rae.pile("t1").get_by_role("button").last.focus()
+    for move in result.moves:
+        here = await focused_pile(rae)
+        assert here is not None, "the focus left the board"
+        step = (order.index(move.src) - order.index(here)) % len(order)
+        key = "ArrowRight" if step <= len(order) // 2 else "ArrowLeft"
+        for _ in range(step if key == "ArrowRight" else len(order) - step):
+            await page.keyboard.press(key)
+        assert await focused_pile(rae) == move.src
+        for _ in range(move.n - 1):
+            await page.keyboard.press("ArrowUp")
+        await page.keyboard.press("m")
+        step = (order.index(move.dst) - order.index(move.src)) % len(order)
+        key = "ArrowRight" if step <= len(order) // 2 else "ArrowLeft"
+        for _ in range(step if key == "ArrowRight" else len(order) - step):
+            await page.keyboard.press(key)
+        await page.keyboard.press("Enter")
+        game.push(move)
+        await rae.wait_board(view_of(game).wire())
+    await page.get_by_role("heading", name="Race over").wait_for()
+    await page.locator(".result-line").get_by_text(re.compile(r"rae wins in")).wait_for()
+    await rae.shot(shots, "keyboard-won")
+    assert not rae.errors, rae.errors
