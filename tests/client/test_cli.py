@@ -436,3 +436,15 @@ def test_replay_analyse_hidden_cards_says_as_they_lay(capsys: pytest.CaptureFixt
                        "--analyse", *moves)
     assert code == 0
     assert "for the cards as they lay" in out.splitlines()[1]
+
+
+def test_replay_analyse_undecided_names_no_move() -> None:
+    from solrace.client.commands.replay import analysis_lines
+
+    result = {"result": "undecided", "between": [3, 9], "ply": None, "move": None,
+              "continuation": [], "claim": None, "probes": 16, "nodes": 20000}
+    lines = analysis_lines(result)
+    assert lines[0].startswith("undecided: ")
+    assert "between move 4 and move 9" in lines[0]
+    assert "no move is named" in lines[0]
+    assert not any("lost it" in line or "a win existed" in line for line in lines)
