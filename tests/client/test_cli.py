@@ -391,3 +391,60 @@ def test_variants_doc_examples_are_what_the_code_does(capsys: pytest.CaptureFixt
         assert f"`{v.name}`" in doc
         for o in v.options:
             assert f"**`{o.name}`** = **`{o.default}`** (default)" in doc
+
+
+# ------------------------------------------------------------------- replay --analyse
+def _weak_line(variant: str, options: dict[str, str], seed: int) -> list[str]:
+    from solrace.shared.engine import Status
+    from solrace.shared.solver import Bot
+
+    game, bot = Game(variant, options, seed), Bot("weak")
+    while game.status is Status.PLAYING:
+        move = bot.choose(game)
+        if move is None:
+            break
+        game.push(move)
+    return [m.text() for m in game.moves]
+
+
+def test_replay_analyse_names_the_losing_move_and_a_win_from_before_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from solrace.shared.learning.lost import find_losing_move
+
+    opts = {"cells": "5", "empty_fill": "any"}
+    moves = _weak_line("seven-by-five", opts, 2)
+    expected = find_losing_move("seven-by-five", opts, 2, moves)
+    assert expected["result"] == "found"
+    argv = ["replay", "seven-by-five", "--seed", "2", "--option", "cells=5",
+            "--option", "empty_fill=any", "--analyse", *moves]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"the move that lost it: move {expected['ply'] + 1} {expected['move']}"
+    assert lines[1] == "before it, a win existed from here:"
+    assert lines[2].split() == expected["continuation"]
+    code, out, _ = run(capsys, *argv, "--json")
+    doc = json.loads(out)
+    assert doc["analysis"]["ply"] == expected["ply"]
+    assert doc["moves"] == moves
+
+
+def test_replay_analyse_hidden_cards_says_as_they_lay(capsys: pytest.CaptureFixture[str]) -> None:
+    moves = _weak_line("unlimited", {"draw": "3"}, 3)
+    code, out, _ = run(capsys, "replay", "unlimited", "--seed", "3", "--option", "draw=3",
+                       "--analyse", *moves)
+    assert code == 0
+    assert "for the cards as they lay" in out.splitlines()[1]
+
+
+def test_replay_analyse_undecided_names_no_move() -> None:
+    from solrace.client.commands.replay import analysis_lines
+
+    result = {"result": "undecided", "between": [3, 9], "ply": None, "move": None,
+              "continuation": [], "claim": None, "probes": 16, "nodes": 20000}
+    lines = analysis_lines(result)
+    assert lines[0].startswith("undecided: ")
+    assert "between move 4 and move 9" in lines[0]
+    assert "no move is named" in lines[0]
+    assert not any("lost it" in line or "a win existed" in line for line in lines)
