@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import pytest
@@ -418,6 +419,26 @@ def replay_game(info, moves: list[Move]) -> Game:
     return game
 
 
+async def won_practice_deal(p: Player, web_server: str, redis_url: str) -> tuple[Any, Any]:
+    """A Seven by Five practice game (every card face up) the solver wins, started on ``p``'s
+    page as a guest (up to five deals tried): its secrets and the solver's result."""
+    page = p.page
+    await claim_name(p)
+    await page.get_by_text("Playing as").wait_for()
+    for _ in range(5):
+        await page.goto(web_server)
+        await page.get_by_role("button", name="Use cells=5, empty_fill=any").click()
+        await page.get_by_role("button", name="Practice Seven by Five").click()
+        await p.pile("t1").wait_for()
+        info = await race_info(redis_url, rid_of(p))
+        result = solve(info.game(), Budget(nodes=30_000))
+        if result.outcome is Outcome.WON:
+            return info, result
+        await page.get_by_role("button", name="Resign").click()
+        await page.get_by_role("heading", name="Race over").wait_for()
+    pytest.fail("the solver won none of five deals")
+
+
 async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
         browser, web_server: str, shots: Path, redis_proc) -> None:
     """A practice deal played to the win: the solver's line, each move a click when a click
@@ -425,21 +446,7 @@ async def test_a_deal_won_in_the_browser_by_clicks_drags_and_finish(
     the rest plays itself."""
     fay = await new_player(browser, web_server, "fay")
     page = fay.page
-    await claim_name(fay)
-    await page.get_by_text("Playing as").wait_for()
-    for _ in range(5):
-        await page.goto(web_server)
-        await page.get_by_role("button", name="Use cells=5, empty_fill=any").click()
-        await page.get_by_role("button", name="Practice Seven by Five").click()
-        await fay.pile("t1").wait_for()
-        info = await race_info(redis_proc.url, rid_of(fay))
-        result = solve(info.game(), Budget(nodes=30_000))
-        if result.outcome is Outcome.WON:
-            break
-        await page.get_by_role("button", name="Resign").click()
-        await page.get_by_role("heading", name="Race over").wait_for()
-    else:
-        pytest.fail("the solver won none of five deals")
+    info, result = await won_practice_deal(fay, web_server, redis_proc.url)
     game = info.game()
     await fay.wait_board(view_of(game).wire())
     line = list(result.moves)

@@ -18,7 +18,7 @@ import pytest
 from harness import race_info
 from pw import Player, claim_name, new_player
 from solrace.shared.views import view_of
-from test_browser import rid_of
+from test_browser import rid_of, won_practice_deal
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -218,25 +218,9 @@ async def test_a_whole_practice_game_won_with_the_keyboard_alone(
         browser, web_server: str, shots: Path, redis_proc) -> None:
     """Every move of a won Seven by Five line (every card face up) made with the arrows, M
     and Enter; the focus stays on the board after each move."""
-    from solrace.shared.solver import Budget, Outcome, solve
-
     rae = await new_player(browser, web_server, "rae")
     page = rae.page
-    await claim_name(rae)
-    await page.get_by_text("Playing as").wait_for()
-    for _ in range(5):
-        await page.goto(web_server)
-        await page.get_by_role("button", name="Use cells=5, empty_fill=any").click()
-        await page.get_by_role("button", name="Practice Seven by Five").click()
-        await rae.pile("t1").wait_for()
-        info = await race_info(redis_proc.url, rid_of(rae))
-        result = solve(info.game(), Budget(nodes=30_000))
-        if result.outcome is Outcome.WON:
-            break
-        await page.get_by_role("button", name="Resign").click()
-        await page.get_by_role("heading", name="Race over").wait_for()
-    else:
-        pytest.fail("the solver won none of five deals")
+    info, result = await won_practice_deal(rae, web_server, redis_proc.url)
     game = info.game()
     await rae.wait_board(view_of(game).wire())
     order = await page.evaluate(
