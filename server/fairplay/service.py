@@ -199,6 +199,11 @@ class FairPlayService:
         """The worker pool's analysis of a case is in (None: it kept failing): score the
         game again with it; a ``pending`` result is now listed or held."""
         rid, pid = split_case(cid)
+        waiting = self._unstarted.get(rid)
+        if waiting and cid in waiting:  # taken by a sweep before its caller started it
+            waiting.remove(cid)
+            if not waiting:
+                del self._unstarted[rid]
         case = await self.store.read_case(rid, pid)
         if case is None or case.get("analysis") != "pending":
             return  # expired, or another process finished it first
