@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 from solrace.server import metrics
+from solrace.server.lifecycle import Gate, move_gate
 from solrace.shared.engine import Game, Status
 from solrace.shared.errors import CannotFinish, IllegalMove, NoLegalMove, NotationError
 from solrace.shared.notation import Move
@@ -69,19 +70,13 @@ def replan(game: Game, seq: int, kind: str, text: str | None, auto: bool) -> lis
         return []
 
 
-async def checked_entry(races: RaceService, player: Player, rid: str,
-                        states: tuple[str, ...] = ("running",)) -> GameEntry:
+async def checked_entry(races: RaceService, player: Player, rid: str) -> GameEntry:
     """The racer's cached game, after the same race checks as a move (nobody probes a deal
-    before the start through a request that reads the position); ``states``: the race states
-    allowed (``legal`` also answers once the race is over)."""
+    before the start through a request that reads the position); a race that is over still
+    answers (a retried batch, ``legal``), the store refusing anything new."""
     if (rid, player.pid) not in races.games:
-        rec = await races.record(rid)
-        if player.pid not in rec.names:
-            raise ProtocolError("not_your_game", "this race has no game of yours")
-        if rec.state == "countdown":
-            await races.start(rid)
-            rec = await races.record(rid)
-        if rec.state not in states:
+        rec = await races.record_for_play(rid, player)
+        if move_gate(rec.state) not in (Gate.PLAY, Gate.RETRY_ONLY):
             raise ProtocolError("not_running", f"the race is {rec.state}")
     return await races.entry(rid, player.pid)
 
@@ -95,7 +90,7 @@ async def play(
     connection can recognise its own progress events."""
     info = await races.info(rid)
     # a finished race still recognises a retried batch (the store refuses anything new)
-    e = await checked_entry(races, player, rid, ("running", "finished"))
+    e = await checked_entry(races, player, rid)
     async with e.lock:
         return await _locked(races, info, e, player, rid, seq, kind, text, auto, claim, False)
 
@@ -139,23 +134,10 @@ async def _locked(
         raise
     if res.status != "ok":
         _undo(game, len(moves))
-        if res.status in ("stale", "dup"):
-            e = await races.entry(rid, player.pid, reload=True)
-            if res.status == "dup":
-                return _duplicate(e, moves, kind)
-            raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
-                                seq=int(res.values[0]))
-        code = res.values[0]
-        if code == "time_up":
-            races._spawn(races.try_finish(rid))
-            raise ProtocolError("not_running", "time is up")
-        if code == "not_running" and not retried:
-            rec = await races.record(rid)
-            if rec.state == "countdown":
-                await races.start(rid)
-                return await _locked(races, info, e, player, rid, seq, kind, text, auto, claim,
-                                     True)
-        races._raise(res, rid)
+        again = await races.after_refusal(rid, player.pid, res, retried)
+        if again is None:
+            return await _locked(races, info, e, player, rid, seq, kind, text, auto, claim, True)
+        return _duplicate(again, moves, kind)
     version, elapsed, unfinished, _ = (int(x) for x in res.values)
     change = delta(e.view, after)
     e.view = after

@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis.exceptions import RedisError
+from solrace.server.lifecycle import UNDERWAY, Gate, is_over, move_gate
 from solrace.server.races import Player, RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
 from solrace.server.worker import BrokenProcessPool, Worker
@@ -181,7 +182,7 @@ class BotService:
                 continue
             try:
                 rec = await self.store.read_race(rid)
-                if rec is None or rec.state in ("lobby", "finished", "closed"):
+                if rec is None or rec.state not in UNDERWAY:
                     await self.store.drop_bot_race(rid)  # gone, over, or never got going
                     continue
                 if await self.store.take_bot_lease(rid, self.process, self.lease_ms):
@@ -213,12 +214,12 @@ class BotService:
         plays: list[asyncio.Task[None]] = []
         try:
             rec = await self.races.record(rid)
-            if rec.state == "countdown":  # its starter died between the joins and the start
+            if move_gate(rec.state) is Gate.START_FIRST:  # its starter died before the start
                 await self.races.start(rid)
                 rec = await self.races.record(rid)
             info = await self.races.info(rid)
-            if rec.state != "running":
-                outcome = "done" if rec.state in ("finished", "closed") else "error"
+            if move_gate(rec.state) is not Gate.PLAY:
+                outcome = "done" if is_over(rec.state) else "error"
                 return
             plays = [asyncio.create_task(self._play(rid, info, rec, pid, i))
                      for i, pid in enumerate(info.bots, 1)

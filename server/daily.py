@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from solrace.server.fairplay.service import REVIEW_WINDOW_MS, FairPlayService
+from solrace.server.lifecycle import is_over
 from solrace.server.races import Player, RaceInfo, RaceService
 from solrace.server.store import DAILY_TTL, RaceRecord, Store
 from solrace.server.worker import Worker
@@ -237,7 +238,7 @@ class DailyService:
         seed = int(record["seed"])
         existing = await self.store.attempt_of(day, name, player.pid)
         rec = await self.store.read_race(existing) if existing is not None else None
-        done = rec is None or rec.state in ("finished", "closed")
+        done = rec is None or is_over(rec.state)
         if not practice:
             if existing is not None and not done:
                 return existing, True

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solrace.server import metrics
+from solrace.server.lifecycle import RaceEvent, accepts
 from solrace.server.races import Player, RaceService
 from solrace.server.store import Store
 from solrace.server.worker import Worker
@@ -81,7 +82,7 @@ class HintService:
         mine = rec.players.get(player.pid, {})
         if mine.get("result"):  # before the race state: a lone racer's end ends the race
             raise ProtocolError("already_finished", "your game is over")
-        if rec.state != "running":
+        if not accepts(rec.state, RaceEvent.MOVE):
             raise ProtocolError("not_running", f"the race is {rec.state}")
         if await self.store.server_time_ms() >= rec.num("ends_at"):
             raise ProtocolError("not_running", "time is up")

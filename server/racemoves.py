@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from solrace.server import metrics
+from solrace.server.lifecycle import Gate, move_gate
 from solrace.server.racemodel import GameEntry, Player, RaceInfo, dealt_home
-from solrace.server.store import ScriptResult
+from solrace.server.store import RaceRecord, ScriptResult
 from solrace.shared.engine import Game, Status
 from solrace.shared.errors import IllegalMove, NotationError
 from solrace.shared.notation import Move
@@ -48,6 +49,28 @@ class MovePath:
         e = await self.entry(rid, pid, reload=True)
         return {"seq": len(e.game.moves), "view": e.view, "legal": legal_texts(e.game)}
 
+    async def record_for_play(self, rid: str, player: Player) -> RaceRecord:
+        """The race as a move, a batch or a request that reads the position meets it — after
+        the check that the player races in it, and, when the race is counting down, after an
+        attempt at its start (its time may have come; the start script makes it happen
+        once). The caller then asks :func:`~solrace.server.lifecycle.move_gate`."""
+        rec = await self.record(rid)
+        if player.pid not in rec.names:
+            raise ProtocolError("not_your_game", "this race has no game of yours")
+        if move_gate(rec.state) is Gate.START_FIRST:
+            await self.start(rid)
+            rec = await self.record(rid)
+        return rec
+
+    async def started_meanwhile(self, rid: str) -> bool:
+        """After the store refused a move with ``not_running``: whether the race was counting
+        down and has now been started, so that the move is tried once more."""
+        rec = await self.record(rid)
+        if move_gate(rec.state) is not Gate.START_FIRST:
+            return False
+        await self.start(rid)
+        return True
+
     async def move(self, player: Player, rid: str, seq: int, text: str) -> dict[str, Any]:
         """Validate, append durably, then answer with the ack fields."""
         info = self.infos.get(rid)  # cached: no coroutine round for it
@@ -57,14 +80,10 @@ class MovePath:
         if e is None:
             # No cached game: check the race before the engine sees the move, so that nobody
             # can probe the deal (legal vs illegal) before the start or after the end.
-            rec = await self.record(rid)
-            if player.pid not in rec.names:
-                raise ProtocolError("not_your_game", "this race has no game of yours")
-            if rec.state == "countdown":
-                await self.start(rid)
-                rec = await self.record(rid)
-            if rec.state != "running":
-                if rec.state == "finished":  # a retry of a move logged before the end
+            rec = await self.record_for_play(rid, player)
+            gate = move_gate(rec.state)
+            if gate is not Gate.PLAY:
+                if gate is Gate.RETRY_ONLY:  # a retry of a move logged before the end
                     e = await self.entry(rid, player.pid)
                     if seq < len(e.game.moves) and e.game.moves[seq] == _parse(text):
                         return _duplicate(e, seq)
@@ -153,21 +172,31 @@ class MovePath:
         cached game forgets it, and the reply says why (or, after a countdown that ended
         meanwhile, the move is tried once more)."""
         e.game.pop()
+        again = await self.after_refusal(rid, player.pid, res, retried)
+        if again is None:
+            return await self._move_locked(info, e, player, rid, seq, text, True)
+        return _duplicate(again, seq)
+
+    async def after_refusal(self, rid: str, pid: str, res: ScriptResult,
+                            retried: bool) -> GameEntry | None:
+        """What a move or batch the store refused (``res``; the caller has taken it off its
+        cached game) comes to — the one rule for every move path: the racer's game reloaded
+        from the log when the store found the request there already (``dup``: the caller
+        answers with a duplicate ack); None when the race was counting down and has just been
+        started, so the request is tried once more (``retried`` says it was); else the
+        refusal is raised (``stale_seq``, ``not_running``, ``already_finished``, …)."""
         if res.status in ("stale", "dup"):
-            e = await self.entry(rid, player.pid, reload=True)
+            e = await self.entry(rid, pid, reload=True)
             if res.status == "dup":
-                return _duplicate(e, seq)
+                return e
             raise ProtocolError("stale_seq", f"your game has {res.values[0]} moves",
                                 seq=int(res.values[0]))
         code = res.values[0]
         if code == "time_up":
             self._spawn(self.try_finish(rid))
             raise ProtocolError("not_running", "time is up")
-        if code == "not_running" and not retried:
-            rec = await self.record(rid)
-            if rec.state == "countdown":
-                await self.start(rid)
-                return await self._move_locked(info, e, player, rid, seq, text, True)
+        if code == "not_running" and not retried and await self.started_meanwhile(rid):
+            return None
         self._raise(res, rid)
         raise AssertionError("unreachable")  # _raise raises for every status but "ok"
 

@@ -18,6 +18,9 @@ from typing import Any
 
 import msgpack
 from solrace.server import metrics
+from solrace.server.lifecycle import LIVE, TIMERS, UNDERWAY, accepts
+from solrace.server.lifecycle import RaceEvent as E
+from solrace.server.lifecycle import RaceState as S
 from solrace.server.racemodel import (
     CODE_ALPHABET,
     GameEntry,
@@ -45,7 +48,6 @@ from solrace.shared.views import view_of
 log = logging.getLogger("solrace.races")
 
 #: States in which a summary names the race's home: there is nothing left to deliver after.
-LIVE_STATES = ("lobby", "countdown", "running")
 
 # Re-exported: callers import the race model from here.
 __all__ = ["CODE_ALPHABET", "GameEntry", "Player", "RaceInfo", "RaceService", "dealt_home",
@@ -118,7 +120,7 @@ class RaceService(MovePath):
             out["winnable"] = True
         if m.get("verdict"):  # written only after the end (server/verdicts.py)
             out["verdict"] = stored_verdict(m)
-        if info.home and info.home != self.home and rec.state in LIVE_STATES:
+        if info.home and info.home != self.home and rec.state in LIVE:
             out["home"] = info.home  # a hint only: docs/protocol.md section 8.1
         return out
 
@@ -209,12 +211,11 @@ class RaceService(MovePath):
         if old:
             old.cancel()
         now = time.time() * 1000
-        if rec.state == "countdown":
-            delay, action = rec.num("starts_at") - now, self.start
-        elif rec.state == "running":
-            delay, action = rec.num("ends_at") - now, self.try_finish
-        else:
+        timer = TIMERS.get(rec.state)
+        if timer is None:
             return
+        at, event = timer
+        delay, action = rec.num(at) - now, self.start if event is E.START else self.try_finish
         loop = asyncio.get_running_loop()
         self._timers[rid] = loop.call_later(
             max(0.0, delay / 1000) + 0.005, lambda: self._spawn(action(rid))
@@ -229,7 +230,7 @@ class RaceService(MovePath):
         info = await self.info(rid)
         game = Game(info.variant, info.options, info.seed)
         rec = await self.record(rid)
-        if rec.state != "countdown":
+        if not accepts(rec.state, E.START):
             self.arm(rec)
             return
         started = rec.num("starts_at")
@@ -256,9 +257,9 @@ class RaceService(MovePath):
         """End the race if everyone is done or time is up; True when it is finished."""
         for _ in range(5):
             rec = await self.record(rid)
-            if rec.state == "finished":
+            if rec.state is S.FINISHED:
                 return True
-            if rec.state != "running":
+            if not accepts(rec.state, E.ALL_DONE):
                 return False
             info = self.infos[rid]
             reason = "done" if rec.num("unfinished") <= 0 else "time"
@@ -290,7 +291,7 @@ class RaceService(MovePath):
                 self.arm(rec)
                 return False
             if res.status == "state":
-                return res.values[0] == "finished"
+                return res.values[0] == S.FINISHED
         return False
 
     async def sweep(self) -> int:
@@ -300,7 +301,7 @@ class RaceService(MovePath):
         for rid in await self.store.overdue(await self.store.server_time_ms()):
             try:
                 rec = await self.store.read_race(rid)
-                if rec is None or rec.state not in ("running", "countdown") or \
+                if rec is None or rec.state not in UNDERWAY or \
                         await self.try_finish(rid):
                     await self.store.drop_deadline(rid)
                     done += 1

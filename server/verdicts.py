@@ -22,6 +22,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import msgpack
+from solrace.server.lifecycle import RaceEvent, accepts
 from solrace.server.worker import Worker
 
 if TYPE_CHECKING:  # races.py reads stored verdicts from here: no import cycle at run time
@@ -142,7 +143,7 @@ class VerdictService:
         taken = await self.store.deals.verdicts_due(now, LEASE_MS, SWEEP_TAKE)
         for rid in taken:
             rec = await self.store.read_race(rid)
-            if rec is None or rec.state != "finished" or rec.meta.get("verdict"):
+            if rec is None or not accepts(rec.state, RaceEvent.VERDICT) or rec.meta.get("verdict"):
                 await self.store.deals.verdict_done(rid)
                 continue
             self._spawn(await self.races.info(rid))

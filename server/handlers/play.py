@@ -9,6 +9,7 @@ from solrace.server import batches, metrics
 from solrace.server.fastmoves import ack_reply
 from solrace.server.handlers import pointing
 from solrace.server.handlers.base import handles
+from solrace.server.lifecycle import DEALT, UNDERWAY
 from solrace.server.racemoves import with_version
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -70,7 +71,7 @@ async def on_sync(conn: Connection, req: P.Sync) -> None:
     events, more = await feed.sync_page(req.race, req.since)
     last = events[-1]["v"] if events else min(req.since, rec.num("version"))
     board = None
-    if rec.state in ("running", "finished"):
+    if rec.state in DEALT:
         board = await races.board(req.race, conn.me.pid)
     races.arm(rec)
     events = feed.unsent(req.race, events)  # the live stream may have moved meanwhile
@@ -79,7 +80,7 @@ async def on_sync(conn: Connection, req: P.Sync) -> None:
     conn.send(reply)
     if not more:
         await feed.attach(req.race, last)  # after the reply: events follow it, in order
-        if rec.state in ("countdown", "running") and rec.meta.get("kind", "race") == "race":
+        if rec.state in UNDERWAY and rec.meta.get("kind", "race") == "race":
             # the count is sent only when it changes: a racer back from a reload learns it here
             feed.on_spectators(req.race, await conn.ctx.store.spectator_count(req.race))
 

@@ -52,7 +52,7 @@ async def on_finish(conn: Connection, req: P.Finish) -> dict[str, Any]:
 @handles(P.Legal)
 async def on_legal(conn: Connection, req: P.Legal) -> dict[str, Any]:
     races = conn.ctx.races
-    e = await batches.checked_entry(races, conn.me, req.race, ("running", "finished"))
+    e = await batches.checked_entry(races, conn.me, req.race)
     async with e.lock:  # reloaded from the log: another process may have moved this game
         e = await races.entry(req.race, conn.me.pid, reload=True)
         return P.reply(req.id, "legal", race=req.race, seq=len(e.game.moves),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from solrace.server.handlers.base import handles
 from solrace.server.handlers.lobby import create_race, race_reply
+from solrace.server.lifecycle import RaceState
 from solrace.server.store import RETENTION
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -31,7 +32,7 @@ async def on_race_rematch(conn: Connection, req: P.Rematch) -> dict[str, Any]:
         raise ProtocolError("not_in_race", "only a racer of that race can ask for a rematch")
     if info.kind != "race":
         raise ProtocolError("no_rematch", f"a {info.kind} game has no rematch")
-    if rec.state != "finished":
+    if rec.state is not RaceState.FINISHED:
         raise ProtocolError("no_rematch", f"the race is {rec.state}: a rematch follows its end")
     rid = await store.rematch_of(req.race)
     created = False

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from solrace.server.feed import SPECTATOR_TTL_MS
 from solrace.server.handlers.base import handles
+from solrace.server.lifecycle import is_over
 from solrace.server.races import parse_options
 from solrace.server.spectate import DelayLine, final_boards, fold_boards
 from solrace.shared import protocol as P
@@ -24,7 +25,7 @@ async def on_watch(conn: Connection, req: P.Watch) -> None:
     info = ctx.races.infos[rid]
     if info.kind != "race":
         raise ProtocolError("not_watchable", "daily and practice games are private")
-    live = rec.state not in ("finished", "closed")
+    live = not is_over(rec.state)
     if live and rid in feed.races and rid not in feed.watching:
         raise ProtocolError("not_watchable", "this connection races in that race: watch it "
                                              "from another connection")

@@ -13,6 +13,7 @@ from typing import Any
 from solrace.server.accounts.names import reserved_for_accounts
 from solrace.server.daily import daily_days
 from solrace.server.fairplay.service import REMOVED, FairPlayService, case_id
+from solrace.server.lifecycle import is_over
 from solrace.server.results import Results
 from solrace.server.store import Store
 from solrace.shared.protocol import ProtocolError
@@ -134,7 +135,7 @@ class Moderation:
         rec = await self.store.read_race(rid)
         if rec is None:
             raise ProtocolError("race_not_found", f"no race {rid}")
-        if rec.state not in ("finished", "closed"):
+        if not is_over(rec.state):
             raise ProtocolError("bad_message", "only a finished race can be annulled")
         variant = rec.meta["variant"]
         if rec.meta.get("kind") == "daily" and rec.order:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from solrace.server.lifecycle import INITIAL
 from solrace.server.store import lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import CODE_TTL, RETENTION, Keys
@@ -39,7 +40,7 @@ class RaceLifecycleMixin(StoreCore):
         if not await self.redis.set(Keys.code(code), rid, nx=True, ex=CODE_TTL):
             return False
         async with self.redis.pipeline(transaction=True) as p:
-            p.hset(Keys.race(rid), mapping={**meta, "state": "lobby", "version": 0})
+            p.hset(Keys.race(rid), mapping={**meta, "state": INITIAL.value, "version": 0})
             p.expire(Keys.race(rid), CODE_TTL)  # a lobby nobody starts goes away; see retire
             await p.execute()
         self._count()

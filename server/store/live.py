@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from solrace.server.lifecycle import RaceState
 from solrace.server.store import lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import Keys
@@ -77,6 +78,6 @@ class LiveMixin(StoreCore):
         out = []
         for i, rid in enumerate(rids):
             meta, racers, watchers = raw[3 * i : 3 * i + 3]
-            if meta and _s(meta.get(b"state", b"")) == "running":
+            if meta and _s(meta.get(b"state", b"")) == RaceState.RUNNING:
                 out.append((rid, decode_map(meta), int(racers), int(watchers)))
         return out

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.server.lifecycle import RaceState
+
 
 @dataclass(frozen=True, slots=True)
 class ScriptResult:
@@ -53,8 +55,9 @@ class RaceRecord:
     players: dict[str, dict[str, str]]
 
     @property
-    def state(self) -> str:
-        return self.meta["state"]
+    def state(self) -> RaceState:
+        """The race's state (:mod:`solrace.server.lifecycle` says what each one allows)."""
+        return RaceState(self.meta["state"])
 
     def num(self, field: str, default: int = 0) -> int:
         v = self.meta.get(field)
