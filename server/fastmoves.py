@@ -79,7 +79,7 @@ class MoveStart:
                 feed.unclaim(rid, seq, seq + 1)
             else:
                 self._working = True
-                fut = pending[-1]
+                fut = pending.reply
                 self._moving = (fut, req_id, req, pending, started)
                 fut.add_done_callback(self._moved)
                 return
@@ -105,7 +105,7 @@ class MoveStart:
                 task = asyncio.ensure_future(self._refused(req_id, req, pending, raw, started))
                 self._moving = (task, req_id, req, pending, started)
                 return
-            self._acked(req, ack, started, pending[6][9])
+            self._acked(req, ack, started, pending.applied.delta_packed)
         except BaseException as exc:  # refused: another connection's move n+1 is not ours
             self.feed.unclaim(req.race, req.seq, req.seq + 1)
             if isinstance(exc, Exception):

@@ -11,6 +11,7 @@ from typing import Any
 
 from solrace.server import metrics
 from solrace.server.lifecycle import Gate, move_gate
+from solrace.server.movetypes import Applied, Pending
 from solrace.server.racemodel import GameEntry, Player, RaceInfo, dealt_home
 from solrace.server.store import RaceRecord, ScriptResult
 from solrace.shared.engine import Game, Status
@@ -71,7 +72,8 @@ class MovePath:
         await self.start(rid)
         return True
 
-    async def move(self, player: Player, rid: str, seq: int, text: str) -> dict[str, Any]:
+    async def move(self, player: Player, rid: str, seq: int,
+                   text: str | Move) -> dict[str, Any]:
         """Validate, append durably, then answer with the ack fields."""
         info = self.infos.get(rid)  # cached: no coroutine round for it
         if info is None:
@@ -93,7 +95,7 @@ class MovePath:
             return await self._move_locked(info, e, player, rid, seq, text, retried=False)
 
     async def _move_locked(
-        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str,
+        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str | Move,
         retried: bool,
     ) -> dict[str, Any]:
         if seq > len(e.game.moves):  # another process moved this game: refresh from the log
@@ -101,10 +103,10 @@ class MovePath:
         applied = self._apply(e, player, seq, text)
         if type(applied) is dict:
             return applied  # a duplicate
-        _, result, _, _, home, progressed, done, event, body, _ = applied
+        a = applied
         try:
             res = await self.store.append_move(
-                rid, player.pid, seq, done, home, progressed, result, body, event,
+                rid, player.pid, seq, a.move, a.home, a.progressed, a.result, a.body, a.event,
             )
         except BaseException:  # store unreachable: the cache must not keep an unlogged move
             e.game.pop()
@@ -113,12 +115,12 @@ class MovePath:
             return await self._refused(info, e, player, rid, seq, text, retried, res)
         return self._acked(info, e, rid, applied, res)
 
-    def _apply(self, e: GameEntry, player: Player, seq: int, text: str | Move) -> Any:
+    def _apply(self, e: GameEntry, player: Player, seq: int,
+               text: str | Move) -> Applied | dict[str, Any]:
         """Validation and the engine, no I/O: the move pushed on the cached game, and what
-        the store and the ack need — (status, result, view after, delta, cards home, whether
-        it put a card home, move text, progress event, that event packed, the delta packed:
-        the ack's frame reuses it, ``P.ack_frame``); or the ack of a duplicate (a dict).
-        The caller holds the game's lock and has refreshed a game that is behind ``seq``."""
+        the store and the ack need (:class:`~.movetypes.Applied`); or the ack of a duplicate
+        (a dict). The caller holds the game's lock and has refreshed a game that is behind
+        ``seq``."""
         game = e.game
         if seq != len(game.moves):
             if seq < len(game.moves) and game.moves[seq] == (
@@ -144,15 +146,15 @@ class MovePath:
         if result:
             event["result"] = result
         body, packed_change = progress_body(event)
-        return (status, result, after, change, home, home > before_home, done, event, body,
-                packed_change)
+        return Applied(status, result, after, change, home, home > before_home, done, event,
+                       body, packed_change)
 
-    def _acked(self, info: RaceInfo, e: GameEntry, rid: str, applied: Any,
+    def _acked(self, info: RaceInfo, e: GameEntry, rid: str, applied: Applied,
                res: ScriptResult) -> dict[str, Any]:
         """The ack fields of a move the store appended (``res.status == "ok"``)."""
-        status, _, after, change, _, _, done, _, _, _ = applied
+        status, change, done = applied.status, applied.delta, applied.move
         version, elapsed, unfinished, _ = map(int, res.values)
-        e.view = after
+        e.view = applied.view
         moves = _MOVES.get(info.variant)
         if moves is None:
             moves = _MOVES[info.variant] = metrics.MOVES.labels(info.variant)
@@ -165,7 +167,7 @@ class MovePath:
                 "legal": legal_texts(game)}
 
     async def _refused(
-        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str,
+        self, info: RaceInfo, e: GameEntry, player: Player, rid: str, seq: int, text: str | Move,
         retried: bool, res: ScriptResult,
     ) -> dict[str, Any]:
         """The store did not append the move (its sequence or the race's state said no): the
@@ -200,18 +202,43 @@ class MovePath:
         self._raise(res, rid)
         raise AssertionError("unreachable")  # _raise raises for every status but "ok"
 
+    async def play_move(self, player: Player, rid: str, seq: int,
+                        text: str | Move) -> dict[str, Any]:
+        """One move in full notation, whatever it meets: the ack's fields. The common case
+        starts synchronously (:meth:`move_now`) and only the store's reply is awaited; the
+        rest takes :meth:`move`, with its waits. A duplicate's ack carries its version."""
+        pending = self.move_now(player, rid, seq, text)
+        if pending is None:  # not the common case: the general path, with its waits
+            ack = await self.move(player, rid, seq, text)
+        elif type(pending) is dict:  # a duplicate
+            ack = pending
+        else:
+            try:
+                raw = await pending.reply
+            except BaseException:
+                self.move_failed(pending)
+                raise
+            ack = self.move_done(pending, raw)
+            if ack is None:
+                ack = await self.move_refused(pending, raw)
+        if ack.get("duplicate"):
+            ack = await with_version(self.store, rid, player.pid, seq, ack)
+        return ack
+
     # ------------------------------------------------------------------ the synchronous start
 
-    def move_now(self, player: Player, rid: str, seq: int, text: str | Move) -> Any:
+    def move_now(self, player: Player, rid: str, seq: int,
+                 text: str | Move) -> Pending | dict[str, Any] | None:
         """:meth:`move` without a coroutine, for the common case — the race's info and the
         game cached, the game's lock free, the game not behind ``seq``, no replica barrier:
         the lock is taken, the move validated and pushed and its script call submitted, here
         and now. Returns None when the case is not the common one (then await :meth:`move`,
         which does the same with waits), the ack fields of a duplicate (a dict), or the
-        pending move: await its last item (the store's raw reply, the move is not
-        acknowledged before it), then call :meth:`move_done` — or :meth:`move_failed` if the
-        await raised. Every check and outcome is :meth:`move`'s; only the coroutine chain
-        (``move`` → ``_move_locked`` → ``append_move``, the lock's ``async with``) is gone.
+        :class:`~.movetypes.Pending` move: await its ``reply`` (the store's raw reply; the
+        move is not acknowledged before it), then call :meth:`move_done` — or
+        :meth:`move_failed` if the await raised. Every check and outcome is :meth:`move`'s;
+        only the coroutine chain (``move`` → ``_move_locked`` → ``append_move``, the lock's
+        ``async with``) is gone.
         ``text`` may be the move parsed already (a :class:`Move`: ``Game.push`` takes it as
         it is, so a full-notation move is parsed once)."""
         info = self.infos.get(rid)
@@ -225,22 +252,22 @@ class MovePath:
             if type(applied) is dict:
                 e.lock.release()
                 return applied
-            _, result, _, _, home, progressed, done, event, body, _ = applied
+            a = applied
             try:
-                fut = store.submit_move(rid, player.pid, seq, done, home, progressed, result,
-                                        body, event)
+                fut = store.submit_move(rid, player.pid, seq, a.move, a.home, a.progressed,
+                                        a.result, a.body, a.event)
             except BaseException:
                 e.game.pop()
                 raise
         except BaseException:
             e.lock.release()
             raise
-        return (info, e, player, rid, seq, text, applied, fut)
+        return Pending(info, e, player, rid, seq, text, applied, fut)
 
-    def move_done(self, pending: Any, raw: Any) -> dict[str, Any] | None:
+    def move_done(self, pending: Pending, raw: Any) -> dict[str, Any] | None:
         """The ack fields of a pending move whose script replied ``raw`` (lock released);
         None when the store refused it: then await :meth:`move_refused`."""
-        info, e, _, rid, _, _, applied, _ = pending
+        e = pending.entry
         try:
             res = ScriptResult.of(raw)
         except BaseException:  # a reply it cannot read: as if the call had failed
@@ -249,21 +276,21 @@ class MovePath:
         if res.status != "ok":
             return None
         e.lock.release()
-        return self._acked(info, e, rid, applied, res)
+        return self._acked(pending.info, e, pending.rid, pending.applied, res)
 
-    async def move_refused(self, pending: Any, raw: Any) -> dict[str, Any]:
+    async def move_refused(self, pending: Pending, raw: Any) -> dict[str, Any]:
         """A pending move the store refused: :meth:`move`'s answer to it (lock released)."""
-        info, e, player, rid, seq, text, _, _ = pending
+        p = pending
         try:
-            return await self._refused(info, e, player, rid, seq, text, False,
+            return await self._refused(p.info, p.entry, p.player, p.rid, p.seq, p.text, False,
                                        ScriptResult.of(raw))
         finally:
-            e.lock.release()
+            p.entry.lock.release()
 
-    def move_failed(self, pending: Any) -> None:
+    def move_failed(self, pending: Pending) -> None:
         """A pending move whose script call raised (the store unreachable): the cached game
         must not keep an unlogged move (lock released)."""
-        e = pending[1]
+        e = pending.entry
         e.game.pop()
         e.lock.release()
 

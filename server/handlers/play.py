@@ -10,7 +10,6 @@ from solrace.server.fastmoves import ack_reply
 from solrace.server.handlers import pointing
 from solrace.server.handlers.base import handles
 from solrace.server.lifecycle import DEALT, UNDERWAY
-from solrace.server.racemoves import with_version
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
@@ -27,32 +26,15 @@ async def on_move(conn: Connection, req: P.MakeMove) -> dict[str, Any]:
     # (same version ``v``) is not sent back to it; see Feed._deliver.
     if req.auto or not batches.is_full_move(req.move):  # a source only, or with autoplay
         return await pointing.batch(conn, req, "move", req.move, req.auto)
-    # Its common case starts synchronously (MovePath.move_now: validation, engine and the
-    # script call as plain calls) and this coroutine awaits the store's reply itself — the ack
-    # leaves only after Redis has the move. An idle connection does the same without even
-    # this coroutine (server/fastmoves.py).
-    races, feed, rid, seq = conn.ctx.races, conn.feed, req.race, req.seq
+    # The ack leaves only after Redis has the move (MovePath.play_move). An idle connection
+    # starts the same move without even this coroutine (server/fastmoves.py).
+    feed, rid, seq = conn.feed, req.race, req.seq
     feed.claim(rid, seq, seq + 1)
     try:
-        pending = races.move_now(conn.me, rid, seq, req.move)
-        if pending is None:  # not the common case: the general path, with its waits
-            ack = await races.move(conn.me, rid, seq, req.move)
-        elif type(pending) is dict:  # a duplicate
-            ack = pending
-        else:
-            try:
-                raw = await pending[-1]
-            except BaseException:
-                races.move_failed(pending)
-                raise
-            ack = races.move_done(pending, raw)
-            if ack is None:
-                ack = await races.move_refused(pending, raw)
+        ack = await conn.ctx.races.play_move(conn.me, rid, seq, req.move)
     except BaseException:  # refused: another connection's move n+1 is not ours to skip
         feed.unclaim(rid, seq, seq + 1)
         raise
-    if type(ack) is dict and ack.get("duplicate"):
-        ack = await with_version(races.store, rid, conn.me.pid, seq, ack)
     return ack_reply(req.id, rid, ack)
 
 

@@ -106,10 +106,10 @@ def test_every_transition_is_in_one_table_row() -> None:
 
 def test_derived_state_sets() -> None:
     assert INITIAL is S.LOBBY
-    assert TERMINAL == {S.FINISHED, S.CLOSED}
-    assert LIVE == {S.LOBBY, S.COUNTDOWN, S.RUNNING}
-    assert UNDERWAY == {S.COUNTDOWN, S.RUNNING}
-    assert DEALT == {S.RUNNING, S.FINISHED}
+    assert {S.FINISHED, S.CLOSED} == TERMINAL
+    assert {S.LOBBY, S.COUNTDOWN, S.RUNNING} == LIVE
+    assert {S.COUNTDOWN, S.RUNNING} == UNDERWAY
+    assert {S.RUNNING, S.FINISHED} == DEALT
     assert is_over("closed") and not is_over(S.RUNNING)
     # every live state but the lobby has a timer, and its event leaves the state
     assert set(TIMERS) == UNDERWAY

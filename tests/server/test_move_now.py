@@ -160,6 +160,7 @@ def test_a_parsed_move_is_pushed_and_recognised_as_a_duplicate() -> None:
     and a duplicate of an earlier move is recognised from it as from its text."""
     from solrace.server.batches import is_full_move
     from solrace.server.fastmoves import full_move
+    from solrace.server.movetypes import Applied
     from solrace.server.racemodel import GameEntry, Player
     from solrace.shared.engine import Game
     from solrace.shared.views import view_of
@@ -176,8 +177,8 @@ def test_a_parsed_move_is_pushed_and_recognised_as_a_duplicate() -> None:
         move = full_move(text.text())
         assert move is not None
         applied = path._apply(e, me, len(game.moves), move)
-        assert type(applied) is tuple and applied[6] == text.text()
-        e.view = applied[2]
+        assert isinstance(applied, Applied) and applied.move == text.text()
+        e.view = applied.view
         texts.append(text.text())
     dup = path._apply(e, me, 1, full_move(texts[1]))
     assert type(dup) is dict and dup["duplicate"] is True and dup["move"] == texts[1]
