@@ -38,6 +38,7 @@ import children  # bench/children.py: the event loop the children start on (chil
 import redis
 from solrace.server.redisproc import RedisProcess
 
+import runner  # bench/runner.py: the window (its profiler hooks and sleeps are patched here)
 import server as bench  # bench/server.py: this script's directory is on sys.path
 
 #: Run instead of ``-m solrace.server`` under valgrind: timing constants scaled to a server
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     marks: dict[str, Any] = {}
     valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
                 f"--callgrind-out-file={out}.%p"]
-    real_spawn = bench._spawn
+    real_spawn = children._spawn
 
     def spawn(argv: list[str], **kw: Any) -> subprocess.Popen[bytes]:
         if args.echo and any(a.endswith("echo.py") for a in argv):  # the floor: under valgrind
@@ -141,15 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     rds = redis.Redis.from_url(redis_proc.url)
     srv = None
     try:
-        bench._spawn = spawn
+        children._spawn = spawn  # (children.py starts the server and echo)
         srv = bench.start_echo(work) if args.echo else bench.start_solrace(redis_proc.url, work, 1)
         srv.wait(timeout=600)
         b = bench.Bench(ns, work)
         b.redis_proc, b.redis = redis_proc, rds
         # the window's profiler hook marks the window: callgrind collects from there ...
-        bench.start_py_spy = toggle_on  # type: ignore[assignment]
-        bench.finish_py_spy = lambda _spy: None  # type: ignore[assignment]
-        real_sleep = bench._sleep_until
+        runner.start_py_spy = toggle_on  # type: ignore[assignment]
+        runner.finish_py_spy = lambda _spy: None  # type: ignore[assignment]
+        real_sleep = runner._sleep_until
 
         def sleep_until(epoch: float) -> None:
             real_sleep(epoch)
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                                check=True, capture_output=True)
                 marks["moves1"] = _moves(rds)
 
-        bench._sleep_until = sleep_until
+        runner._sleep_until = sleep_until
         real_expect = bench.LoadGens.expect  # set-up under valgrind takes minutes, not seconds
 
         def expect(self: bench.LoadGens, tag: str, timeout: float) -> list[dict[str, Any]]:
