@@ -36,9 +36,9 @@ from typing import Any
 
 import children  # bench/children.py: the event loop the children start on (children.LOOP)
 import redis
+import runner  # bench/runner.py: the window (its profiler hooks and sleeps are patched here)
 from solrace.server.redisproc import RedisProcess
 
-import runner  # bench/runner.py: the window (its profiler hooks and sleeps are patched here)
 import server as bench  # bench/server.py: this script's directory is on sys.path
 
 #: Run instead of ``-m solrace.server`` under valgrind: timing constants scaled to a server

@@ -15,10 +15,10 @@ function). Steps (what the server does once per move):
 * ``result`` — the script's reply read into a ``ScriptResult`` and its four integers;
 * ``write-websockets`` — one binary frame written through ``websockets`` (frame object,
   serializer, write list, ``send_data``) to a transport that drops it;
-* ``write-direct`` — the same frame through ``FrameConnection.write_message``'s framing;
+* ``write-direct`` — the same frame through ``WsConnection.write_message``'s framing;
 * ``read-websockets`` / ``read-lean`` — one move frame (masked, binary) received by a
-  ``FrameConnection``: through websockets' own ``data_received`` (its stream reader, parser
-  generators, frame object, ``process_event``), or split by ``FrameConnection.data_received``
+  ``WsConnection``: through websockets' parser (``receive_data``, its parser generators,
+  ``events_received``, the frame object), or split by ``WsConnection.data_received``
   (docs/performance.md, "Lean reading");
 * ``loop-rt`` — the floor under ``batch-1``: one awaited PING round trip to the same Redis
   through a bare protocol (a write, the loop's iterations, ``data_received`` resolving the
@@ -56,24 +56,33 @@ import subprocess
 import sys
 import tempfile
 
-#: A FrameConnection receiving one move frame (``read-websockets``, ``read-lean``).
+#: A WsConnection receiving one move frame (``read-websockets``, ``read-lean``).
 READ = """
 import asyncio
 import msgpack
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 from websockets.server import ServerProtocol
-from solrace.server.wsconn import FrameConnection, _Inbox
+from solrace.server.transport.connection import WsConnection
+from solrace.server.transport.frames import FrameSplitter
 loop = asyncio.new_event_loop()
-p = ServerProtocol(max_size=64 * 1024)
-p.state = OPEN
-p.parser = p.parse()
-next(p.parser)
-c = FrameConnection.__new__(FrameConnection)
-c.protocol, c.request, c.close_deadline = p, object(), None
-c._inbox = _Inbox(loop.create_future())
+asyncio.set_event_loop(loop)
+p = ServerProtocol(max_size=64 * 1024)  # through a real handshake: its parser between frames
+p.receive_data(b"GET / HTTP/1.1\\r\\nHost: x\\r\\nUpgrade: websocket\\r\\n"
+               b"Connection: Upgrade\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n"
+               b"Sec-WebSocket-Version: 13\\r\\n\\r\\n")
+p.send_response(p.accept(p.events_received()[0]))
+p.data_to_send()
+assert p.state is OPEN
+class T:
+    def write(self, data): pass
+    def can_write_eof(self): return True
+async def make():
+    return WsConnection(None, p)
+c = loop.run_until_complete(make())
+c.transport = T()
 got = []
-c._inbox.sink = got.append
+c.set_sink(got.append)
 payload = msgpack.packb({"t": "move", "id": 17, "race": "0123456789abcdef", "seq": 612,
                          "move": "t3f1"})
 frame = Frame(Opcode.BINARY, payload).serialize(mask=True, extensions=[])
@@ -183,31 +192,23 @@ def f():
         if data:
             t.write(data)
 """,
-    "write-direct": """
-from websockets.protocol import OPEN
-from websockets.server import ServerProtocol
-from solrace.server.wsconn import frame_head
-p = ServerProtocol()
-p.state = OPEN
-class T:
-    def write(self, data): pass
-t = T()
+    "write-direct": READ + """
 frame = b"\\x8a" + b"x" * 180
-def f():  # the checks and the write of FrameConnection.write_message
-    if p.extensions or p.writes or p.expect_continuation_frame or p.state is not OPEN or p.debug:
-        raise AssertionError
-    t.write(frame_head(len(frame), False) + frame)
+def f():  # WsConnection.write_message: the state's check, the framing, the write
+    c.write_message(frame)
 """,
     "read-websockets": READ + """
-from websockets.asyncio.server import ServerConnection
-def f():  # websockets' own reading: stream reader, parser generators, frame, process_event
-    ServerConnection.data_received(c, frame)
+c._feed(frame)
+assert got == [payload]
+def f():  # websockets' parser: receive_data, events_received, the frame to the sink
+    c._feed(frame)
     got.clear()
 """,
     "read-lean": READ + """
+c._splitter = FrameSplitter(64 * 1024)
 c.data_received(frame)
-assert got == [payload] and c._inbox.lean == 64 * 1024
-def f():  # FrameConnection.data_received's own frame split
+assert got == [payload]
+def f():  # WsConnection.data_received's own frame split
     c.data_received(frame)
     got.clear()
 """,

@@ -42,12 +42,10 @@ from solrace.server.results import Results
 from solrace.server.spectate import Masks
 from solrace.server.store import Keys, Store
 from solrace.server.store.connect import is_cluster_url, open_client, open_cluster
+from solrace.server.transport import WsConnection, WsServer, serve
 from solrace.server.verdicts import VerdictService
-from solrace.server.wsconn import FrameConnection
 from solrace.shared import accel
 from solrace.shared import protocol as P
-from websockets.asyncio.server import Server as WsServer
-from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
 log = logging.getLogger("solrace.server")
@@ -182,14 +180,11 @@ class Server:
             cfg.host,
             cfg.port,
             max_size=cfg.max_frame,
-            max_queue=16,
             ping_interval=cfg.ping_interval,
             ping_timeout=cfg.ping_interval,
             close_timeout=2,
             process_request=self._http,
-            select_subprotocol=lambda _conn, offered: P.select_subprotocol(offered),
-            compression=None,
-            create_connection=FrameConnection,
+            select_subprotocol=P.select_subprotocol,
         )
         # Set before the first await: no connection is served before the races know it.
         races.home = self.advertised
@@ -208,11 +203,11 @@ class Server:
             return self.config.advertise_url
         return listener_url(self.config.host, self.port)
 
-    async def _handle(self, ws: ServerConnection) -> None:
+    async def _handle(self, ws: WsConnection) -> None:
         assert self.ctx is not None
         await Connection(ws, self.ctx).run()
 
-    async def _http(self, conn: ServerConnection, request: Request) -> Response | None:
+    async def _http(self, conn: WsConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         method = getattr(request, "method", "GET")  # websockets < 14 parsed GET only
         if method not in ("GET", "HEAD"):  # the page, health and metrics are read-only

@@ -26,14 +26,14 @@ from solrace.shared import protocol as P
 if TYPE_CHECKING:
     from solrace.server.app import Context
     from solrace.server.feed import Feed
-    from websockets.asyncio.server import ServerConnection
+    from solrace.server.transport import WsConnection
 
 
 class CloseTimer:
     """The hello deadline and the idle close (see the module's docstring)."""
 
     if TYPE_CHECKING:  # the connection's, see Connection.__init__
-        ws: ServerConnection
+        ws: WsConnection
         ctx: Context
         feed: Feed
         greeted: bool

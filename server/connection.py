@@ -10,7 +10,7 @@ Race events are delivered in order by the connection's :class:`~solrace.server.f
 
 Reading never waits for processing: each frame goes to an in-order worker through a queue of
 at most :data:`PIPELINE_DEPTH` frames — handed over by the websocket protocol's own callback
-(:class:`~solrace.server.wsconn.FrameConnection`), no reader task — so the websocket keeps
+(:class:`~solrace.server.transport.WsConnection`), no reader task — so the websocket keeps
 reading (and the client's keepalive pongs keep arriving) while a request runs. Requests run
 one at a time in arrival order — moves and their acks, ``sync`` then attach, keep their
 order — except the ones that may wait minutes for a solver (:data:`CONCURRENT`: ``daily``
@@ -45,14 +45,13 @@ from solrace.server.presence import Presence
 from solrace.server.races import Player
 from solrace.server.sending import Sending
 from solrace.server.store.errors import unavailable_reason
-from solrace.server.wsconn import FrameConnection
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
     from solrace.server.app import Context
     from solrace.server.store.accounts import SessionRecord
-    from websockets.asyncio.server import ServerConnection
+    from solrace.server.transport import WsConnection
 
 log = logging.getLogger("solrace.connection")
 
@@ -114,7 +113,7 @@ class TokenBucket:
 
 
 class Connection(MoveStart, CloseTimer, Sending):
-    def __init__(self, ws: ServerConnection, ctx: Context) -> None:
+    def __init__(self, ws: WsConnection, ctx: Context) -> None:
         self.ws = ws
         self.ctx = ctx
         self.codec = P.codec_for(ws.subprotocol)  # msgpack, or JSON for browsers
@@ -131,10 +130,7 @@ class Connection(MoveStart, CloseTimer, Sending):
         self.quick_queue: str | None = None
         self.bucket = TokenBucket(ctx.config.rate, ctx.config.burst)
         self.out = Outbox(ctx.send_queue, self._too_slow, self.codec.encode)
-        if all(hasattr(ws, a) for a in ("protocol", "send_data", "paused", "send_in_progress",
-                                        "set_connection_exc", "transport")):
-            self.out.direct = self.write_now
-        self._framed = isinstance(ws, FrameConnection)
+        self.out.direct = self.write_now
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
@@ -253,29 +249,20 @@ class Connection(MoveStart, CloseTimer, Sending):
         not reset by other frames); a connection with nothing going on (no race, no watch, no
         queue) is closed after ``idle_timeout`` without a frame. Both are one timer per
         connection (``_on_timer``), which the worker re-arms after each request, so the limit
-        always follows the handled state. On a :class:`FrameConnection` frames arrive through
+        always follows the handled state. Frames arrive through
         :meth:`_on_frame` and this only waits for the connection to go."""
         ws = self.ws
         self._hello_deadline = self._last_frame = time.monotonic()
         self._hello_deadline += HELLO_TIMEOUT
         self._recheck()
-        if isinstance(ws, FrameConnection):  # messages come as protocol callbacks, no task
-            ws.set_sink(self._on_frame)
-            try:
-                await ws.wait_lost()
-            finally:
-                ws.set_sink(_dropped)  # the reader returned: later messages are dropped
-            return
-        while True:
-            try:
-                data = await ws.recv()
-            except Exception:  # closed (normally or not)
-                return
-            self._last_frame = time.monotonic()
-            self._enqueue(data)
+        ws.set_sink(self._on_frame)  # messages come as protocol callbacks, no task
+        try:
+            await ws.wait_lost()
+        finally:
+            ws.set_sink(_dropped)  # the reader returned: later messages are dropped
 
     def _on_frame(self, data: bytes | str) -> None:
-        """One message, from the websocket's ``data_received`` (:mod:`.wsconn`): what the
+        """One message, from the websocket's ``data_received`` (:mod:`.transport`): what the
         reader loop does with what ``recv()`` returns — or, when the worker is idle with
         nothing queued, the frame's synchronous part at once (:meth:`_now`)."""
         self._last_frame = time.monotonic()

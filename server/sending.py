@@ -21,11 +21,9 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from websockets.protocol import OPEN
-
 if TYPE_CHECKING:
     from solrace.server.outbox import Outbox
-    from websockets.asyncio.server import ServerConnection
+    from solrace.server.transport import WsConnection
 
 log = logging.getLogger("solrace.connection")
 
@@ -37,10 +35,9 @@ class Sending:
     (see the module's docstring)."""
 
     if TYPE_CHECKING:  # the connection's, see Connection.__init__
-        ws: ServerConnection
+        ws: WsConnection
         out: Outbox
         closing: bool
-        _framed: bool  # ws is a FrameConnection: it frames a message itself
         _close_reason: str
 
         def spawn(self, coro: Any) -> None: ...
@@ -61,32 +58,18 @@ class Sending:
     def write_now(self, frame: bytes | str) -> bool:
         """Write ``frame`` to the socket now, as ``ws.send`` would without waiting, when that
         cannot reorder or overrun anything: the outbox is empty (checked by the caller: the
-        writer holds no unsent frame), the websocket is open, not paused by flow control and
-        not in a fragmented send. False: queue it for the writer task."""
+        writer holds no unsent frame), the websocket is open and not paused by flow control.
+        False: queue it for the writer task (which also reports a closed connection)."""
         ws = self.ws
-        if ws.paused or ws.send_in_progress is not None or ws.protocol.state is not OPEN:
+        if ws.paused:
             return False
-        if self._framed:  # framed by FrameConnection: the same bytes, less work per frame
-            try:
-                if ws.write_message(frame):
-                    return True
-            except Exception as exc:  # the socket failed: as websockets' own send would
-                ws.set_connection_exc(exc)
+        try:
+            return ws.write_message(frame)
+        except Exception:  # the socket failed: the connection ends
+            log.info("writing to a connection failed", exc_info=True)
+            if ws.transport is not None:
                 ws.transport.abort()
-                return True
-        try:
-            if isinstance(frame, str):
-                ws.protocol.send_text(frame.encode())
-            else:
-                ws.protocol.send_binary(frame)
-        except Exception:  # nothing was sent: the writer's send reports the state
-            return False
-        try:
-            ws.send_data()
-        except Exception as exc:  # the socket failed: as websockets' own send would
-            ws.set_connection_exc(exc)
-            ws.transport.abort()
-        return True
+            return True
 
     def send(self, message: dict[str, Any]) -> None:
         if not self.closing:
