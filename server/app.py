@@ -371,6 +371,8 @@ class Server:
             await self.ctx.hub.close()
         if self.ctx is not None and self.ctx.store.replication is not None:
             await self.ctx.store.replication.close()
+        if self.ctx is not None:
+            self.ctx.store.batcher.close()
         if self.redis is not None:
             await self.redis.aclose()
         if self.pubsub_redis is not None:

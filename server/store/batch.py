@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import math
 from collections.abc import Callable
 from typing import Any
 
-from redis._parsers.base import SERVER_CLOSED_CONNECTION_ERROR
-from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
 from redis.asyncio import ConnectionPool, Redis
 from redis.exceptions import (
     AskError,
     ClusterError,
-    ConnectionError,
     MovedError,
     NoScriptError,
-    ResponseError,
     TryAgainError,
 )
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from solrace.server.store.resp import pack, sha_of
-from solrace.server.store.wire import BatchWire, socket_poll, take_over
+from solrace.server.store.wire import ScriptWire, WireSettings, open_wire
 
 log = logging.getLogger("solrace.store")
 
@@ -47,19 +40,16 @@ class ScriptBatcher:
     calls — which did not run — are retried once after loading the script.
 
     On a single Redis (a :class:`redis.asyncio.Redis` over a connection pool) the batch is
-    packed here (:func:`pack`) and written and read on one pooled connection, with the pool's
-    retry policy, as redis-py's non-transactional pipeline does — without its per-argument
-    encoder, per-command bookkeeping and instrumentation (docs/performance.md, "Redis: one kept
-    batch connection"). A cluster client keeps redis-py's pipeline, which routes each call to
-    its slot's node.
-
-    Once a batch has ended well on a connection (hiredis parser, RESP2), the next batches
-    are written and read on it by a :class:`~.wire.BatchWire`: packed into one write from
-    the event loop's callback, their replies parsed as they arrive and the callers' futures
-    resolved there — no task, no stream reader, no timeout context per batch. A failure
-    there hands the batch to the path above as its first failed attempt (the pool's retry
-    policy then disconnects, backs off, reconnects and resends it), so callers see the same
-    retries and the same exceptions.
+    packed here (:func:`pack`) and written and read on a connection of the batcher's own
+    (:class:`~.wire.ScriptWire`: the public ``hiredis.Reader``, opened with the pool's
+    settings): packed into one write from the event loop's callback, its replies parsed as
+    they arrive and the callers' futures resolved there — no task, no stream reader, no
+    timeout context per batch (docs/performance.md, "Redis: one batch connection of its
+    own"). A failure there hands the batch to :meth:`_exchange`, which applies the pool's
+    retry policy (a fresh connection, backoff) with that failure as its first attempt, so
+    callers see the same retries and the same exceptions as through redis-py. A cluster
+    client, or a pool the wire cannot stand in for (TLS), keeps redis-py's public pipeline,
+    which routes each call to its slot's node.
     """
 
     def __init__(self, redis: Redis) -> None:
@@ -70,16 +60,20 @@ class ScriptBatcher:
         self._resharding: set[asyncio.Task[None]] = set()  # calls waiting out a migration
         self.batches = 0
         pool = getattr(redis, "connection_pool", None)
-        self._pool: ConnectionPool | None = (
-            pool if isinstance(redis, Redis) and isinstance(pool, ConnectionPool) else None)
+        self._settings: WireSettings | None = (
+            WireSettings.of(pool) if isinstance(redis, Redis) and isinstance(pool, ConnectionPool)
+            else None)
         self._loop: asyncio.AbstractEventLoop | None = None
-        #: The pooled connection the last batch ended well on, and its event loop: the next
-        #: batch's (see :meth:`_exchange`).
-        self._held: tuple[Any, asyncio.AbstractEventLoop] | None = None
-        #: The held connection's transport read by the batcher itself, and the batch it has
-        #: out (see :meth:`_flush`).
-        self._wire: BatchWire | None = None
+        #: The batcher's own connection (single Redis), and the batch it has out with its
+        #: packed bytes (see :meth:`_flush`).
+        self._wire: ScriptWire | None = None
         self._out: tuple[list[Any], bytes] | None = None
+
+    def close(self) -> None:
+        """Close the batcher's own connection (the store's client is closed by its owner)."""
+        wire, self._wire = self._wire, None
+        if wire is not None:
+            wire.close()
 
     def call(self, script: Any, keys: list[Any], args: list[Any],
              on_done: Callable[[Any], None] | None = None) -> asyncio.Future[Any]:
@@ -97,103 +91,54 @@ class ScriptBatcher:
 
     async def _exchange(self, batch: list[Any], packed: bytes | None = None,
                         first: BaseException | None = None) -> list[Any]:
-        """One write of the packed batch, then its replies in order (an error reply is
-        returned in its place, as ``raise_on_error=False`` does).
-
-        The pooled connection a batch ended well on is kept for the next batch (batches go
-        one at a time), instead of a ``get_connection``/``release`` per batch — each a lock
-        and the pool's instrumentation; the pool's check that a connection is fit (not
-        closed by the server, nothing unread) is made here without a coroutine (``_clean``),
-        and one that fails it, or any failure of a batch, gives the connection back to the
-        pool (disconnected on a failure), and the next batch takes one afresh. A connected
-        connection is written to directly, under the same deadline as the replies (the
-        connection's socket timeout), not through ``send_packed_command``, which runs the
-        write in a task of its own (``asyncio.wait_for``); a write that fails disconnects
-        and raises ``ConnectionError`` as it does, so the pool's retry policy sees the same.
-        About 40 % of a one-call batch's instructions (docs/performance.md, "Redis: one kept
-        batch connection").
-
-        ``first``: the failure of the batch's first attempt on the wire (the held connection's
-        own reading, :meth:`_flush`); it counts as the retry policy's first failed attempt,
-        after which the batch goes again as above."""
-        pool = self._pool
-        assert pool is not None
+        """One write of the packed batch on the batcher's own connection, then its replies
+        in order (an error reply in its place, as ``raise_on_error=False`` does) — under the
+        pool's retry policy: a failed attempt closes the connection, and the next one (after
+        the policy's backoff) opens a fresh one. ``first``: the failure of the batch's first
+        attempt, made on the wire by :meth:`_flush`; it counts as the policy's first failed
+        attempt."""
+        settings = self._settings
+        assert settings is not None
         if packed is None:
             packed = b"".join([pack(sha_of(c[0]), c[1], c[2]) for c in batch])
         loop = asyncio.get_running_loop()
-        held, self._held = self._held, None
-        if first is not None and held is not None:
-            conn = held[0]  # the wire's connection: its failure is the first attempt's
-        elif held is not None and held[1] is loop and _clean(held[0]):
-            conn = held[0]
-        else:
-            if held is not None:  # closed by the server, unread data, another event loop:
-                with contextlib.suppress(Exception):  # the pool connects it afresh
-                    await held[0].disconnect(nowait=True)
-                await pool.release(held[0])
-            conn = await pool.get_connection()
-        kept = False
+        count = len(batch)
+
+        async def attempt() -> list[Any]:
+            nonlocal first
+            if first is not None:  # the first attempt, made on the wire, failed
+                error, first = first, None
+                raise error
+            wire = self._wire
+            if wire is None or not wire.ready(loop):
+                if wire is not None:
+                    wire.close()
+                wire = self._wire = None
+                wire = self._wire = await open_wire(settings, loop)
+            return await wire.call(packed, count)
+
+        async def failed(_error: Exception) -> None:
+            wire, self._wire = self._wire, None
+            if wire is not None:
+                wire.close()
+
+        if settings.retry is not None:
+            return await settings.retry.call_with_retry(  # type: ignore[no-any-return]
+                attempt, failed)
         try:
-            async def io() -> list[Any]:
-                nonlocal first
-                if first is not None:  # the first attempt, made on the wire, failed
-                    error, first = first, None
-                    await conn.disconnect(nowait=True)
-                    raise error
-                writer = conn._writer
-                direct = writer is not None and conn.is_connected
-                if not direct:  # (re)connects first, as every redis-py command does
-                    await conn.send_packed_command(packed, check_health=False)
-                out: list[Any] = []
-                # one deadline (the connection's socket timeout) for the write and all the
-                # batch's replies, not one timer (and a task) for each
-                try:
-                    async with asyncio.timeout(conn.socket_timeout):
-                        if direct:
-                            try:
-                                writer.write(packed)
-                                await writer.drain()
-                            except OSError as exc:
-                                await conn.disconnect(nowait=True)
-                                raise ConnectionError(
-                                    f"Error while writing to socket. {exc.args}") from exc
-                        if _direct(conn):
-                            await _read_replies(conn, len(batch), out)
-                        else:
-                            for _ in batch:
-                                try:
-                                    out.append(await conn.read_response(timeout=math.inf))
-                                except ResponseError as exc:
-                                    out.append(exc)
-                except TimeoutError:
-                    await conn.disconnect(nowait=True)
-                    raise RedisTimeoutError("Timeout reading script replies") from None
-                return out
-
-            async def failed(_error: Exception) -> None:
-                await conn.disconnect()
-
-            out = await conn.retry.call_with_retry(io, failed)
-            kept = conn.is_connected
-            return out  # type: ignore[no-any-return]
-        except BaseException:
-            await conn.disconnect()
+            return await attempt()
+        except Exception as exc:
+            await failed(exc)
             raise
-        finally:
-            if kept:
-                self._held = (conn, loop)
-            else:
-                await pool.release(conn)
 
     def _flush(self) -> None:
         """Send what is pending — unless a batch is still out: then the calls wait for it to
         come back and go as the next batch (one batch in flight, so replies are handled in
         the order Redis ran them, and a busy tick's calls share one write and one read).
 
-        On the held connection's wire when it is ready (the usual case): packed, written
-        and left to the wire, which calls :meth:`_replied`; otherwise (the first batch, a
-        cluster, redis-py's Python parser, after a failure) in a task through redis-py's
-        connection (:meth:`_send`)."""
+        On the batcher's wire when it is ready (the usual case): packed, written and left to
+        the wire, which calls :meth:`_replied`; otherwise (the first batch, a cluster, after a
+        failure) in a task (:meth:`_send`)."""
         loop = asyncio.get_running_loop()
         if self._out is not None or (self._tasks and any(
                 not t.done() and t.get_loop() is loop for t in self._tasks)):
@@ -202,8 +147,6 @@ class ScriptBatcher:
         if not batch:
             return
         wire = self._wire
-        if wire is None and self._held is not None and self._held[1] is loop:
-            wire = self._wire = take_over(self._held[0], loop)
         if wire is not None:
             if wire.ready(loop):
                 self.batches += 1
@@ -211,7 +154,9 @@ class ScriptBatcher:
                 self._out = (batch, packed)
                 wire.send(packed, len(batch), self._replied)
                 return
-            self._wire = None  # its connection is still held: _exchange checks it
+            if wire.loop is not loop or wire.failure is not None:
+                wire.close()
+                self._wire = None
         self.batches += 1
         self._start(self._send(batch))
 
@@ -227,7 +172,6 @@ class ScriptBatcher:
         assert out is not None
         batch, packed = out
         if isinstance(results, BaseException):
-            self._wire = None
             self._start(self._send(batch, packed, results))
             return
         if _noscript(results):
@@ -244,7 +188,7 @@ class ScriptBatcher:
     async def _send(self, batch: list[Any], packed: bytes | None = None,
                     first: BaseException | None = None) -> None:
         try:
-            if self._pool is not None:
+            if self._settings is not None:
                 results = await self._exchange(batch, packed, first)
             else:
                 async with self.redis.pipeline(transaction=False) as pipe:
@@ -336,74 +280,3 @@ def _fail(batch: list[Any], exc: Exception) -> None:
     for *_, fut, _ in batch:
         if not fut.done():
             fut.set_exception(exc)
-
-
-def _clean(conn: Any) -> bool:
-    """Whether a kept connection is fit for the next batch: what the pool's
-    ``ensure_connection`` checks before it hands a connection out (connected, not closed by
-    the server, no unread data), without its coroutine — and, where the transport's socket
-    is at hand (asyncio's selector transports and uvloop's, :func:`.wire.socket_poll`), the
-    socket itself is polled without waiting: a connection Redis closed a moment ago shows
-    its end there before the event loop has read it (the pool, handing out the connection
-    released last, rarely meets one; a kept connection always would)."""
-    stream = getattr(conn, "_reader", None)
-    if not conn.is_connected or stream is None or stream.at_eof() or stream._buffer:
-        return False
-    reader = getattr(getattr(conn, "_parser", None), "_reader", None)
-    if reader is not None and hasattr(reader, "has_data") and reader.has_data():
-        return False
-    writer = getattr(conn, "_writer", None)
-    transport = getattr(writer, "transport", None)
-    if transport is not None and transport.is_closing():  # closed under a wire, say
-        return False
-    poll = socket_poll(transport) if transport is not None else None
-    if poll is None:
-        return True
-    # no event: open, nothing unread; POLLIN: unread data or the end of the stream;
-    # POLLHUP / POLLERR / POLLNVAL (always reported): closed, failed
-    return not poll.poll(0)
-
-
-def _direct(conn: Any) -> bool:
-    """Whether the batch's replies can be read from the connection's hiredis reader directly:
-    redis-py's hiredis parser (the default with ``redis[hiredis]``), connected."""
-    parser = getattr(conn, "_parser", None)
-    return (isinstance(parser, _AsyncHiredisParser) and parser._connected
-            and parser._reader is not None and getattr(conn, "_reader", None) is not None)
-
-
-async def _read_replies(conn: Any, count: int, out: list[Any]) -> None:
-    """``count`` replies into ``out``, parsed by the connection's own ``hiredis.Reader`` from
-    the socket in chunks — redis-py's ``read_response`` does the same for one reply at a time,
-    with a coroutine chain, a timeout context and a raise of every error reply per call. Error
-    replies are put in ``out`` (the reader builds them as redis-py's exceptions:
-    ``NoScriptError``, ``ResponseError``, …); a RESP3 push message goes to the parser's push
-    handler, as ``read_response`` does it; a socket failure disconnects and raises
-    ``ConnectionError`` as ``read_response`` would, so the pool's retry policy sees the same."""
-    parser = conn._parser
-    reader, stream, size = parser._reader, conn._reader, parser._read_size
-    gets, feed = reader.gets, reader.feed
-    push = parser._hiredis_PushNotificationType
-    try:
-        while len(out) < count:
-            reply = gets()
-            if reply is NOT_ENOUGH_DATA:
-                data = await stream.read(size)
-                if not data:
-                    raise ConnectionError(SERVER_CLOSED_CONNECTION_ERROR)
-                feed(data)
-                continue
-            if push is not None and isinstance(reply, push):  # RESP3: not a reply of ours
-                await parser.handle_push_response(reply)
-                continue
-            if isinstance(reply, ConnectionError) or (
-                    isinstance(reply, list) and reply and isinstance(reply[0], ConnectionError)):
-                raise reply if isinstance(reply, ConnectionError) else reply[0]
-            out.append(reply)
-    except OSError as exc:
-        await conn.disconnect(nowait=True)
-        raise ConnectionError(f"Error while reading from {conn._host_error()} : {exc.args}"
-                              ) from None
-    except ConnectionError:
-        await conn.disconnect(nowait=True)
-        raise

@@ -57,3 +57,13 @@ def sha_of(script: Any) -> bytes:
     """The script's SHA as bytes (redis-py keeps it as text)."""
     sha = script.sha
     return sha if isinstance(sha, bytes) else sha.encode()
+
+
+def pack_command(*words: Any) -> bytes:
+    """Any command in RESP (bytes, str or int words): the batch connection's set-up
+    (``AUTH``, ``SELECT``, ``CLIENT SETNAME``)."""
+    parts = [b"*%d\r\n" % len(words)]
+    for w in words:
+        b = w if isinstance(w, bytes) else str(w).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(b), b))
+    return b"".join(parts)

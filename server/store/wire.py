@@ -1,27 +1,23 @@
-"""The script batcher's own reading of its Redis connection: an :class:`asyncio.Protocol` put
-on the transport of the pooled connection the batcher keeps, so that a batch's replies are
-parsed where the bytes arrive and the batch is resolved there — no task per batch, no
-stream reader, no timeout context (docs/performance.md, "Redis: one kept batch connection").
+"""The script batcher's own Redis connection: an :class:`asyncio.Protocol` with the public
+:class:`hiredis.Reader`, so that a batch's replies are parsed where the bytes arrive and the
+batch is resolved there — no task per batch, no stream reader, no timeout context
+(docs/performance.md, "Redis: one batch connection of its own").
 
-Why the pooled connection's transport and not a connection of our own: redis-py has already
-connected it with every setting of the store's URL (TCP or unix socket, AUTH with
-username and password, SELECT, the client name, keep-alive, the timeouts), and its hiredis
-reader (:class:`redis._parsers.hiredis._AsyncHiredisParser`'s) is already built with
-redis-py's error classes, so an error reply here is the exception redis-py would give
-(``NoScriptError``, ``ResponseError``, ``BusyLoadingError``, …). The connection stays the
-pool's (in use by the batcher, as before): any failure ends this protocol's use of it, and
-the batcher's redis-py path disconnects it, applies the pool's retry policy and connects
-afresh (:meth:`.batch.ScriptBatcher._exchange`), exactly as a failure of that path did.
+Why a connection of our own rather than one of redis-py's pool: reading the replies where they
+arrive needs the connection's transport and reader, which redis-py keeps private. This one is
+opened with the settings of the store's URL, read from the pool's public
+``connection_kwargs``: TCP or unix socket, AUTH with username and password, SELECT, the client
+name, the connect and socket timeouts. It speaks RESP2 (no ``HELLO``), so Redis never sends it
+push messages. Error replies become redis-py's public exception classes by their first word
+(:func:`reply_error`), as redis-py's own parser names them: ``NoScriptError``,
+``BusyLoadingError``, ``ReadOnlyError``, …
 
-What it keeps from redis-py's reading: the batch's deadline is the connection's socket
-timeout, for the write and every reply of the batch together; a stall past it fails the
-batch with redis-py's ``TimeoutError``, a closed or reset connection with its
-``ConnectionError`` (the messages ``read_response`` gives), an error reply that is a
-``ConnectionError`` (``LOADING``) fails the batch as ``read_response`` raises it; a RESP3
-push message (redis-py 8 speaks RESP3 by default) goes to the parser's push handler, as
-``read_response`` sends it. Only connections with redis-py's hiredis parser, over TCP or a
-unix socket, are taken over (TLS is not tested here); anything else stays on the redis-py
-path.
+What it keeps of redis-py's reading: the batch's deadline is the socket timeout, for the write
+and every reply of the batch together; a stall past it fails the batch with redis-py's
+``TimeoutError``, a closed or reset connection with its ``ConnectionError``; an error reply
+that is a ``ConnectionError`` (``LOADING``) fails the batch. The batcher's retry policy (the
+pool's :class:`~redis.asyncio.retry.Retry`) then opens a fresh connection and sends the batch
+again (:meth:`.batch.ScriptBatcher._exchange`).
 """
 
 from __future__ import annotations
@@ -30,53 +26,123 @@ import asyncio
 import math
 import select
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from redis._parsers.base import SERVER_CLOSED_CONNECTION_ERROR
-from redis._parsers.hiredis import NOT_ENOUGH_DATA, _AsyncHiredisParser
-from redis.exceptions import ConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+import hiredis
+from redis import exceptions as rx
+from redis.asyncio.connection import Connection, ConnectionPool, UnixDomainSocketConnection
+from solrace.server.store.resp import pack_command
 
-__all__ = ["BatchWire", "socket_poll", "take_over"]
+__all__ = ["ScriptWire", "WireSettings", "open_wire", "reply_error", "socket_poll"]
 
 #: Replies, or the exception that ended the batch.
 Done = Callable[[Any], None]
 
-
-#: Seconds without a batch after which :meth:`BatchWire.ready` polls the socket first.
+#: Seconds without a batch after which :meth:`ScriptWire.ready` polls the socket first.
 QUIET = 1.0
+#: Redis's message when it closed the connection.
+CLOSED = "Connection closed by server."
+
+#: Error replies by first word, as redis-py's parser names them (public classes).
+ERRORS: dict[str, type[rx.RedisError]] = {
+    "NOSCRIPT": rx.NoScriptError,
+    "LOADING": rx.BusyLoadingError,
+    "READONLY": rx.ReadOnlyError,
+    "OOM": rx.OutOfMemoryError,
+    "NOAUTH": rx.AuthenticationError,
+    "WRONGPASS": rx.AuthenticationError,
+    "NOPERM": rx.NoPermissionError,
+    "MASTERDOWN": rx.MasterDownError,
+    "EXECABORT": rx.ExecAbortError,
+    "ERR": rx.ResponseError,
+}
+#: ``ERR`` replies redis-py gives a class of their own, by their text.
+ERR_TEXTS: dict[str, type[rx.RedisError]] = {
+    "max number of clients reached": rx.ConnectionError,
+    "invalid password": rx.AuthenticationError,
+}
 
 
-class BatchWire(asyncio.Protocol):
-    """One pooled redis-py connection's transport, read by the batcher: one batch at a time.
+def reply_error(message: str) -> rx.RedisError:
+    """The exception of an error reply: redis-py's class for its first word, the word removed
+    (as redis-py's parser does), else ``ResponseError`` with the whole message."""
+    code, _, rest = message.partition(" ")
+    cls = ERRORS.get(code)
+    if cls is None:
+        return rx.ResponseError(message)
+    if code == "ERR":
+        cls = ERR_TEXTS.get(rest, cls)
+    return cls(rest)
 
-    :meth:`send` writes a packed batch and arms the deadline; :meth:`data_received` feeds
-    the connection's hiredis reader and, once the batch's last reply is in, calls the
-    batch's ``done`` with the replies in order (error replies in their place). A failure
-    calls ``done`` with the exception instead and makes the wire unusable (``failure``);
-    so does anything Redis sends outside a batch. The transport's original protocol (the
-    connection's ``StreamReaderProtocol``) still hears of the connection's end, so
-    redis-py's ``disconnect`` (which waits for it) works as before."""
 
-    def __init__(self, conn: Any, loop: asyncio.AbstractEventLoop) -> None:
-        self.conn = conn
+@dataclass(frozen=True, slots=True)
+class WireSettings:
+    """Where and how to connect, from a pool's public ``connection_kwargs``."""
+
+    host: str
+    port: int
+    path: str | None
+    db: int
+    username: str | None
+    password: str | None
+    client_name: str | None
+    socket_timeout: float | None
+    connect_timeout: float | None
+
+    retry: Any  # the pool's retry policy (redis.asyncio.retry.Retry)
+
+    @classmethod
+    def of(cls, pool: ConnectionPool) -> WireSettings | None:
+        """The settings of ``pool``'s connections (read off one it makes, unconnected: its
+        public attributes carry redis-py's defaults), or None when this wire cannot stand in
+        for them (TLS, a credential provider, a connection class of another kind)."""
+        if pool.connection_class not in (Connection, UnixDomainSocketConnection) or (
+                pool.connection_kwargs.get("credential_provider") is not None):
+            return None
+        c: Any = pool.connection_class(**pool.connection_kwargs)
+        timeout, connect = c.socket_timeout, c.socket_connect_timeout
+        return cls(
+            host=getattr(c, "host", "localhost"), port=int(getattr(c, "port", 6379)),
+            path=getattr(c, "path", None) if isinstance(c, UnixDomainSocketConnection) else None,
+            db=int(c.db or 0), username=c.username, password=c.password,
+            client_name=c.client_name,
+            socket_timeout=None if timeout is None else float(timeout),
+            connect_timeout=None if connect is None else float(connect),
+            retry=c.retry,
+        )
+
+    def hello(self) -> list[tuple[Any, ...]]:
+        """The commands that set the connection up, before any batch."""
+        out: list[tuple[Any, ...]] = []
+        if self.password is not None:
+            out.append(("AUTH", self.username, self.password) if self.username
+                       else ("AUTH", self.password))
+        if self.db:
+            out.append(("SELECT", self.db))
+        if self.client_name:
+            out.append(("CLIENT", "SETNAME", self.client_name))
+        return out
+
+
+class ScriptWire(asyncio.Protocol):
+    """One connection of the batcher's: one batch at a time.
+
+    :meth:`send` writes a packed batch and arms the deadline; :meth:`data_received` feeds the
+    hiredis reader and, once the batch's last reply is in, calls the batch's ``done`` with the
+    replies in order (error replies in their place). A failure calls ``done`` with the
+    exception instead and makes the wire unusable (``failure``); so does anything Redis sends
+    outside a batch."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float | None) -> None:
         self.loop = loop
-        self.transport: Any = conn._writer.transport
-        self.inner: Any = self.transport.get_protocol()
-        self.reader: Any = conn._parser._reader
-        #: hiredis' type of a RESP3 push message (None on RESP2)
-        self.push: type | None = getattr(conn._parser, "_hiredis_PushNotificationType", None)
-        self._pushes: set[asyncio.Future[Any]] = set()
-        timeout = conn.socket_timeout
-        self.timeout: float | None = None if timeout is None else float(timeout)
-        #: the socket, where the transport has one at hand, asked without waiting before
-        #: each batch (see :meth:`ready`): a poll object made once, not a ``MSG_PEEK`` read
-        #: (whose "nothing to read" is an exception raised and caught every batch)
-        self._poll = socket_poll(self.transport)
-        #: what ended the wire's use (the batcher then goes back to redis-py's path)
+        self.timeout = timeout
+        self.transport: Any = None
+        #: error replies, nested ones too, are built by :func:`reply_error` inside hiredis
+        self.reader = hiredis.Reader(protocolError=rx.InvalidResponse, replyError=reply_error)
+        self._poll: Any = None
+        #: what ended the wire's use (the batcher then opens another)
         self.failure: BaseException | None = None
-        #: replies left over after a batch: fine for that batch, not for the connection
-        self.dirty = False
         self._count = 0
         self._out: list[Any] = []
         self._done: Done | None = None
@@ -84,53 +150,59 @@ class BatchWire(asyncio.Protocol):
         #: loop time of the last :meth:`ready` (for :meth:`send`) and of the last batch sent
         self._now = self._sent = -math.inf
         self._watch: asyncio.TimerHandle | None = None
-        self.transport.set_protocol(self)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        self._poll = socket_poll(transport)
 
     def ready(self, loop: asyncio.AbstractEventLoop) -> bool:
         """Whether the next batch can go: same event loop, nothing out, not failed, still
-        connected — and, when the wire has been quiet for :data:`QUIET` seconds or more,
-        the socket, polled without waiting, holds neither unread data nor the end of the
-        stream (nor an error): a connection Redis closed meanwhile (its ``timeout`` for idle
-        clients, a restart, ``CLIENT KILL``) shows its end there before the event loop has
-        read it, and writing the batch to it would cost a retry with backoff (0.1 s with the
-        store's policy). A wire in steady use skips the poll (a system call, about 10k
-        instructions with the GIL's release and re-take): a connection closed within the
-        last :data:`QUIET` seconds costs that retry instead, the outcome the same."""
-        if (
-            loop is not self.loop
-            or self._done is not None
-            or self.failure is not None
-            or self.dirty
-            or self.conn._writer is None
-            or self.transport.is_closing()
-        ):
+        connected — and, when the wire has been quiet for :data:`QUIET` seconds or more, the
+        socket, polled without waiting, holds neither unread data nor the end of the stream:
+        a connection Redis closed meanwhile (its idle ``timeout``, a restart, ``CLIENT
+        KILL``) shows its end there before the event loop has read it, and writing the batch
+        to it would cost a retry with backoff. A wire in steady use skips the poll."""
+        if (loop is not self.loop or self._done is not None or self.failure is not None
+                or self.transport is None or self.transport.is_closing()):
             return False
         poll = self._poll
         self._now = now = loop.time()
         if poll is None or now - self._sent < QUIET:
             return True
-        # no event: open, nothing unread; POLLIN: unread data or the end of the stream;
-        # POLLHUP / POLLERR / POLLNVAL (always reported): closed, failed
-        return not poll.poll(0)
+        return not poll.poll(0)  # no event: open, nothing unread
 
     def send(self, packed: bytes, count: int, done: Done) -> None:
         """Write ``packed`` (``count`` commands); ``done`` gets the replies or the failure.
         Only right after :meth:`ready` said True (its loop time is the batch's start).
 
-        The deadline: one timer for many batches — it is armed only when none is, and when
-        it fires before the batch then out is due, it is re-armed for that batch's due time,
-        so a stall fails its batch at its socket timeout, not later."""
+        The deadline: one timer for many batches — armed only when none is, and when it
+        fires before the batch then out is due, re-armed for that batch's due time."""
         self._count, self._out, self._done = count, [], done
         self._sent = self._now
         try:
             self.transport.write(packed)
         except Exception as exc:  # whatever it is, the batch did not go
-            self._fail(ConnectionError(f"Error while writing to socket. {exc.args}"))
+            self._fail(rx.ConnectionError(f"Error while writing to socket. {exc.args}"))
             return
         if self.timeout is not None:
             self._deadline = due = self._now + self.timeout
             if self._watch is None:
                 self._watch = self.loop.call_at(due, self._check)
+
+    async def call(self, packed: bytes, count: int) -> list[Any]:
+        """:meth:`send` awaited: the replies, or the failure raised."""
+        self.ready(self.loop)
+        fut: asyncio.Future[Any] = self.loop.create_future()
+
+        def done(result: Any) -> None:
+            if not fut.done():
+                fut.set_result(result)
+
+        self.send(packed, count, done)
+        result = await fut
+        if isinstance(result, BaseException):
+            raise result
+        return result  # type: ignore[no-any-return]
 
     def _check(self) -> None:
         self._watch = None
@@ -139,64 +211,43 @@ class BatchWire(asyncio.Protocol):
         if self._deadline - self.loop.time() > 0.001:  # a later batch: its own due time
             self._watch = self.loop.call_at(self._deadline, self._check)
             return
-        self._fail(RedisTimeoutError("Timeout reading script replies"))
+        self._fail(rx.TimeoutError("Timeout reading script replies"))
+        self.close()
 
     def data_received(self, data: bytes) -> None:
-        reader = self.reader
-        done = self._done
-        out, want, gets, push = self._out, self._count, reader.gets, self.push
+        reader, done = self.reader, self._done
+        out, want, gets = self._out, self._count, reader.gets
         try:
             reader.feed(data)
-            while done is None or len(out) < want:
+            while len(out) < want:
                 reply = gets()
-                if reply is NOT_ENOUGH_DATA:
+                if reply is False:
                     return
-                if push is not None and isinstance(reply, push):  # RESP3: not a reply
-                    self._pushed(reply)
-                    continue
-                if done is None:  # a reply nobody asked for: not a connection to go on with
-                    self.dirty = True
-                    return
-                if isinstance(reply, ConnectionError):
-                    raise reply
-                if isinstance(reply, list) and reply and isinstance(reply[0], ConnectionError):
-                    raise reply[0]
-                out.append(reply)
-            while reader.has_data():  # past the batch: push messages only, or unfit
-                reply = gets()
-                if reply is NOT_ENOUGH_DATA or push is None or not isinstance(reply, push):
-                    self.dirty = True
+                if done is None:
                     break
-                self._pushed(reply)
+                if isinstance(reply, rx.ConnectionError):  # LOADING: the store's state
+                    raise reply
+                out.append(reply)
+            if done is None or reader.has_data():  # a reply nobody asked for
+                raise rx.InvalidResponse("a reply outside a batch")
         except Exception as exc:  # a protocol error, a ConnectionError reply
             self._fail(exc)
+            self.close()
             return
         self._done = None
         done(out)
 
-    def _pushed(self, message: Any) -> None:
-        """A RESP3 push message, to redis-py's handler (as ``read_response`` does)."""
-        task = asyncio.ensure_future(self.conn._parser.handle_push_response(message))
-        self._pushes.add(task)
-        task.add_done_callback(self._pushes.discard)
-
     def eof_received(self) -> bool:
-        self._fail(ConnectionError(SERVER_CLOSED_CONNECTION_ERROR))
+        self._fail(rx.ConnectionError(CLOSED))
         return False  # the transport closes; connection_lost follows
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._fail(
-            ConnectionError(SERVER_CLOSED_CONNECTION_ERROR)
-            if exc is None
-            else ConnectionError(f"Error while reading from {self.conn._host_error()} : {exc.args}")
-        )
-        self.inner.connection_lost(exc)
+        self._fail(rx.ConnectionError(CLOSED) if exc is None
+                   else rx.ConnectionError(f"Error while reading from Redis: {exc.args}"))
 
-    def pause_writing(self) -> None:
-        self.inner.pause_writing()
-
-    def resume_writing(self) -> None:
-        self.inner.resume_writing()
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
 
     def _fail(self, exc: BaseException) -> None:
         if self.failure is None:
@@ -209,12 +260,43 @@ class BatchWire(asyncio.Protocol):
             done(exc)
 
 
+async def open_wire(settings: WireSettings, loop: asyncio.AbstractEventLoop) -> ScriptWire:
+    """A connected, set-up wire; redis-py's ``ConnectionError`` / ``TimeoutError`` (or an
+    ``AuthenticationError``) when it cannot be had."""
+    wire = ScriptWire(loop, settings.socket_timeout)
+    try:
+        async with asyncio.timeout(settings.connect_timeout):
+            if settings.path is not None:
+                await loop.create_unix_connection(lambda: wire, settings.path)
+            else:
+                await loop.create_connection(lambda: wire, settings.host, settings.port)
+    except TimeoutError:
+        raise rx.TimeoutError("Timeout connecting to Redis") from None
+    except OSError as exc:
+        where = settings.path or f"{settings.host}:{settings.port}"
+        raise rx.ConnectionError(f"Error connecting to {where}: {exc}") from None
+    hello = settings.hello()
+    if hello:
+        try:
+            replies = await wire.call(b"".join(pack_command(*c) for c in hello), len(hello))
+        except BaseException:
+            wire.close()
+            raise
+        for reply in replies:
+            if isinstance(reply, rx.ResponseError) and "password" in str(reply).lower():
+                wire.close()
+                raise rx.AuthenticationError(str(reply))
+            if isinstance(reply, Exception):
+                wire.close()
+                raise reply
+    return wire
+
+
 def socket_poll(transport: Any) -> Any:
     """A poll object for the transport's socket (readable, or its end or an error), or None
-    where it has no socket at hand, carries TLS (its bytes are records, which the TLS layer
-    may hold unread for good reasons) or the system has no ``poll``. The file descriptor
-    comes from ``get_extra_info("socket")``, which both event loops the server runs on
-    answer: asyncio's selector transports with a ``TransportSocket``, uvloop's with a
+    where it has no socket at hand or the system has no ``poll``. The file descriptor comes
+    from ``get_extra_info("socket")``, which both event loops the server runs on answer:
+    asyncio's selector transports with a ``TransportSocket``, uvloop's with a
     ``PseudoSocket`` (which has ``fileno()`` but refuses ``recv``: so a poll, not a
     ``MSG_PEEK`` read)."""
     get = getattr(transport, "get_extra_info", None)
@@ -230,32 +312,3 @@ def socket_poll(transport: Any) -> Any:
     poll = select.poll()
     poll.register(fd, select.POLLIN | select.POLLPRI)
     return poll
-
-
-def take_over(conn: Any, loop: asyncio.AbstractEventLoop) -> BatchWire | None:
-    """A :class:`BatchWire` on ``conn``'s transport, or None where the connection is not one
-    it can read: not redis-py's hiredis parser, TLS (asyncio's TLS transport could
-    carry it, but no test here runs a TLS Redis, so ``rediss://`` keeps redis-py's path), not
-    connected, unread data, or an original protocol that is not asyncio's stream protocol."""
-    parser = getattr(conn, "_parser", None)
-    writer = getattr(conn, "_writer", None)
-    stream = getattr(conn, "_reader", None)
-    if (
-        not isinstance(parser, _AsyncHiredisParser)
-        or not parser._connected
-        or parser._reader is None
-        or writer is None
-        or stream is None
-    ):
-        return None
-    transport = writer.transport
-    if (
-        not isinstance(transport.get_protocol(), asyncio.StreamReaderProtocol)
-        or transport.get_extra_info("sslcontext") is not None
-        or transport.is_closing()
-        or stream.at_eof()
-        or stream._buffer
-        or parser._reader.has_data()
-    ):
-        return None
-    return BatchWire(conn, loop)

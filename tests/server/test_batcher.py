@@ -2,24 +2,21 @@
 their own caller), NOSCRIPT retried, replies split across socket reads, dropped connections
 retried by the pool's policy, a stopped Redis and a stalled one reported as outages.
 
-These exercise the reply side that reads the batch's connection with its hiredis reader
-directly (server/store/batch.py ``_read_replies``) and the redis-py path it falls back to."""
+These exercise the batcher's own connection (server/store/wire.py ``ScriptWire``) and the
+retry policy around it (server/store/batch.py ``_exchange``)."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 
 import pytest
-import redis as sync_redis
 import redis.asyncio.connection as rconn
-from redis._parsers import _AsyncRESP2Parser
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 from solrace.server.faults import is_outage, is_store_error
 from solrace.server.redisproc import RedisProcess
-from solrace.server.store.batch import ScriptBatcher, _clean, _direct
+from solrace.server.store.batch import ScriptBatcher
 
 LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)
 pytestmark = pytest.mark.timeout(60)
@@ -29,10 +26,9 @@ FAIL = "return redis.error_reply('ERR no ' .. ARGV[1])"
 BIG = "return string.rep(ARGV[1], tonumber(ARGV[2]))"
 
 
-@pytest.fixture(params=["hiredis", "python"])
-async def redis(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[Redis]:
-    kwargs = {} if request.param == "hiredis" else {"parser_class": _AsyncRESP2Parser}
-    client = Redis.from_url(redis_url, decode_responses=False, **kwargs)
+@pytest.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url, decode_responses=False)
     try:
         yield client
     finally:
@@ -57,67 +53,44 @@ async def test_one_tick_of_calls_is_one_batch_with_each_reply_to_its_caller(redi
         else:
             assert res == [f"k{i}".encode(), str(i).encode()]
     assert len(done) == 300 - len(range(3, 300, 7))  # on_done: successful replies only
-    assert batcher._held is not None  # the connection is kept for the next batch
-    conn = batcher._held[0]
-    assert _direct(conn) == isinstance(conn._parser, rconn._AsyncHiredisParser)
+    assert batcher._wire is not None  # the connection is kept for the next batch
 
 
 async def test_the_connection_is_kept_between_batches_and_replaced_after_a_failure(
         redis: Redis) -> None:
-    """Batches reuse the connection the last one ended well on (no pool round per batch);
-    one that failed is disconnected and given back, and the next batch takes one afresh."""
+    """Batches reuse the batcher's connection; one that failed is closed, and the next batch
+    opens one afresh. The store's pool is not used for batches at all."""
     batcher = ScriptBatcher(redis)
     echo = redis.register_script(ECHO)
     await redis.script_load(ECHO)
-    pool = redis.connection_pool
     assert await batcher.call(echo, ["a"], [1]) == [b"a", b"1"]
-    assert batcher._held is not None
-    first = batcher._held[0]
+    first = batcher._wire
+    assert first is not None
     for n in range(2, 5):
         assert await batcher.call(echo, ["a"], [n]) == [b"a", str(n).encode()]
-        assert batcher._held is not None and batcher._held[0] is first
-    assert first in pool._in_use_connections and first not in pool._available_connections
-    other = Redis(connection_pool=pool)
-    assert await other.ping()  # the rest of the store still has the pool's other connections
+        assert batcher._wire is first
+    assert await redis.ping()  # the rest of the store still has the pool
     await redis.client_kill_filter(_type="normal", skipme=True)  # every connection dropped
     assert await batcher.call(echo, ["a"], [5]) == [b"a", b"5"]  # retried by the policy
-    assert batcher._held is not None and batcher._held[0].is_connected
-    stalled = Redis.from_url(str(pool.connection_kwargs.get("path") or "") or
-                             f"redis://{pool.connection_kwargs['host']}:"
-                             f"{pool.connection_kwargs['port']}", socket_timeout=0.3,
+    assert batcher._wire is not None and batcher._wire is not first
+    kw = redis.connection_pool.connection_kwargs
+    stalled = Redis.from_url(f"redis://{kw['host']}:{kw['port']}", socket_timeout=0.3,
                              retry=None)
     try:
         b2 = ScriptBatcher(stalled)
         e2 = stalled.register_script(ECHO)
         assert await b2.call(e2, ["a"], [6]) == [b"a", b"6"]
-        kept = b2._held[0] if b2._held is not None else None
+        kept = b2._wire
         await redis.execute_command("CLIENT", "PAUSE", "800", "ALL")
         with pytest.raises(Exception) as caught:
             await b2.call(e2, ["a"], [7])
         assert is_outage(caught.value)
-        assert b2._held is None and kept in stalled.connection_pool._available_connections
-        assert kept is not None and not kept.is_connected  # given back, disconnected
+        assert b2._wire is None and kept is not None and kept.transport.is_closing()
         await asyncio.sleep(0.7)
         assert await b2.call(e2, ["a"], [8]) == [b"a", b"8"]
+        b2.close()
     finally:
         await stalled.aclose()
-
-
-async def test_a_kept_connection_closed_by_redis_is_seen_unfit_before_the_loop_reads_it(
-        redis: Redis, redis_url: str) -> None:
-    """``_clean`` polls the kept connection's socket (asyncio's transport and uvloop's
-    alike): the end Redis sent, not yet read by the event loop, makes it unfit."""
-    batcher = ScriptBatcher(redis)
-    echo = redis.register_script(ECHO)
-    await redis.script_load(ECHO)
-    assert await batcher.call(echo, ["a"], [1]) == [b"a", b"1"]
-    assert batcher._held is not None
-    conn = batcher._held[0]
-    assert _clean(conn)
-    with sync_redis.Redis.from_url(redis_url) as killer:  # the loop does not run meanwhile
-        killer.client_kill_filter(_type="normal", skipme=True)
-    time.sleep(0.05)
-    assert not _clean(conn)
 
 
 async def test_noscript_is_retried_after_loading(redis: Redis) -> None:

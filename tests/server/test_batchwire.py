@@ -1,4 +1,4 @@
-"""The script batcher's own reading of its connection (server/store/wire.py ``BatchWire``).
+"""The script batcher's own connection (server/store/wire.py ``ScriptWire``).
 
 Two halves: the protocol alone, fed bytes by hand (replies split anywhere, error replies as
 redis-py's exceptions, a ``LOADING`` reply, bytes outside a batch, the end of the stream, the
@@ -14,17 +14,18 @@ import asyncio
 import socket
 import time
 from collections.abc import AsyncIterator
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import redis as sync_redis
-from redis._parsers.hiredis import _AsyncHiredisParser
 from redis.asyncio import Redis
 from redis.exceptions import (
+    AuthenticationError,
     BusyLoadingError,
     ConnectionError,
     NoScriptError,
+    OutOfMemoryError,
+    ReadOnlyError,
     ResponseError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -34,7 +35,7 @@ from solrace.server.store import wire as wire_module
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.connect import open_client
 from solrace.server.store.resp import pack
-from solrace.server.store.wire import BatchWire, socket_poll
+from solrace.server.store.wire import ScriptWire, reply_error, socket_poll
 
 LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)
 pytestmark = pytest.mark.timeout(60)
@@ -48,51 +49,31 @@ SPIN = "local t = redis.call('TIME'); local e = t[1] * 1e6 + t[2] + ARGV[1] * 10
 
 # -- the protocol alone ----------------------------------------------------------------------
 
-class _Inner:
-    """Stands for the connection's StreamReaderProtocol: hears the end of the connection."""
-
-    def __init__(self) -> None:
-        self.lost: list[object] = []
-        self.paused = 0
-
-    def connection_lost(self, exc: object) -> None:
-        self.lost.append(exc)
-
-    def pause_writing(self) -> None:
-        self.paused += 1
-
-    def resume_writing(self) -> None:
-        self.paused -= 1
-
-
 class _Transport:
     def __init__(self) -> None:
-        self.protocol: Any = _Inner()
         self.written: list[bytes] = []
-
-    def get_protocol(self) -> Any:
-        return self.protocol
-
-    def set_protocol(self, protocol: Any) -> None:
-        self.protocol = protocol
+        self.closed = False
 
     def write(self, data: bytes) -> None:
         self.written.append(data)
 
     def is_closing(self) -> bool:
-        return False
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
 
 
-def _wire(loop: asyncio.AbstractEventLoop, timeout: float | None = 5.0) -> BatchWire:
-    parser = _AsyncHiredisParser(65536)  # redis-py's: its reader, its error classes
-    parser.on_connect(SimpleNamespace(_reader=None,
-                                      encoder=SimpleNamespace(decode_responses=False)))
-    conn = SimpleNamespace(_writer=SimpleNamespace(transport=_Transport()), _parser=parser,
-                           socket_timeout=timeout, _host_error=lambda: "here:1")
-    return BatchWire(conn, loop)
+def _wire(loop: asyncio.AbstractEventLoop, timeout: float | None = 5.0) -> ScriptWire:
+    wire = ScriptWire(loop, timeout)
+    wire.connection_made(_Transport())  # type: ignore[arg-type]
+    return wire
 
 
-def _send(wire: BatchWire, packed: bytes, count: int, done: Any) -> None:
+def _send(wire: ScriptWire, packed: bytes, count: int, done: Any) -> None:
     assert wire.ready(wire.loop)  # as the batcher does: ready, then send
     wire.send(packed, count, done)
 
@@ -103,7 +84,7 @@ REPLIES = (b"*2\r\n$1\r\na\r\n:7\r\n" b"-NOSCRIPT No matching script\r\n"
 
 def _check_replies(out: list[Any]) -> None:
     assert out[0] == [b"a", 7]
-    assert isinstance(out[1], NoScriptError)
+    assert isinstance(out[1], NoScriptError) and str(out[1]) == "No matching script"
     assert isinstance(out[2], ResponseError) and str(out[2]) == "no 3"
     assert out[3:] == [None, [], b"OK", b"hello"]
 
@@ -111,7 +92,6 @@ def _check_replies(out: list[Any]) -> None:
 @pytest.mark.parametrize("step", [1, 2, 3, 5, 11, len(REPLIES)])
 async def test_replies_split_anywhere_resolve_once_in_order(step: int) -> None:
     wire = _wire(asyncio.get_running_loop())
-    assert wire.transport.get_protocol() is wire  # it took the transport over
     got: list[Any] = []
     _send(wire, b"packed", 7, got.append)
     assert wire.transport.written == [b"packed"]
@@ -120,11 +100,33 @@ async def test_replies_split_anywhere_resolve_once_in_order(step: int) -> None:
         wire.data_received(REPLIES[i:i + step])
     assert len(got) == 1
     _check_replies(got[0])
-    assert wire.failure is None and not wire.dirty
+    assert wire.failure is None
     got.clear()  # the next batch on the same wire, every reply in one read
     _send(wire, b"again", 7, got.append)
     wire.data_received(REPLIES)
     _check_replies(got[0])
+
+
+@pytest.mark.parametrize(("reply", "cls", "text", "outage"), [
+    (b"-NOSCRIPT No matching script", NoScriptError, "No matching script", False),
+    (b"-READONLY You can't write against a read only replica.", ReadOnlyError,
+     "You can't write against a read only replica.", True),
+    (b"-OOM command not allowed", OutOfMemoryError, "command not allowed", True),
+    (b"-ERR value is not an integer", ResponseError, "value is not an integer", False),
+    (b"-BUSY Redis is busy running a script", ResponseError,
+     "BUSY Redis is busy running a script", True),
+])
+async def test_error_replies_are_redis_pys_classes_as_its_parser_names_them(
+        reply: bytes, cls: type, text: str, outage: bool) -> None:
+    wire = _wire(asyncio.get_running_loop())
+    got: list[Any] = []
+    _send(wire, b"x", 2, got.append)
+    wire.data_received(reply + b"\r\n*2\r\n:1\r\n" + reply + b"\r\n")  # alone, in an array
+    first, (one, inner) = got[0]
+    assert type(first) is cls and str(first) == text and one == 1
+    assert type(inner) is cls and str(inner) == text
+    assert is_outage(first) == outage
+    assert wire.failure is None
 
 
 async def test_a_reply_past_the_batch_leaves_the_wire_unfit() -> None:
@@ -132,10 +134,11 @@ async def test_a_reply_past_the_batch_leaves_the_wire_unfit() -> None:
     got: list[Any] = []
     _send(wire, b"x", 1, got.append)
     wire.data_received(b":1\r\n:2\r\n")
-    assert got == [[1]] and wire.dirty  # the batch has its reply; the connection is not fit
+    assert len(got) == 1 and isinstance(got[0], Exception)  # the connection is out of step
+    assert wire.failure is got[0] and wire.transport.closed
     other = _wire(asyncio.get_running_loop())
     other.data_received(b"+OK\r\n")  # nothing asked
-    assert other.dirty
+    assert other.failure is not None and not other.ready(other.loop)
 
 
 async def test_a_loading_reply_fails_the_batch_as_read_response_raises_it() -> None:
@@ -144,7 +147,7 @@ async def test_a_loading_reply_fails_the_batch_as_read_response_raises_it() -> N
     _send(wire, b"x", 2, got.append)
     wire.data_received(b":1\r\n-LOADING Redis is loading the dataset in memory\r\n")
     assert len(got) == 1 and isinstance(got[0], BusyLoadingError)
-    assert wire.failure is got[0]
+    assert wire.failure is got[0] and is_outage(got[0])
 
 
 async def test_a_protocol_error_fails_the_batch() -> None:
@@ -159,7 +162,6 @@ async def test_a_protocol_error_fails_the_batch() -> None:
 async def test_the_end_of_the_connection_fails_the_batch_with_a_connection_error(how: str
                                                                                 ) -> None:
     wire = _wire(asyncio.get_running_loop())
-    inner = wire.inner
     got: list[Any] = []
     _send(wire, b"x", 2, got.append)
     wire.data_received(b":1\r\n")
@@ -168,10 +170,7 @@ async def test_the_end_of_the_connection_fails_the_batch_with_a_connection_error
     wire.connection_lost(ConnectionResetError(104, "reset") if how == "reset" else None)
     assert len(got) == 1 and isinstance(got[0], ConnectionError)
     assert ("reset" in str(got[0])) == (how == "reset")
-    assert len(inner.lost) == 1  # redis-py's disconnect waits for this
     assert not wire.ready(asyncio.get_running_loop())
-    wire.pause_writing()
-    assert inner.paused == 1
 
 
 async def test_a_stall_fails_the_batch_at_its_deadline_with_a_timeout() -> None:
@@ -195,31 +194,6 @@ async def test_a_stall_fails_the_batch_at_its_deadline_with_a_timeout() -> None:
     assert len(got) == 1 and not wire.ready(loop)
 
 
-async def test_a_resp3_push_message_goes_to_redis_pys_handler_not_to_the_batch() -> None:
-    loop = asyncio.get_running_loop()
-    parser = _AsyncHiredisParser(65536)
-    parser.on_connect(SimpleNamespace(_reader=None, protocol=3,
-                                      encoder=SimpleNamespace(decode_responses=False)))
-    pushed: list[object] = []
-
-    async def handle(message: object) -> None:
-        pushed.append(message)
-
-    parser.handle_push_response = handle  # type: ignore[method-assign]
-    conn = SimpleNamespace(_writer=SimpleNamespace(transport=_Transport()), _parser=parser,
-                           socket_timeout=5.0, _host_error=lambda: "here:1")
-    wire = BatchWire(conn, loop)
-    push = b">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"
-    wire.data_received(push)  # between batches: handled, the wire stays fit
-    got: list[Any] = []
-    _send(wire, b"x", 2, got.append)
-    wire.data_received(b":1\r\n" + push + b"_\r\n" + push)  # amid and after the replies
-    await asyncio.sleep(0)
-    assert got == [[1, None]] and len(pushed) == 3
-    assert pushed[0] == [b"invalidate", [b"k"]]
-    assert wire.failure is None and not wire.dirty and wire.ready(loop)
-
-
 async def test_no_timeout_no_timer() -> None:
     wire = _wire(asyncio.get_running_loop(), timeout=None)
     got: list[Any] = []
@@ -227,6 +201,14 @@ async def test_no_timeout_no_timer() -> None:
     assert wire._watch is None
     wire.data_received(b":1\r\n")
     assert got == [[1]]
+
+
+def test_reply_error_names() -> None:
+    assert type(reply_error("NOSCRIPT x y")) is NoScriptError
+    assert str(reply_error("ERR plain")) == "plain"
+    assert isinstance(reply_error("ERR max number of clients reached"), ConnectionError)
+    assert str(reply_error("UNKNOWN thing")) == "UNKNOWN thing"
+    assert type(reply_error("WRONGPASS invalid")) is AuthenticationError
 
 
 class _Extra:
@@ -268,8 +250,8 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
         await client.aclose()
 
 
-async def _warm(batcher: ScriptBatcher, script: Any) -> BatchWire:
-    """One batch through redis-py (it connects); the next goes on the wire."""
+async def _warm(batcher: ScriptBatcher, script: Any) -> ScriptWire:
+    """One batch in a task (it opens the batcher's connection); the next goes on the wire."""
     assert await batcher.call(script, ["w"], [0]) == [b"w", b"0"]
     assert await batcher.call(script, ["w"], [1]) == [b"w", b"1"]
     assert batcher._wire is not None
@@ -282,7 +264,6 @@ async def test_batches_after_the_first_go_on_the_wire_without_a_task(redis: Redi
     await redis.script_load(ECHO)
     await redis.script_load(FAIL)
     wire = await _warm(batcher, echo)
-    conn = wire.conn
     tasks: list[object] = []
     real = batcher._start
     batcher._start = lambda coro: (tasks.append(coro), real(coro))  # type: ignore[method-assign]
@@ -297,10 +278,8 @@ async def test_batches_after_the_first_go_on_the_wire_without_a_task(redis: Redi
             else:
                 assert res == [f"k{i}".encode(), str(i).encode()]
         assert done == [r for r in results if not isinstance(r, Exception)]  # in order
-        assert batcher._wire is wire and batcher._held is not None
-        assert batcher._held[0] is conn, round_
+        assert batcher._wire is wire, round_
     assert tasks == []  # no batch went through a task
-    assert conn in redis.connection_pool._in_use_connections  # still the pool's, in use
     big = redis.register_script(BIG)
     await redis.script_load(BIG)
     sizes = [1, 70_000, 3, 200_000, 65_536]  # replies longer than one socket read
@@ -409,20 +388,18 @@ async def test_a_stall_on_the_wire_is_a_timeout_outage_at_the_socket_timeout(
         batcher = ScriptBatcher(client)
         echo = client.register_script(ECHO)
         await client.script_load(ECHO)
-        wire = await _warm(batcher, echo)
-        kept = wire.conn
+        await _warm(batcher, echo)
         await other.execute_command("CLIENT", "PAUSE", "1500", "ALL")
         start = time.monotonic()
         with pytest.raises(RedisTimeoutError) as caught:
             await batcher.call(echo, ["a"], [1])
         assert 0.25 < time.monotonic() - start < 1.2
         assert is_store_error(caught.value) and is_outage(caught.value)
-        assert batcher._wire is None and batcher._held is None
-        assert kept in client.connection_pool._available_connections and not kept.is_connected
+        assert batcher._wire is None  # closed, and forgotten
         await asyncio.sleep(1.3)
         assert await batcher.call(echo, ["a"], [2]) == [b"a", b"2"]  # a fresh connection
         assert await batcher.call(echo, ["a"], [3]) == [b"a", b"3"]
-        assert batcher._wire is not None and batcher._wire.conn is not None
+        assert batcher._wire is not None and batcher._wire.failure is None
     finally:
         await client.aclose()
         await other.aclose()
@@ -441,10 +418,9 @@ async def test_auth_and_select_are_the_pools_and_kept_across_a_reconnect(
         batcher = ScriptBatcher(client)
         put = client.register_script("return redis.call('SET', KEYS[1], ARGV[1])")
         await client.script_load(put.script)
-        assert await batcher.call(put, ["k0"], ["v0"]) == b"OK"
-        assert batcher._wire is None  # the first batch connects through redis-py
-        assert await batcher.call(put, ["k1"], ["v1"]) == b"OK"
-        assert batcher._wire is not None  # this one went on the wire
+        assert await batcher.call(put, ["k0"], ["v0"]) == b"OK"  # opens the connection
+        assert batcher._wire is not None
+        assert await batcher.call(put, ["k1"], ["v1"]) == b"OK"  # on the wire
         with pytest.raises(ResponseError) as refused:  # racer's ACL: the wire is racer's
             await batcher.call(put, ["x1"], ["v"])
         assert not is_outage(refused.value) and batcher._wire.failure is None
@@ -511,3 +487,26 @@ async def test_a_connection_closed_between_batches_is_replaced_polled_or_retried
         assert batcher._wire is not None and batcher._wire.failure is None
     finally:
         await redis.aclose()
+
+
+async def test_a_unix_socket_url_is_served_on_the_wire(tmp_path: Any) -> None:
+    sock = tmp_path / "redis.sock"
+    proc = RedisProcess(data_dir=tmp_path / "data", extra_args=(
+        "--unixsocket", str(sock), "--unixsocketperm", "700"))
+    proc.start()
+    client = Redis.from_url(f"unix://{sock}?db=2")
+    try:
+        batcher = ScriptBatcher(client)
+        put = client.register_script("return redis.call('SET', KEYS[1], ARGV[1])")
+        await client.script_load(put.script)
+        assert await batcher.call(put, ["k"], ["v"]) == b"OK"
+        assert await batcher.call(put, ["k2"], ["v2"]) == b"OK"  # on the wire
+        wire = batcher._wire
+        assert wire is not None and wire.transport.get_extra_info("peername") in (str(sock), "")
+        check = Redis.from_url(f"unix://{sock}?db=2")
+        assert await check.mget("k", "k2") == [b"v", b"v2"]  # SELECT 2 on the wire
+        await check.aclose()
+        batcher.close()
+    finally:
+        await client.aclose()
+        proc.stop()
