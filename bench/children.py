@@ -24,8 +24,8 @@ import loadgen  # bench/loadgen.py: this script's directory is on sys.path
 import msgpack
 import redis
 import websockets
-from solrace.server.config import DEFAULT_LOOP
-from solrace.server.redisproc import _spawn, find_redis_server
+from solrace.server.ops.config import DEFAULT_LOOP
+from solrace.server.ops.redisproc import _spawn, find_redis_server
 
 BENCH = Path(__file__).resolve().parent
 SECRET = "bench-secret-0123456789abcdef"

@@ -33,8 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from solrace.server.rediscluster import RedisClusterProcess
-from solrace.server.redisproc import RedisProcess
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test support
+from rediscluster import RedisClusterProcess
+from solrace.server.ops.redisproc import RedisProcess
 
 from server import (  # bench/server.py: the shared machinery
     SECRET,

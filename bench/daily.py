@@ -2,7 +2,7 @@
 
 Run ``python bench/daily.py [--days D] [--start YYYY-MM-DD] [--only VARIANT ...]
 [--budget NODES] [--secret TEXT]``. For each of D consecutive days and each variant it walks the
-candidate seeds exactly as the server does (``server/daily.py``: HMAC candidates, the daily's
+candidate seeds exactly as the server does (``server/game/daily.py``: HMAC candidates, the daily's
 options, the per-variant node budget of ``DAILY_BUDGETS`` unless ``--budget`` sets one for all)
 until the solver wins one, and prints per variant: the candidates tried (mean and worst), how
 the skipped ones ended (proved lost / undecided), the seconds one certification took (median
@@ -23,7 +23,7 @@ import statistics
 import sys
 import time
 
-from solrace.server.daily import (
+from solrace.server.game.daily import (
     DAILY_BUDGETS,
     DEFAULT_BUDGET,
     MAX_CANDIDATES,

@@ -5,7 +5,7 @@ sends every frame it receives straight back on the same connection, until SIGTER
 
 Why this is the limit of our stack: it runs the same ``websockets`` version on the same event
 loop (``--loop``: ``bench/server.py`` passes the servers' own; alone, the server's default,
-uvloop where it can be imported) with the same connection settings as ``solrace.server.app``
+uvloop where it can be imported) with the same connection settings as ``solrace.server.ops.app``
 (no compression, same ``max_size`` and ``max_queue``), in its own fresh interpreter, and does
 nothing else. A
 move request answered by the solrace server costs at least one such receive and one send; the
@@ -51,7 +51,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
-    # the server's default (solrace.server.config.DEFAULT_LOOP), found without importing it
+    # the server's default (solrace.server.ops.config.DEFAULT_LOOP), found without importing it
     default = "uvloop" if importlib.util.find_spec("uvloop") is not None else "asyncio"
     parser.add_argument("--loop", choices=("asyncio", "uvloop"), default=default)
     args = parser.parse_args()

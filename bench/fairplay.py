@@ -63,7 +63,7 @@ from solrace.shared.solver import Budget, solve
 from solrace.shared.solver.bots import Bot
 
 VARIANT, OPTIONS = "seven-by-five", {"cells": "5", "empty_fill": "any"}
-BUDGET = 200_000  # nodes: the daily certification's default (server/daily.py)
+BUDGET = 200_000  # nodes: the daily certification's default (server/game/daily.py)
 MILESTONES = (1, 5, 20)
 
 

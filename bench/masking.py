@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solrace.server.spectate import fold_boards
+from solrace.server.fanout.spectate import fold_boards
 from solrace.shared.engine import Game
 from solrace.shared.masking import Masker
 from solrace.shared.variants import VARIANTS

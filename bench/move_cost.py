@@ -5,15 +5,15 @@ microseconds per move per step, or ``--instructions`` for instructions per move 
 by valgrind (exact and repeatable, whatever else the machine runs; about a minute per step).
 ``--smoke`` is a few seconds in all (CI).
 
-The steps mirror ``server/racemoves.py`` ``_apply`` and ``_acked`` and the delivery of the move's
-event (``server/hub.py``, ``server/feed.py``), without any I/O: the racer's request decoded
-(``decode``), ``Game.push`` of its text (``push``: parse, validation, apply), ``Game.status``
-(``status``), the view delta (``view``: ``views.advance``), the progress event built and packed
-for the store (``event``), the legal moves in full notation (``legal``: ``pointing.legal_texts``),
-the ack built and encoded (``ack``), and the event as the rival receives it (``rival``: unpacked
-as the pub/sub hub does, ``protocol.racer_event``, encoded). ``mask`` (only when a spectator
-watches the race: once per race and event, whoever watches) is ``masking.Masker.push`` and is
-not in ``total``.
+The steps mirror ``server/game/racemoves.py`` ``_apply`` and ``_acked`` and the delivery of the
+move's event (``server/fanout/hub.py``, ``server/fanout/feed.py``), without any I/O: the racer's
+request decoded (``decode``), ``Game.push`` of its text (``push``: parse, validation, apply),
+``Game.status`` (``status``), the view delta (``view``: ``views.advance``), the progress event
+built and packed for the store (``event``), the legal moves in full notation (``legal``:
+``pointing.legal_texts``), the ack built and encoded (``ack``), and the event as the rival
+receives it (``rival``: unpacked as the pub/sub hub does, ``protocol.racer_event``, encoded).
+``mask`` (only when a spectator watches the race: once per race and event, whoever watches) is
+``masking.Masker.push`` and is not in ``total``.
 
 The moves are uniformly random legal moves of seeded games (as ``bench/loadgen.py`` draws them),
 played until the game is over or ``--moves`` moves, precomputed: only the server's work is

@@ -1,14 +1,14 @@
 """What filling the winnable pool costs: candidates and solver seconds per certified seed.
 
 Run ``python bench/pool.py [--seeds N] [--budget NODES] [--only VARIANT ...] [--rng SEED]``.
-For every variant's pool configuration (``server/pool.py``: the daily's options) it certifies
+For every variant's pool configuration (``server/game/pool.py``: the daily's options) it certifies
 N seeds exactly as the pool does — random candidates, ``certify_one`` within the pool's node
 budget per candidate, the first win kept — and prints per configuration: candidates per
 certified seed (mean, worst), how the skipped ones ended, and the CPU seconds one certified
 seed cost (median, worst; one core, as the server's one worker process).
 
 With ``--verdicts N`` it measures instead what the verdict after a race costs: N random deals
-per configuration solved as ``server/verdicts.py`` does (``judge`` within ``--budget``, default
+per configuration solved as ``server/game/verdicts.py`` does (``judge`` within ``--budget``, default
 there the server's ``--verdict-budget`` default of 50 000 nodes): outcomes and CPU seconds.
 
 The candidates come from ``random.Random(--rng)`` instead of ``secrets`` so that two runs try
@@ -24,10 +24,10 @@ import statistics
 import sys
 import time
 
-from solrace.server.config import Config
-from solrace.server.daily import certify_one
-from solrace.server.pool import DEFAULT_BUDGET, MAX_CANDIDATES, default_configs
-from solrace.server.verdicts import judge
+from solrace.server.game.daily import certify_one
+from solrace.server.game.pool import DEFAULT_BUDGET, MAX_CANDIDATES, default_configs
+from solrace.server.game.verdicts import judge
+from solrace.server.ops.config import Config
 
 VERDICT_BUDGET: int = Config.__dataclass_fields__["verdict_budget"].default
 

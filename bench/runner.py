@@ -28,7 +28,7 @@ from children import (  # bench/children.py and the others: siblings on sys.path
 )
 from measure import Measure, _ratio, pct, split_even, split_players
 from profiling import finish_py_spy, start_py_spy
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.redisproc import RedisProcess
 
 
 class Bench:

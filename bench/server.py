@@ -12,7 +12,7 @@ One run starts, each in its own process:
 
 * the baseline: ``bench/echo.py``, a bare ``websockets`` echo server (same library, same stock
   asyncio loop, same connection settings as ours);
-* a private Redis (:class:`~solrace.server.redisproc.RedisProcess`, AOF ``everysec`` as in
+* a private Redis (:class:`~solrace.server.ops.redisproc.RedisProcess`, AOF ``everysec`` as in
   ``docker-compose.yml``) and ``python -m solrace.server`` pointed at it, with rate limits
   raised out of the way;
 * load generators (``bench/loadgen.py``, forked): N player connections paired into 2-seat
@@ -77,8 +77,8 @@ from measure import Measure, pct, split_even, split_players
 from profiling import finish_py_spy, py_spy, start_py_spy, summarize_profile
 from report import fmt, median_round, print_report, target_rows
 from runner import Bench
-from solrace.server.config import DEFAULT_LOOP
-from solrace.server.redisproc import _spawn
+from solrace.server.ops.config import DEFAULT_LOOP
+from solrace.server.ops.redisproc import _spawn
 
 # the names cluster.py, server_instructions.py and the tests take from this script
 __all__ = ["BENCH", "SECRET", "SERVER_FLAGS", "Bench", "Listening", "LoadGens", "Measure",

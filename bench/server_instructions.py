@@ -37,7 +37,7 @@ from typing import Any
 import children  # bench/children.py: the event loop the children start on (children.LOOP)
 import redis
 import runner  # bench/runner.py: the window (its profiler hooks and sleeps are patched here)
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.redisproc import RedisProcess
 
 import server as bench  # bench/server.py: this script's directory is on sys.path
 
@@ -48,7 +48,7 @@ import server as bench  # bench/server.py: this script's directory is on sys.pat
 #: full speed, instead of leaving alone on the event window's timer (not before: the races'
 #: start events must not wait that long).
 PRELUDE = (
-    "import runpy, signal, solrace.server.hub as h, solrace.server.outbox as o; "
+    "import runpy, signal, solrace.server.fanout.hub as h, solrace.server.session.outbox as o; "
     "h.NOTICE_FRESH = 1e9; "
     "signal.signal(signal.SIGUSR1, lambda *_: setattr(o, 'EVENT_WINDOW', 30.0)); "
     "runpy.run_module('solrace.server', run_name='__main__', alter_sys=True)"

@@ -92,7 +92,7 @@ BATCH = """
 import asyncio, atexit, tempfile
 from pathlib import Path
 from redis.asyncio import Redis
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.redisproc import RedisProcess
 from solrace.server.store.batch import ScriptBatcher
 rp = RedisProcess(data_dir=Path(tempfile.mkdtemp()), appendonly=False)
 rp.start()
@@ -119,7 +119,7 @@ async def main(n):  # counted: n batches of K calls, each awaited (Redis is anot
 LOOP_RT = """
 import asyncio, atexit, tempfile
 from pathlib import Path
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.redisproc import RedisProcess
 rp = RedisProcess(data_dir=Path(tempfile.mkdtemp()), appendonly=False)
 rp.start()
 atexit.register(rp.stop)
@@ -225,7 +225,7 @@ from solrace.shared import protocol as P
 from solrace.shared.engine import Game, Status
 from solrace.shared.pointing import legal_texts
 from solrace.shared.views import advance, view_of
-from solrace.server.fastmoves import ack_reply
+from solrace.server.session.fastmoves import ack_reply
 _pack = msgpack.Packer(use_bin_type=True).pack
 try:  # the frames from parts; an older checkout packs the dicts
     from solrace.shared.protocol import ack_frame, event_frame, progress_body

@@ -2,7 +2,7 @@
 
 import sys
 
-from solrace.server.app import main
+from solrace.server.ops.app import main
 
 if __name__ == "__main__":  # worker processes (spawn) import this module as __mp_main__
     sys.exit(main())

@@ -2,14 +2,14 @@
 
 Every test that needs Redis gets a private server started by this suite on a free loopback
 port (the ``redis-server``/``valkey-server`` that
-:func:`solrace.server.redisproc.find_redis_server` finds), never the machine's shared 6379:
+:func:`solrace.server.ops.redisproc.find_redis_server` finds), never the machine's shared 6379:
 
 * ``redis_proc`` (session): one server for the whole run, AOF on, temp data dir.
 * ``redis_url`` (function): that server's URL, after ``FLUSHALL`` so each test starts empty.
 * ``private_redis`` (function): a server of the test's own, for tests that stop, kill or
   restart Redis (``appendfsync always`` so an acknowledged write survives a SIGKILL).
 * ``redis_cluster`` (session): a real Redis Cluster, 3 masters + 3 replicas
-  (:class:`solrace.server.rediscluster.RedisClusterProcess`), started once on first use.
+  (:class:`rediscluster.RedisClusterProcess`, tests/rediscluster.py), started once on first use.
 
 Second backend: a test module that sets ``BACKENDS = ("single", "cluster")`` runs every test
 that takes ``redis_url`` twice, ``[single]`` on the one Redis and ``[cluster]`` on the shared
@@ -19,7 +19,7 @@ only one of them.
 Second event loop: a test module that sets ``LOOPS = ("asyncio", "uvloop")`` (or a test marked
 ``@pytest.mark.loops("asyncio", "uvloop")``) runs every async test twice, ``[asyncio]`` on the
 stock loop and ``[uvloop]`` on uvloop's (the server's default where it can be imported,
-server/config.py); every other test runs on the stock loop only. ``SOLRACE_TEST_LOOPS=asyncio``
+server/ops/config.py); every other test runs on the stock loop only. ``SOLRACE_TEST_LOOPS=asyncio``
 (or ``uvloop``) runs only one of them.
 """
 
@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis
-from solrace.server.rediscluster import RedisClusterProcess
-from solrace.server.redisproc import RedisProcess
+from rediscluster import RedisClusterProcess
+from solrace.server.ops.redisproc import RedisProcess
 
 # Test clients play at machine speed on purpose: every server these tests start (in process or
 # as a child) records fair-play scores but holds nothing, unless a test asks for the product's

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from solrace.server.config import SETTINGS
+from solrace.server.ops.config import SETTINGS
 from solrace.server.store.connect import parse_cluster_url
 
 ROOT = Path(__file__).resolve().parent.parent

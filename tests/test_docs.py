@@ -69,7 +69,7 @@ def client_parser() -> argparse.ArgumentParser:
 
 @cache
 def server_flags() -> frozenset[str]:
-    from solrace.server.config import Config
+    from solrace.server.ops.config import Config
 
     return frozenset(_flags(Config.parser()))
 

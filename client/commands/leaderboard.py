@@ -31,7 +31,7 @@ from solrace.shared.variants import VARIANTS
 NAME = "leaderboard"
 HELP = "a daily leaderboard: top, a page, or around your own entry"
 
-#: The order of ``rank_key`` in ``server/daily.py``, in words.
+#: The order of ``rank_key`` in ``server/game/daily.py``, in words.
 RANK_RULE = (
     "order: winners first, by time, then fewer moves, then earlier finish; then the others "
     "by more cards home, who got them home first, more moves, shorter time, earlier finish; "

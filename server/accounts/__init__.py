@@ -6,7 +6,7 @@
 * :mod:`.service` — the operations (register, login, sessions, password change, deletion),
   tying the pure parts to the store (:mod:`solrace.server.store.accounts`).
 
-The request handlers are in :mod:`solrace.server.handlers.accounts`; the protocol in
+The request handlers are in :mod:`solrace.server.session.handlers.accounts`; the protocol in
 ``docs/protocol.md`` ("Accounts and sessions"). This package imports nothing at import time
 so that :mod:`solrace.server.store.keys` can use :mod:`.names`.
 """

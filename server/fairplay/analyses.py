@@ -19,8 +19,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from solrace.server.game.worker import Worker
 from solrace.server.store import Store
-from solrace.server.worker import Worker
 from solrace.shared.fairplay.analysis import SAMPLES, analyse
 
 log = logging.getLogger("solrace.fairplay")

@@ -8,7 +8,7 @@ but not listed, its player is told "under review", and only a moderator's ``clea
 at the rank its time earns, as if it had never been held.
 
 Which results: every ranked daily attempt (the one ranked game a daily leaderboard lists) and
-every racer of a rated race; a held racer holds the race's rating changes (server/results.py).
+every racer of a rated race; a held racer holds the race's rating changes (server/game/results.py).
 
 Which results also get the solver's view of their line (server/fairplay/analyses.py, in the
 worker pool, after the game): a won ranked daily attempt that would enter its board's top
@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from solrace.server.fairplay.analyses import Analyses
-from solrace.server.races import RaceInfo
+from solrace.server.game.races import RaceInfo
 from solrace.server.store import RaceRecord, Store
 from solrace.shared.fairplay import GameRecord, History, evidence, pair_record, score
 from solrace.shared.fairplay.analysis import NODES

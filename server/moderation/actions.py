@@ -11,10 +11,10 @@ import logging
 from typing import Any
 
 from solrace.server.accounts.names import reserved_for_accounts
-from solrace.server.daily import daily_days
 from solrace.server.fairplay.service import REMOVED, FairPlayService, case_id
-from solrace.server.lifecycle import is_over
-from solrace.server.results import Results
+from solrace.server.game.daily import daily_days
+from solrace.server.game.lifecycle import is_over
+from solrace.server.game.results import Results
 from solrace.server.store import Store
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.variants import VARIANTS

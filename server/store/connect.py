@@ -5,7 +5,7 @@
 names a Redis Cluster by seed nodes: any reachable one is enough, the client learns the rest
 with ``CLUSTER SLOTS`` and follows ``MOVED``/``ASK`` redirections. The cluster client is
 redis-py's :class:`redis.asyncio.cluster.RedisCluster`; the hub's sharded pub/sub
-(:mod:`solrace.server.hub_sharded`) opens its own per-shard connections.
+(:mod:`solrace.server.fanout.hub_sharded`) opens its own per-shard connections.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from solrace.server import metrics
+from solrace.server.ops import metrics
 from solrace.server.store import lua
 from solrace.server.store.accounts import AccountStore
 from solrace.server.store.batch import ScriptBatcher

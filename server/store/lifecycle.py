@@ -5,7 +5,7 @@ Why apart from the moves (:mod:`.moves`): these transitions happen a handful of 
 and may take several round trips (the player's own keys are in another slot, so they are
 written after the race's script, not inside it); the per-move path is kept in a module of its
 own. The atomic checks themselves are the Lua scripts of :mod:`.lua` (see
-server/lifecycle.py for the state machine they enforce).
+server/game/lifecycle.py for the state machine they enforce).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from solrace.server.lifecycle import INITIAL
+from solrace.server.game.lifecycle import INITIAL
 from solrace.server.store import lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import CODE_TTL, RETENTION, Keys

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from solrace.server.lifecycle import RaceState
+from solrace.server.game.lifecycle import RaceState
 from solrace.server.store import lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import Keys

@@ -2,7 +2,7 @@
 
 Each script touches the keys of one race (one hash tag, one Cluster slot) passed in KEYS, reads
 the Redis clock with ``TIME`` (one clock for every server process), checks the state it starts
-from by name (the names are those of :mod:`solrace.server.lifecycle`, a test holds them to it)
+from by name (the names are those of :mod:`solrace.server.game.lifecycle`, a test holds them to it)
 and emits race events with ``emit``: a version from the race hash, an entry ``<v>-0`` in the
 race's stream, and a pub/sub message ``<v>:<event>``.
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solrace.server.lifecycle import RaceState
+from solrace.server.game.lifecycle import RaceState
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ class RaceRecord:
 
     @property
     def state(self) -> RaceState:
-        """The race's state (:mod:`solrace.server.lifecycle` says what each one allows)."""
+        """The race's state (:mod:`solrace.server.game.lifecycle` says what each one allows)."""
         return RaceState(self.meta["state"])
 
     def num(self, field: str, default: int = 0) -> int:

@@ -237,7 +237,7 @@ def _ack_parts(req_id: Any, rid: str, ack: dict[str, Any], delta: bytes) -> byte
 def ack_frame(req_id: RequestId | None, rid: str, ack: dict[str, Any],
               delta: bytes | None) -> bytes:
     """``encode(ack_reply(req_id, rid, ack))`` of a move's ack (the fields
-    :meth:`~solrace.server.racemoves.MovePath._acked` returns, in its order), ``delta`` being
+    :meth:`~solrace.server.game.racemoves.MovePath._acked` returns, in its order), ``delta`` being
     ``encode(ack["delta"])`` as :func:`progress_body` packed it for the store: the frame from
     parts, about a fifth of the work of building the dict and packing it. An ack of another
     shape (a duplicate's, a new field) is encoded from its dict."""

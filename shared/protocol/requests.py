@@ -138,7 +138,7 @@ class CreateRace(Request):
     seats: int = 2
     time_limit: int = 600  # seconds
     rated: bool = False
-    winnable: bool = False  # deal a seed the solver has won (server/pool.py)
+    winnable: bool = False  # deal a seed the solver has won (server/game/pool.py)
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from solrace.server.config import DEFAULT_LOOP
+from solrace.server.ops.config import DEFAULT_LOOP
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "server.py"

@@ -6,7 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from solrace.server.daily import DailyService, candidate_seed
+from solrace.server.game.daily import DailyService, candidate_seed
 from solrace.shared.rules import options_text
 from solrace.shared.solver import Budget, Outcome, solve
 

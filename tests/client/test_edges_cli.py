@@ -243,7 +243,7 @@ def test_help_texts_have_no_rest_markup(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_server_configuration_table_is_aligned() -> None:
-    from solrace.server.config import Config
+    from solrace.server.ops.config import Config
 
     text = Config(secret="test-secret-0123456789abcdef").describe()
     rows = [line for line in text.splitlines()[1:] if line.startswith("  ")

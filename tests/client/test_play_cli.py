@@ -31,7 +31,7 @@ from solrace.client.library import Client
 from solrace.client.render import render_view
 from solrace.client.session import SavedSession, SessionStore, login
 from solrace.client.tui import sanitize_name, server_url
-from solrace.server.app import Server
+from solrace.server.ops.app import Server
 from solrace.shared.engine import Game
 from solrace.shared.errors import IllegalMove
 from solrace.shared.protocol import NAME_RE

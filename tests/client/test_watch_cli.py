@@ -22,7 +22,7 @@ from solrace.client import cli
 from solrace.client.commands import CommandError
 from solrace.client.commands.watch import RaceView, race_target, wrap_blocks
 from solrace.client.render import board_lines, visible_width
-from solrace.server.app import Server
+from solrace.server.ops.app import Server
 from solrace.shared.engine import Game
 from solrace.shared.views import delta, view_of
 

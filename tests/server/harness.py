@@ -43,10 +43,10 @@ from typing import Any
 import msgpack
 import redis.asyncio as aredis
 from solrace.client.library import Client
-from solrace.server.app import Server
-from solrace.server.config import Config
-from solrace.server.hub_sharded import ShardedHub
-from solrace.server.redisproc import _spawn
+from solrace.server.fanout.hub_sharded import ShardedHub
+from solrace.server.ops.app import Server
+from solrace.server.ops.config import Config
+from solrace.server.ops.redisproc import _spawn
 from solrace.server.store import Keys
 from solrace.server.store.connect import is_cluster_url, open_cluster
 from solrace.shared import protocol as P

@@ -17,7 +17,7 @@ import msgpack
 import pytest
 import redis.asyncio as aredis
 from solrace.client.library import Client, ClientError
-from solrace.server.daily import day_of, previous_day, rank_key
+from solrace.server.game.daily import day_of, previous_day, rank_key
 from solrace.server.store import Keys, Store
 from solrace.server.store.accounts import token_hash
 from websockets.exceptions import ConnectionClosed

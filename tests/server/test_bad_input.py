@@ -10,7 +10,7 @@ import msgpack
 import pytest
 from harness import RawConnection, choose_move, clients, race_info, running_server, ws_url
 from solrace.client.library import Client, ClientError
-from solrace.server import connection
+from solrace.server.session import connection
 from solrace.shared import protocol as P
 from solrace.shared.pointing import legal_texts
 from solrace.shared.views import view_of

@@ -9,8 +9,8 @@ from typing import Any
 import msgpack
 import pytest
 from harness import Racer, RawConnection, RecordingClient, race_info, running_server, ws_url
-from solrace.server import outbox
-from solrace.server.outbox import Outbox
+from solrace.server.session import outbox
+from solrace.server.session.outbox import Outbox
 from solrace.shared import protocol as P
 
 pytestmark = pytest.mark.timeout(60)

@@ -14,8 +14,8 @@ import pytest
 import redis.asyncio.connection as rconn
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
-from solrace.server.faults import is_outage, is_store_error
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.faults import is_outage, is_store_error
+from solrace.server.ops.redisproc import RedisProcess
 from solrace.server.store.batch import ScriptBatcher
 
 LOOPS = ("asyncio", "uvloop")  # every async test runs on both event loops (conftest.py)

@@ -29,8 +29,8 @@ from redis.exceptions import (
     ResponseError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from solrace.server.faults import is_outage, is_store_error
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.faults import is_outage, is_store_error
+from solrace.server.ops.redisproc import RedisProcess
 from solrace.server.store import wire as wire_module
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.connect import open_client

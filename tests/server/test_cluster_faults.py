@@ -28,8 +28,8 @@ from harness import (
     ws_url,
 )
 from redis.crc import key_slot
+from rediscluster import RedisClusterProcess
 from solrace.client.library import ClientError
-from solrace.server.rediscluster import RedisClusterProcess
 from solrace.server.store import Keys
 
 BACKENDS = ("cluster",)
@@ -220,7 +220,7 @@ def migrate_slowly(cluster: RedisClusterProcess, slot: int, hold: float) -> int:
     slowly: one key first, then ``hold`` seconds with the race's keys split between the two
     nodes (a script over several of them is answered TRYAGAIN), then the rest, then ``hold``/2
     with every key moved and the slot not yet handed over (ASK), then SETSLOT NODE."""
-    from solrace.server.rediscluster import BIND
+    from rediscluster import BIND
 
     topo = cluster.topology()
     src = next(i for i in topo if i.master and not i.failed and i.owns(slot))

@@ -10,8 +10,8 @@ from importlib.util import find_spec as _find_spec
 from pathlib import Path
 
 import pytest
-from solrace.server import config as config_module
-from solrace.server.config import (
+from solrace.server.ops import config as config_module
+from solrace.server.ops.config import (
     DEFAULT_LOOP,
     MASK,
     SETTINGS,

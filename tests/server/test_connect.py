@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from solrace.server.config import Config, mask_url
+from solrace.server.ops.config import Config, mask_url
 from solrace.server.store.connect import is_cluster_url, open_client, parse_cluster_url
 
 SECRET = "x" * 20

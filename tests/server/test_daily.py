@@ -1,4 +1,4 @@
-"""Daily challenges (``server/daily.py``): seeds, certification, commit-reveal, one attempt.
+"""Daily challenges (``server/game/daily.py``): seeds, certification, commit-reveal, one attempt.
 
 Certification with the real solver is slow for most variants at the production budget (see
 ``docs/leaderboards.md``), so the tests that exercise it pin a (secret, date, budget) found
@@ -28,8 +28,8 @@ from typing import Any
 import harness
 import pytest
 from solrace.client.library import Client, ClientError
-from solrace.server import daily as D
-from solrace.server.races import RaceService
+from solrace.server.game import daily as D
+from solrace.server.game.races import RaceService
 from solrace.server.store import Store
 from solrace.shared.engine import Game, Status
 from solrace.shared.protocol import ProtocolError
@@ -236,7 +236,7 @@ class FakeSolver:
 def threaded_solver(monkeypatch: pytest.MonkeyPatch) -> None:
     """Certification runs its solver calls in a thread instead of a worker process, so a
     monkeypatched ``certify_one`` is the one called."""
-    from solrace.server import worker
+    from solrace.server.game import worker
 
     monkeypatch.setattr(worker, "ProcessPoolExecutor", lambda **_: ThreadPoolExecutor(1))
 

@@ -30,8 +30,8 @@ from harness import (
     ws_url,
 )
 from solrace.client.library import Client, ClientError
-from solrace.server.config import DEFAULT_LOOP
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.config import DEFAULT_LOOP
+from solrace.server.ops.redisproc import RedisProcess
 from solrace.shared.engine import Game
 from solrace.shared.views import view_of
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from harness import RawConnection, running_server, ws_url
 from redis import exceptions as rx
-from solrace.server import connection
-from solrace.server.faults import is_outage
+from solrace.server.ops.faults import is_outage
+from solrace.server.session import connection
 from solrace.shared import protocol as P
 
 pytestmark = pytest.mark.timeout(120)

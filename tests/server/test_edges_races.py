@@ -10,7 +10,7 @@ import harness
 import pytest
 from harness import RawConnection, running_server, ws_url
 from solrace.client.library import Client
-from solrace.server.races import standings
+from solrace.server.game.races import standings
 from solrace.server.store.records import RaceRecord
 from test_daily import WIN_VARIANT, end_of, store_daily
 
@@ -130,7 +130,7 @@ def test_bots_move_at_a_persons_pace_as_documented() -> None:
     second won before a person could read the board), and the documents say the same."""
     from pathlib import Path
 
-    from solrace.server.bots import THINK
+    from solrace.server.game.bots import THINK
     from solrace.shared.solver.bots import Strength
 
     assert THINK == {Strength.WEAK: 4.0, Strength.MEDIUM: 3.0, Strength.STRONG: 2.0}
@@ -174,7 +174,7 @@ async def test_rivals_are_told_when_a_racer_disconnects_and_returns(redis_url: s
 def test_a_random_deal_is_never_over_before_the_first_move(monkeypatch) -> None:
     """Seven by Five's seed rules deal seeds 3, 5 and 6 lost (no card can ever go home):
     a fresh race skips them and takes the first playable draw; a named seed is kept."""
-    from solrace.server import racemodel
+    from solrace.server.game import racemodel
     from solrace.shared.engine import Game
 
     draws = iter([3, 5, 6, 4, 13])

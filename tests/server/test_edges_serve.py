@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from solrace.server.redisproc import RedisProcess, RedisProcessError
+from solrace.server.ops.redisproc import RedisProcess, RedisProcessError
 
 pytestmark = pytest.mark.timeout(120)
 

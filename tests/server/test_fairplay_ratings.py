@@ -10,7 +10,7 @@ import harness
 import pytest
 from solrace.client.library import Client, ClientError
 from solrace.server.fairplay.ratings import log_entry, replay
-from solrace.server.results import PendingRating, parse_rating, rating_text
+from solrace.server.game.results import PendingRating, parse_rating, rating_text
 from solrace.shared.ratings import Rating, update
 from test_daily import FAST, eventually
 from test_fairplay_e2e import admin

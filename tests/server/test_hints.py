@@ -1,4 +1,4 @@
-"""Hints (``hint``, ``server/hints.py``): the solver's next move, in practice games only.
+"""Hints (``hint``, ``server/game/hints.py``): the solver's next move, in practice games only.
 
 Real Redis, a real in-process server and the real solver in its worker process. Practice games
 come from the daily tests' stored winnable deal (``store_daily``): a ranked attempt first
@@ -19,7 +19,7 @@ import harness
 import pytest
 from solrace.client.commands.play import hint_text
 from solrace.client.library import Client, ClientError
-from solrace.server import metrics
+from solrace.server.ops import metrics
 from solrace.shared.engine import Game, Status
 from test_daily import (  # the daily tests' helpers: a stored winnable daily, its winning line
     FAST,

@@ -26,7 +26,7 @@ from harness import (
     ws_url,
 )
 from solrace.client.library import Client
-from solrace.server.app import Server
+from solrace.server.ops.app import Server
 from solrace.server.store import Keys
 
 

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from harness import Racer, clients, http_url, race_info, running_server, start_race, ws_url
 from solrace.client.library import ClientError
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.redisproc import RedisProcess
 
 pytestmark = pytest.mark.timeout(60)
 

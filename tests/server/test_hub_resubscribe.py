@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
-from solrace.server import hub as hub_module
-from solrace.server.faults import is_outage, is_store_error
-from solrace.server.hub import Hub
+from solrace.server.fanout import hub as hub_module
+from solrace.server.fanout.hub import Hub
+from solrace.server.ops.faults import is_outage, is_store_error
 
 
 class FlakyPubSub:

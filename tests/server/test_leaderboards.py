@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from solrace.client import cli
 from solrace.client.library import Client, ClientError
-from solrace.server.daily import rank_key
-from solrace.server.results import parse_rating, rating_text
+from solrace.server.game.daily import rank_key
+from solrace.server.game.results import parse_rating, rating_text
 from solrace.server.store import Keys
 from solrace.shared import protocol as P
 from solrace.shared.ratings import Rating, update
@@ -413,8 +413,8 @@ async def test_two_rated_races_ending_together_lose_no_rating_update(redis_url: 
     """Rita ends two rated races at the same moment (say on two processes): both updates were
     computed from her old rating before either was stored. Compare-and-set makes the second
     one apply its results to the rating the first stored — nothing is lost."""
-    from solrace.server.races import RaceInfo
-    from solrace.server.results import Results
+    from solrace.server.game.races import RaceInfo
+    from solrace.server.game.results import Results
 
     class Hooks:  # the two lists Results registers on
         def __init__(self) -> None:

@@ -4,7 +4,7 @@ out: all without I/O."""
 import re
 
 import pytest
-from solrace.server.lifecycle import (
+from solrace.server.game.lifecycle import (
     DEALT,
     INITIAL,
     LIVE,

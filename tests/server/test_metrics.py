@@ -6,8 +6,8 @@ import math
 import re
 
 import pytest
-from solrace.server import metrics
-from solrace.server.metrics import CONTENT_TYPE, REGISTRY, Registry
+from solrace.server.ops import metrics
+from solrace.server.ops.metrics import CONTENT_TYPE, REGISTRY, Registry
 
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$")
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)')

@@ -21,9 +21,9 @@ from harness import (
     start_race,
     ws_url,
 )
-from solrace.server.connection import Connection
-from solrace.server.racemodel import GameLock
-from solrace.server.racemoves import MovePath
+from solrace.server.game.racemodel import GameLock
+from solrace.server.game.racemoves import MovePath
+from solrace.server.session.connection import Connection
 from solrace.shared import protocol as P
 
 
@@ -143,7 +143,7 @@ async def test_the_game_lock_is_taken_at_once_only_when_acquire_would_not_wait()
 def test_ack_reply_is_the_reply_websockets_would_carry(req_id: Any) -> None:
     """``ack_reply`` builds what ``P.reply(..., "ack", race=..., **ack)`` builds: the same
     keys in the same order, so the same bytes in both codecs."""
-    from solrace.server.fastmoves import ack_reply
+    from solrace.server.session.fastmoves import ack_reply
     from solrace.shared.jsonwire import encode_json
 
     ack = {"seq": 12, "delta": [[3, [["7h", 1]]]], "v": 40, "elapsed": 5000,
@@ -158,10 +158,10 @@ def test_ack_reply_is_the_reply_websockets_would_carry(req_id: Any) -> None:
 def test_a_parsed_move_is_pushed_and_recognised_as_a_duplicate() -> None:
     """``move_now`` takes the move parsed once (``full_move``): ``_apply`` pushes it as it is,
     and a duplicate of an earlier move is recognised from it as from its text."""
-    from solrace.server.batches import is_full_move
-    from solrace.server.fastmoves import full_move
-    from solrace.server.movetypes import Applied
-    from solrace.server.racemodel import GameEntry, Player
+    from solrace.server.game.batches import is_full_move
+    from solrace.server.game.movetypes import Applied
+    from solrace.server.game.racemodel import GameEntry, Player
+    from solrace.server.session.fastmoves import full_move
     from solrace.shared.engine import Game
     from solrace.shared.views import view_of
 

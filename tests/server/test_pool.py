@@ -1,4 +1,4 @@
-"""The winnable pool (server/pool.py, server/store/deals.py) against a real Redis and a real
+"""The winnable pool (server/game/pool.py, server/store/deals.py) against a real Redis and a real
 Redis Cluster: seeds in a pool are solver-won, a pool never grows past its size however many
 processes top it up at once, no seed is ever handed out twice, and an empty pool answers
 ``pool_empty`` within the configured wait."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from solrace.server.pool import PoolService, config_of, default_configs
+from solrace.server.game.pool import PoolService, config_of, default_configs
 from solrace.server.store import Store
 from solrace.server.store.connect import open_client
 from solrace.shared.protocol import ProtocolError, last_event
@@ -149,7 +149,7 @@ async def test_a_barren_configuration_is_refused_at_once(redis_url: str) -> None
     pool = PoolService(store, size=1, budget_nodes=200, wait=600, process="t")
     config = config_of("seven-by-five", {})[0]
     try:
-        import solrace.server.pool as pool_module
+        import solrace.server.game.pool as pool_module
 
         pool_module.MAX_CANDIDATES, saved = 3, pool_module.MAX_CANDIDATES
         try:

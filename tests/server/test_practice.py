@@ -1,4 +1,4 @@
-"""Practice races against server bots (``practice.start``, ``server/bots.py``).
+"""Practice races against server bots (``practice.start``, ``server/game/bots.py``).
 
 Real Redis, real servers (in-process, and child processes for the crash test), real clients.
 The bots' moves are checked after the fact by replaying their durable logs through the engine:
@@ -34,7 +34,7 @@ from harness import (
     ws_url,
 )
 from solrace.client.library import Client, ClientError
-from solrace.server.races import Player
+from solrace.server.game.races import Player
 from solrace.server.store import Keys
 from solrace.shared.engine import Game, Status
 from solrace.shared.pointing import legal_texts
@@ -361,7 +361,7 @@ async def test_a_clean_stop_hands_the_bots_over_at_once(redis_url: str) -> None:
 
 async def _start_server(redis_url: str, **overrides: Any) -> Any:
     from harness import make_config
-    from solrace.server.app import Server
+    from solrace.server.ops.app import Server
 
     server = Server(make_config(redis_url, bot_delay=0.05, bot_lease=4.0, **overrides))
     await server.start()

@@ -1,4 +1,5 @@
-"""RaceMask (server/spectate.py): one process's masked forms of a race, shared by its spectators.
+"""RaceMask (server/fanout/spectate.py): one process's masked forms of a race, shared by its
+spectators.
 
 A fake store serves a race's events; the forms must equal a fresh Masker's fold whatever
 order spectators ask in (ahead, behind, after a gap), a version after a gap must not be
@@ -11,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from solrace.server.races import RaceInfo
-from solrace.server.spectate import Masks, RaceMask, final_boards
+from solrace.server.fanout.spectate import Masks, RaceMask, final_boards
+from solrace.server.game.races import RaceInfo
 from solrace.shared.engine import Game
 from solrace.shared.masking import Masker
 from solrace.shared.views import advance, view_of

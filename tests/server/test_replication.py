@@ -15,7 +15,7 @@ import msgpack
 import pytest
 import redis
 from redis.asyncio import Redis
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.redisproc import RedisProcess
 from solrace.server.store import Keys, ReplicationLag, Store
 from solrace.server.store.errors import unavailable_reason
 

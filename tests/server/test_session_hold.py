@@ -19,8 +19,8 @@ import harness
 import pytest
 import redis.asyncio as aredis
 from solrace.client.library import Client, ClientError
-from solrace.server import hub as hub_module
-from solrace.server.app import Server
+from solrace.server.fanout import hub as hub_module
+from solrace.server.ops.app import Server
 from solrace.server.store import Keys, Store
 from solrace.server.store.accounts import token_hash
 from websockets.exceptions import ConnectionClosed
@@ -202,7 +202,7 @@ async def test_a_notice_refuses_even_requests_already_queued() -> None:
     naming the session makes the very next check refuse (a request queued behind the notice
     included), without asking Redis; a notice for another session changes nothing; a token
     change (a reconnect) makes the next check ask again."""
-    from solrace.server.handlers import accounts as handlers
+    from solrace.server.session.handlers import accounts as handlers
     from solrace.server.store.accounts import SessionRecord
 
     conn = _Conn()

@@ -40,8 +40,8 @@ from harness import (
 )
 from sightings import spectator_views
 from solrace.client.library import Client, ClientError
-from solrace.server.app import Server
-from solrace.server.redisproc import RedisProcess
+from solrace.server.ops.app import Server
+from solrace.server.ops.redisproc import RedisProcess
 from solrace.server.store import Keys
 from solrace.server.store.connect import is_cluster_url
 from solrace.shared import protocol as P

@@ -1,5 +1,6 @@
 """A clean stop always ends: a connection handler stuck in a request is logged and cancelled
-after ``STOP_DRAIN`` seconds (server/app.py ``Server._drain``), instead of hanging the process."""
+after ``STOP_DRAIN`` seconds (server/ops/app.py ``Server._drain``), instead of hanging the
+process."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from typing import Any
 import msgpack
 import pytest
 from harness import make_config, ws_url
-from solrace.server import app
-from solrace.server.app import Server
-from solrace.server.handlers import HANDLERS
+from solrace.server.ops import app
+from solrace.server.ops.app import Server
+from solrace.server.session.handlers import HANDLERS
 from solrace.shared import protocol as P
 from websockets.asyncio.client import connect
 

@@ -1,11 +1,11 @@
-"""``server/tasks.py``: a background task that consumed a cancel still stops."""
+"""``server/ops/tasks.py``: a background task that consumed a cancel still stops."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-from solrace.server.tasks import cancel_and_wait
+from solrace.server.ops.tasks import cancel_and_wait
 
 pytestmark = pytest.mark.timeout(30)
 

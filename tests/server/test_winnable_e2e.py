@@ -168,7 +168,7 @@ async def test_a_verdict_left_by_a_dead_process_is_taken_over(redis_url: str) ->
     """The ending process lists the race as pending before it solves; when it cannot solve it
     (here: its queue is "full") the race is due at once, and a sweep — any process's; here
     called directly — solves it and emits the verdict, then drops the entry."""
-    import solrace.server.verdicts as vmod
+    import solrace.server.game.verdicts as vmod
 
     async with running_server(redis_url, **SETTINGS) as server:
         url = ws_url(server)

@@ -25,7 +25,7 @@ needs_tools = pytest.mark.skipif(TOOLS_MISSING is not None,
 # Print, for each listed module: where it was loaded from.
 WHERE = (
     "import importlib, json, sys\n"
-    "import solrace.server.app\n"
+    "import solrace.server.ops.app\n"
     "from solrace.shared import accel\n"
     "print(json.dumps({n: importlib.import_module(n).__file__ for n in accel.MODULES}))\n"
 )

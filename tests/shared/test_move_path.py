@@ -1,4 +1,4 @@
-"""The server's per-move path in ``shared/`` (``server/racemoves.py`` ``_apply``, ``_acked``)
+"""The server's per-move path in ``shared/`` (``server/game/racemoves.py`` ``_apply``, ``_acked``)
 against a straightforward reference, byte for byte: the legal moves, their texts, the status,
 the view and its delta, the ack and the progress event as encoded, and the refusal of every illegal
 move with its reason.

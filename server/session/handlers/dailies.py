@@ -1,0 +1,95 @@
+"""Dailies, practice races, leaderboards and profiles."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from solrace.server.game.daily import previous_day
+from solrace.server.game.results import rating_view
+from solrace.server.session.handlers.accounts import require_account, require_human
+from solrace.server.session.handlers.base import handles
+from solrace.shared import protocol as P
+from solrace.shared.protocol import ProtocolError
+
+if TYPE_CHECKING:
+    from solrace.server.session.connection import Connection
+
+
+@handles(P.DailyInfo)
+async def on_daily(conn: Connection, req: P.DailyInfo) -> dict[str, Any]:
+    daily = conn.ctx.daily
+    name, _ = daily.variant_name(req.variant)
+    day = await daily.today()
+    record = await daily.get(name, day)
+    out = daily.public(name, day, record, day)
+    out["attempt"] = await conn.ctx.store.attempt_of(day, name, conn.me.pid)
+    attempt = await conn.ctx.store.read_race(out["attempt"]) if out["attempt"] else None
+    out["attempt_state"] = attempt.state if attempt is not None else None
+    entry = await conn.ctx.store.daily_entry(day, name, conn.me.pid) if out["attempt"] else None
+    out["attempt_review"] = entry.get("review", "clear") if entry is not None else None
+    yesterday = await conn.ctx.store.daily(previous_day(day), name)
+    if yesterday is not None:
+        out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)
+    return P.reply(req.id, "daily", **out)
+
+
+async def _start(conn: Connection, req_id: Any, rid: str, **extra: Any) -> None:
+    """Reply with the new race, then attach from version 0: its join, countdown and start
+    events follow the reply."""
+    rec = await conn.ctx.races.record(rid)
+    conn.ctx.races.arm(rec)
+    conn.send(P.reply(req_id, "race", race=conn.ctx.races.summary(rec), **extra))
+    await conn.feed.attach(rid, 0)
+
+
+@handles(P.DailyStart)
+async def on_daily_start(conn: Connection, req: P.DailyStart) -> None:
+    if not req.practice:
+        require_account(conn, "the ranked daily attempt")
+        require_human(conn, "the ranked daily attempt")
+    rid, ranked = await conn.ctx.daily.start(conn.me, req.variant, req.practice)
+    await _start(conn, req.id, rid, ranked=ranked)
+
+
+@handles(P.PracticeStart)
+async def on_practice_start(conn: Connection, req: P.PracticeStart) -> None:
+    """A practice race against server bots, running at once."""
+    rid = await conn.ctx.bots.start(conn.me, req.variant, req.options, req.bots,
+                                    req.time_limit, req.seed)
+    await _start(conn, req.id, rid)
+
+
+@handles(P.Leaderboard)
+async def on_leaderboard(conn: Connection, req: P.Leaderboard) -> dict[str, Any]:
+    around = conn.me.pid if req.around_me else None
+    caller = conn.me.pid if conn.player is not None else None
+    board = await conn.ctx.daily.leaderboard(req.variant, req.date, req.offset, req.limit,
+                                             around, caller)
+    return P.reply(req.id, "leaderboard", **board)
+
+
+@handles(P.Profile)
+async def on_profile(conn: Connection, req: P.Profile) -> dict[str, Any]:
+    store = conn.ctx.store
+    title = None
+    if req.name is None:
+        if conn.player is None:
+            raise ProtocolError("not_authenticated", "profile of whom? name a player")
+        pid, name, title = conn.me.pid, conn.me.name, conn.me.title or None
+    else:
+        acct = await store.accounts.account(req.name)  # the owner of the name or a look-alike
+        if acct is not None and not acct.get("deleted"):
+            pid, name = acct["player"], acct["name"]
+            title = "BOT" if acct.get("bot") else None
+        else:
+            found = None if acct is not None else await store.profile_of(req.name)
+            if found is None:
+                raise ProtocolError("player_not_found", f"no player called {req.name}")
+            pid, name = found, req.name
+    ratings = {v: rating_view(t) for v, t in (await store.all_ratings(pid)).items()}
+    stats: dict[str, dict[str, Any]] = {}
+    for key, value in (await store.stats(pid)).items():
+        variant, _, field = key.rpartition(":")
+        stats.setdefault(variant, {})[field] = value if field == "last_daily" else int(value)
+    return P.reply(req.id, "profile", player=pid, name=name, title=title, ratings=ratings,
+                   stats=stats)

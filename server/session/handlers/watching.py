@@ -1,0 +1,108 @@
+"""Spectating: ``watch`` (live, delayed, resumed or full replay), ``unwatch``, ``races.live``."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from solrace.server.fanout.feed import SPECTATOR_TTL_MS
+from solrace.server.fanout.spectate import DelayLine, final_boards, fold_boards
+from solrace.server.game.lifecycle import is_over
+from solrace.server.game.races import parse_options
+from solrace.server.session.handlers.base import handles
+from solrace.shared import protocol as P
+from solrace.shared.protocol import ProtocolError
+
+if TYPE_CHECKING:
+    from solrace.server.session.connection import Connection
+
+
+@handles(P.Watch)
+async def on_watch(conn: Connection, req: P.Watch) -> None:
+    ctx, feed = conn.ctx, conn.feed
+    rid = req.race if req.race is not None else await ctx.races.code_to_race(req.code or "")
+    rec = await ctx.races.record(rid)
+    info = ctx.races.infos[rid]
+    if info.kind != "race":
+        raise ProtocolError("not_watchable", "daily and practice games are private")
+    live = not is_over(rec.state)
+    if live and rid in feed.races and rid not in feed.watching:
+        raise ProtocolError("not_watchable", "this connection races in that race: watch it "
+                                             "from another connection")
+    if rid in feed.races:  # after the checks: a refused watch must not detach a racer
+        await feed.detach(rid)
+    cfg = ctx.config
+    delay = cfg.spectator_delay if info.rated else cfg.casual_spectator_delay
+    delay_ms = int(delay * 1000) if live else 0
+    mask = ctx.masks.acquire(info) if live else None
+    try:
+        redis_now = await ctx.store.server_time_ms()
+        offset = redis_now - int(time.time() * 1000)
+        cutoff = redis_now - delay_ms
+        base = req.since if req.since and not req.full else 0
+        events = [e for e in await ctx.store.events_since(rid, base) if e.get("at", 0) <= cutoff]
+        last = events[-1]["v"] if events else base
+        if mask is not None:  # while the race runs, spectators get the masked forms
+            await mask.ensure(ctx.store, rid, last, events)
+            events = mask.since(base, last)
+        elif any(e.get("k") == "end" for e in events):  # over: nothing masked
+            boards = await final_boards(ctx.store, rid, events if base == 0 else None)
+            events = [{**e, "boards": boards} if e.get("k") == "end" else e for e in events]
+        count = 0
+        if live:
+            count = await ctx.store.spectate(rid, conn.member, True, SPECTATOR_TTL_MS)
+            ctx.spectators.setdefault(rid, set()).add(conn.member)
+        out = P.reply(req.id, "watching", race=ctx.races.summary(rec), delay=delay_ms / 1000,
+                      v=last, spectators=count)
+        if req.full or req.since:
+            out["events"] = events
+        else:
+            snapshot = mask.since(0, last) if mask is not None else events
+            out["boards"] = fold_boards(snapshot)
+            end = next((e for e in events if e.get("k") == "end"), None)
+            if end is not None:
+                out["end"] = end
+    except BaseException:
+        if mask is not None:
+            ctx.masks.release(rid)
+        raise
+    conn.send(out)
+    if mask is not None:
+        feed.watching.add(rid)
+        feed.masks[rid] = mask  # released when the connection detaches from the race
+        if delay_ms:
+            feed.delays[rid] = DelayLine(delay_ms, offset, conn.send,
+                                         on_end=lambda: conn.spawn(feed.detach(rid)))
+        await feed.attach(rid, last)
+
+
+@handles(P.Unwatch)
+async def on_unwatch(conn: Connection, req: P.Unwatch) -> dict[str, Any]:
+    if req.race not in conn.feed.watching:
+        raise ProtocolError("not_watching", "this connection does not watch that race")
+    await conn.feed.detach(req.race)
+    return P.reply(req.id, "unwatched", race=req.race)
+
+
+@handles(P.LiveRaces)
+async def on_races_live(conn: Connection, req: P.LiveRaces) -> dict[str, Any]:
+    store = conn.ctx.store
+    rows = await store.live_races(req.limit, req.before)
+    if len(rows) == req.limit:  # ``before`` is exclusive: never split one start time
+        last = int(rows[-1][1].get("started_at") or 0)
+        have = {row[0] for row in rows}
+        rows += [row for row in await store.live_races(100, last + 1)
+                 if row[0] not in have and int(row[1].get("started_at") or 0) == last]
+    now = await store.server_time_ms()
+    races = []
+    for rid, meta, racers, watchers in rows:
+        started = int(meta.get("started_at") or 0)
+        races.append({
+            "race": rid, "variant": meta.get("variant"),
+            "options": parse_options(meta.get("options", "")),
+            "rated": meta.get("rated") == "1", "racers": racers, "spectators": watchers,
+            "started_at": started, "elapsed": max(0, now - started),
+            "state": meta.get("state"),
+        })
+    nxt = races[-1]["started_at"] if len(races) >= req.limit else None
+    return P.reply(req.id, "live", races=races, next=nxt)
