@@ -3,7 +3,7 @@
 // #/profile[/NAME], #/replay/ID; for moderators #/mod, #/mod/case/ID, #/mod/audit) and the
 // "reconnecting…" banner.
 import { Connection } from "./connection.js";
-import { h, nameTag, toast } from "./dom.js";
+import { button, h, nameTag, toast } from "./dom.js";
 import { applyDisplay } from "./keyboard.js";
 import * as lobby from "./pages/lobby.js";
 import * as race from "./pages/race.js";
@@ -40,6 +40,7 @@ async function route() {
   const app = document.getElementById("app");
   app.replaceChildren(h("p", { class: "loading", text: "Loading…" }));
   await conn.ready;
+  if (offlineShown) return;  // the offline page stays until the connection is back
   const path = location.hash.replace(/^#\/?/, "").split("?")[0];
   for (const [re, mount] of ROUTES) {
     const m = path.match(re);
@@ -55,11 +56,49 @@ async function route() {
   app.replaceChildren(h("p", { class: "error", text: "No such page." }));
 }
 
+// The server cannot be reached: after UNREACHABLE_MS without a connection the page says so
+// plainly (there is no offline play: the rules live on the server) and keeps retrying; a page
+// that was only "Loading…" is replaced by that message, and comes back once connected.
+const UNREACHABLE_MS = 4000;
+let downSince = null;
+let offlineShown = false;
+let watching = false;  // one checkReachable loop at a time
+
+function offlinePage() {
+  return h("section", { class: "offline", role: "alert" },
+    h("h1", { text: "Cannot reach the solrace server" }),
+    h("p", { text: "The page keeps trying to reconnect every few seconds. Nothing is played offline: the server holds the rules and every game." }),
+    button("Try now", () => conn.reconnectNow(), { class: "primary" }));
+}
+
+function checkReachable(again = false) {
+  if (watching && !again) return;
+  watching = false;
+  const app = document.getElementById("app");
+  if (conn.state === "open") {
+    downSince = null;
+    document.querySelector("#status .offline-note")?.remove();
+    if (offlineShown) { offlineShown = false; route(); }
+    return;
+  }
+  watching = true;
+  downSince = downSince || Date.now();
+  if (Date.now() - downSince < UNREACHABLE_MS) { setTimeout(() => checkReachable(true), 500); return; }
+  if (!offlineShown && (!app.firstChild || app.querySelector(":scope > .loading"))) {
+    offlineShown = true;
+    app.replaceChildren(offlinePage());
+  } else if (!offlineShown && !document.querySelector("#status .offline-note")) {
+    document.getElementById("status").append(h("span", { class: "offline-note", role: "alert", text: " — cannot reach the server; retrying" }));
+  }
+  setTimeout(() => checkReachable(true), 1000);
+}
+
 function showStatus() {
   const bar = document.getElementById("status");
   const text = { open: "", connecting: "connecting…", reconnecting: "reconnecting…", error: "cannot reach the server" }[conn.state];
   bar.textContent = text;
   bar.classList.toggle("shown", !!text);
+  checkReachable();
 }
 
 function showWho() {

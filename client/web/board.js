@@ -1,4 +1,5 @@
 import { h } from "./dom.js";
+import { slide, snapshot } from "./motion.js";
 
 // A pure renderer of one view (docs/protocol.md 6.2): it draws the piles the server sent and
 // reports what the player does — "card clicked" (a pile and how many cards from its top),
@@ -41,10 +42,12 @@ function sortedIds(piles, letter) {
 /**
  * Draw `view` into `root`. `opts`: {interactive, onCard(pile, n), onStock(), onDrop(pile, n,
  * target), targets(pile, n) -> Set of pile ids to light up while dragging, compact,
- * onKey(event) -> true when the page handled a key pressed on the board}.
+ * onKey(event) -> true when the page handled a key pressed on the board, motion: false to
+ * redraw without sliding the cards}.
  * Returns nothing; call again to redraw.
  */
 export function renderBoard(root, view, opts = {}) {
+  const before = opts.motion === false ? null : snapshot(root);  // where the cards were
   document.querySelectorAll(".drag-layer").forEach((n) => n.remove());
   root.replaceChildren();
   root.classList.add("board");
@@ -64,6 +67,7 @@ export function renderBoard(root, view, opts = {}) {
   // the widest row, so that a phone scales the cards to fit it (style.css, max-width 560px)
   root.style.setProperty("--cols", String(Math.max(...[...root.querySelectorAll(".row")].map((r) => r.querySelectorAll(":scope > .pile, :scope .pile").length), 1)));
   if (opts.interactive) enableDrag(root, opts);
+  slide(root, before);  // the cards that changed place travel there (motion.js)
 }
 
 function label(id) {

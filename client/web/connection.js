@@ -47,6 +47,15 @@ export class Connection extends EventTarget {
     }, KEEPALIVE_MS);
   }
 
+  /** While reconnecting: try again now instead of after the back-off (the page's "Try now"). */
+  reconnectNow() {
+    if (!this.retryTimer) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.backoff = 500;
+    this.ready = this._open();
+  }
+
   /** Now on the server's (Redis) clock, in ms. */
   now() { return Date.now() + this.offset; }
 
@@ -92,7 +101,7 @@ export class Connection extends EventTarget {
         this._setState("reconnecting");
         const delay = this.backoff;
         this.backoff = Math.min(this.backoff * 2, 8000);
-        setTimeout(() => { this.ready = this._open(); }, delay + Math.random() * 200);
+        this.retryTimer = setTimeout(() => { this.retryTimer = null; this.ready = this._open(); }, delay + Math.random() * 200);
       };
     });
   }

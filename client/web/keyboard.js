@@ -191,6 +191,8 @@ export const SETTINGS = [
   ["large-cards", "Large cards"],
   ["high-contrast", "High contrast"],
   ["left-handed", "Left-handed layout (foundations on the left)"],
+  ["reduce-motion", "Reduce motion (cards jump instead of sliding)"],
+  ["sounds", "Sounds (a move, a card home, a refusal, a rival finishing)"],
 ];
 const STORE = "solrace.display";
 

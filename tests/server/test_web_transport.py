@@ -51,7 +51,9 @@ async def test_the_page_and_every_asset_are_served(redis_url: str) -> None:
             status, headers, body = await get(http_url(server, rel + "?v=1"))
             assert status == 200, rel
             assert body == path.read_bytes(), rel
-            want = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
+            want = {".js": "text/javascript", ".css": "text/css", ".html": "text/html",
+                    ".svg": "image/svg+xml", ".png": "image/png",
+                    ".webmanifest": "application/manifest+json"}
             assert headers["Content-Type"].startswith(want[path.suffix]), rel
             assert headers["Content-Length"] == str(len(body))
         for bad in ("/nope.js", "/../pyproject.toml", "/package.json", "/pages/", "/%2e%2e/x"):

@@ -13,6 +13,8 @@ const WINNABLE = {
   "forty-and-eight": "Hard: about 1 deal in 3 can be won.",
 };
 const PRESETS = { "seven-by-five": { cells: "5", empty_fill: "any" } };
+// "Play now": a quick pair on the most played game, Klondike with unlimited redeals.
+const PLAY_NOW = "unlimited";
 const TIME_LIMITS = [[120, "2 min"], [300, "5 min"], [600, "10 min"], [1200, "20 min"], [3600, "1 hour"]];
 
 export async function mount(app, conn) {
@@ -23,9 +25,13 @@ export async function mount(app, conn) {
   for (const v of await variants()) list.append(variantCard(v, conn, settings, waiting));
   const mine = h("ul", { class: "rows", "aria-label": "your races" });
   const live = h("ul", { class: "rows", "aria-label": "live races" });
+  const all = await variants();
+  const first = all.find((v) => v.name === PLAY_NOW) || all[0];
   app.append(
     h("div", { class: "hero" }, h("h1", { text: "Race your friends at solitaire" }),
-      h("p", { text: "Everyone plays the identical deal. Fastest to clear it wins; the deal is committed before the start and revealed at the end, so anyone can check it." })),
+      h("p", { text: "Everyone plays the identical deal. Fastest to clear it wins; the deal is committed before the start and revealed at the end, so anyone can check it." }),
+      h("div", { class: "play-now" }, playNow(conn, first, waiting),
+        h("span", { class: "muted small", text: `A quick race of ${first.title} against the next player who asks${conn.name ? "" : ", as a guest with a made-up name (you can register later)"}.` }))),
     section("You", you), waiting,
     section("Play", settings.node, list),
     section("Your races", mine), section("Live races", live),
@@ -37,6 +43,37 @@ export async function mount(app, conn) {
   } else mine.append(h("li", { class: "muted", text: "Play as a guest or log in first." }));
   conn.request("races.live", { limit: 10 }).then((r) => fillLive(live, r.races)).catch(() => {});
   return () => { if (waiting.dataset.queued) conn.request("quick.cancel").catch(() => {}); };
+}
+
+/** A made-up guest name: "guest-" and four hex digits (as the CLI makes them). */
+export function guestName() {
+  return `guest-${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, "0")}`;
+}
+
+/** Wait in the quick-pair queue (the answer may be the race at once). */
+async function queue(conn, waiting, v, fields) {
+  const r = await conn.request("quick", { variant: v.name, ...fields });
+  if (r.t === "race") { location.hash = `#/race/${r.race.race}`; return; }
+  waiting.dataset.queued = "1";
+  waiting.replaceChildren(h("p", { text: `Waiting for a rival for ${v.title}…` }), button("Cancel", async () => {
+    await conn.request("quick.cancel").catch(() => {});
+    delete waiting.dataset.queued;
+    waiting.replaceChildren();
+  }));
+}
+
+/** One button from the first screen to a race: a guest name if there is none, then a quick
+ * pair on `v` with its default options. */
+function playNow(conn, v, waiting) {
+  return button("Play now", async () => {
+    try {
+      for (let tries = 0; !conn.name; tries++) {
+        try { await conn.claimName(guestName()); } catch (err) { if (err.code !== "name_taken" || tries > 4) throw err; }
+      }
+      const options = Object.fromEntries(v.options.map((o) => [o.name, o.default]));
+      await queue(conn, waiting, v, { options, winnable: false });
+    } catch (err) { toast(err.message, "error"); }
+  }, { class: "primary", id: "play-now", "aria-label": `Play now: a quick race of ${v.title}` });
 }
 
 function raceSettings(conn) {
@@ -79,14 +116,7 @@ function variantCard(v, conn, settings, waiting) {
   const quick = button("Quick pair", async () => {
     if (!need()) return;
     try {
-      const r = await conn.request("quick", { variant: v.name, options: options(), winnable: settings.read().winnable });
-      if (r.t === "race") { location.hash = `#/race/${r.race.race}`; return; }
-      waiting.dataset.queued = "1";
-      waiting.replaceChildren(h("p", { text: `Waiting for a rival for ${v.title}…` }), button("Cancel", async () => {
-        await conn.request("quick.cancel").catch(() => {});
-        delete waiting.dataset.queued;
-        waiting.replaceChildren();
-      }));
+      await queue(conn, waiting, v, { options: options(), winnable: settings.read().winnable });
     } catch (err) { toast(err.message, "error"); }
   }, { "aria-label": `Quick pair for ${v.title}` });
   const botId = `${v.name}-bot`;

@@ -6,6 +6,7 @@ import { renderBoard } from "../board.js";
 import { verify } from "../deals.js";
 import { button, clock, h, nameTag, optionsText, section, seconds, toast, variantTitle } from "../dom.js";
 import { Announcer, BoardKeys, displayControls, helpDialog } from "../keyboard.js";
+import { sound } from "../sound.js";
 import { reportButton } from "../report.js";
 import { applyDelta, fold, verdictText } from "./racestate.js";
 
@@ -228,7 +229,10 @@ class RacePage {
     if (!ev || ev.race !== this.rid) return;
     const name = (pid) => (s.racers.get(pid) || {}).name || "a rival";
     if (ev.k === "progress" && ev.player !== this.conn.player) {
-      if (ev.result) this.announcer.say(`${name(ev.player)} ${ev.result === "won" ? "has won their game" : `is done: ${ev.result}`}`, `${ev.player}:end`);
+      if (ev.result) {
+        this.announcer.say(`${name(ev.player)} ${ev.result === "won" ? "has won their game" : `is done: ${ev.result}`}`, `${ev.player}:end`);
+        sound("rival");
+      }
       else this.announcer.say(`${name(ev.player)}: ${ev.home} cards home`, ev.player);
     } else if (ev.k === "end") {
       this.announcer.say(`Race over. ${endLine(ev, this.conn.player)}`, "end");
@@ -283,6 +287,8 @@ class RacePage {
     else if (ack.move) this.nodes.msg.textContent = `played ${ack.move}`;
     else if (ack.moves && !ack.moves.length) this.nodes.msg.textContent = "no safe card to send home";
     if (this.nodes.msg.textContent) this.announcer.say(this.nodes.msg.textContent);
+    const moves = ack.moves || (ack.move ? [ack.move] : []);
+    if (moves.length) sound(moves.some((m) => /^[a-z]\d*f\d/.test(m)) ? "home" : "move");
   }
 
   /** A refused move: its card and the pile it was aimed at are marked for a moment. */
@@ -300,6 +306,7 @@ class RacePage {
   }
 
   refused(err) {
+    sound("refused");
     this.nodes.msg.textContent = err.message;
     this.announcer.say(err.message);
     this.nodes.msg.classList.add("shake");
