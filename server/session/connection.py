@@ -288,7 +288,8 @@ class Connection(MoveStart, CloseTimer, Sending):
             if self.player is not None:
                 await self.ctx.hub.unwatch_player(self.player.pid, self)
                 if self.quick_queue is not None:
-                    await self.ctx.store.quick_cancel(self.quick_queue, lobby.quick_entry(self))
+                    await self.ctx.store.quick_cancel(self.quick_queue,
+                                                      lobby.quick_entry(self, self.ctx))
         except Exception as exc:  # the store may be down; nothing is lost by skipping this
             log.info("cleanup after disconnect failed: %s", exc)
 
@@ -305,9 +306,9 @@ class Connection(MoveStart, CloseTimer, Sending):
 
     def on_player_notice(self, pid: str, notice: dict[str, Any]) -> None:
         if notice.get("k") == "matched":
-            self.spawn(lobby.matched(self, str(notice["race"])))
+            self.spawn(lobby.matched(self, self.ctx, str(notice["race"])))
         elif notice.get("k") == "rematch":
-            self.spawn(rematch.offered(self, notice))
+            self.spawn(rematch.offered(self, self.ctx, notice))
         elif notice.get("k") == "presence" and notice.get("race") in self.feed.races \
                 and notice.get("race") not in self.feed.watching:
             self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
@@ -372,7 +373,8 @@ class Connection(MoveStart, CloseTimer, Sending):
             if self.player is None and not isinstance(req, ANONYMOUS_OK):
                 raise ProtocolError("not_authenticated", "say hello with a name to race")
             # revoked anywhere: refused here at once
-            return req_id, kind, req, isinstance(req, P.Hello) or accounts.session_held(self)
+            held = isinstance(req, P.Hello) or accounts.session_held(self, self.ctx)
+            return req_id, kind, req, held
         except Exception as exc:
             self._report(req_id, kind, exc)
             return None
@@ -382,7 +384,7 @@ class Connection(MoveStart, CloseTimer, Sending):
         then its handler."""
         try:
             if not held:
-                await accounts.check_session(self)
+                await accounts.check_session(self, self.ctx)
             if isinstance(req, CONCURRENT):
                 if self.concurrent >= MAX_CONCURRENT:
                     raise ProtocolError("rate_limited", f"at most {MAX_CONCURRENT} daily "
@@ -407,7 +409,7 @@ class Connection(MoveStart, CloseTimer, Sending):
     async def _run(self, req: P.Request) -> None:
         handler = HANDLERS[type(req)]
         started = time.perf_counter()
-        reply = await handler(self, req)
+        reply = await handler(self, self.ctx, req)
         if isinstance(req, P.MakeMove):
             metrics.MOVE_ACK_SECONDS.observe(time.perf_counter() - started)
         if reply is not None:

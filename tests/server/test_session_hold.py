@@ -210,24 +210,24 @@ async def test_a_notice_refuses_even_requests_already_queued() -> None:
                                       "sid": "s1", "account": "nia"})
     handlers.hold_session(conn, rec)  # type: ignore[arg-type]
     asked = conn.ctx.accounts
-    await handlers.check_session(conn)  # type: ignore[arg-type]
-    await handlers.check_session(conn)  # type: ignore[arg-type]
+    await handlers.check_session(conn, conn.ctx)  # type: ignore[arg-type]
+    await handlers.check_session(conn, conn.ctx)  # type: ignore[arg-type]
     assert asked.asked == 1, "verified once, then held"
     handlers.on_revoked_notice(conn, {"k": "revoked", "sid": "other"})  # type: ignore[arg-type]
-    await handlers.check_session(conn)  # type: ignore[arg-type]
+    await handlers.check_session(conn, conn.ctx)  # type: ignore[arg-type]
     assert asked.asked == 1 and not conn.sent
     conn.ctx.hub.token = 8  # the hub reconnected: verified again, then held under 8
-    await handlers.check_session(conn)  # type: ignore[arg-type]
-    await handlers.check_session(conn)  # type: ignore[arg-type]
+    await handlers.check_session(conn, conn.ctx)  # type: ignore[arg-type]
+    await handlers.check_session(conn, conn.ctx)  # type: ignore[arg-type]
     assert asked.asked == 2
     handlers.on_revoked_notice(conn, {"k": "revoked", "sid": "s1"})  # type: ignore[arg-type]
     assert conn.sent and conn.sent[0]["code"] == "bad_token"
     with pytest.raises(handlers.SessionGone):
-        await handlers.check_session(conn)  # type: ignore[arg-type]
+        await handlers.check_session(conn, conn.ctx)  # type: ignore[arg-type]
     assert asked.asked == 2, "refused without asking Redis"
     conn2 = _Conn()  # and no hold without a token, ever
     conn2.ctx.hub.token = None
     handlers.hold_session(conn2, rec)  # type: ignore[arg-type]
     for _ in range(3):
-        await handlers.check_session(conn2)  # type: ignore[arg-type]
+        await handlers.check_session(conn2, conn2.ctx)  # type: ignore[arg-type]
     assert conn2.ctx.accounts.asked == 3

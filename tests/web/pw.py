@@ -99,9 +99,16 @@ class Player:
         cards = self.pile(move.src).get_by_role("button")
         count = await cards.count()
         assert count >= move.n, f"{move}: only {count} movable cards in {move.src}"
+        await self.settled()
         # grab the card by its visible corner (the cards above it cover the rest)
         await cards.nth(count - move.n).drag_to(self.pile(move.dst),
                                                 source_position={"x": 12, "y": 8})
+
+    async def settled(self) -> None:
+        """Until the cards that slide after the last move have landed (client/web/motion.js):
+        a sliding card lets clicks through to what is under it."""
+        await self.page.evaluate(
+            "() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => 0)))")
 
     async def click(self, source: str, *, tap: bool = False) -> None:
         """Click what a source-only move names: ``s`` the stock, ``t3:2`` the second card from
@@ -115,6 +122,7 @@ class Player:
         count = await cards.count()
         card = cards.nth(count - int(n or 1))
         await card.scroll_into_view_if_needed()
+        await self.settled()
         # the card's visible corner (the cards above it cover the rest), checked to be this
         # very card at the moment of the click
         point = await card.evaluate("""(c) => {

@@ -21,7 +21,7 @@ from solrace.shared.variants import VARIANTS
 
 if TYPE_CHECKING:
     from solrace.server.accounts.service import Issued
-    from solrace.server.session.connection import Connection
+    from solrace.server.session.handlers.base import Services, Session
     from solrace.server.store import Store
     from solrace.server.store.accounts import SessionRecord
 
@@ -33,13 +33,13 @@ class SessionGone(ProtocolError):
         super().__init__("bad_token", "this session was revoked or has expired; log in again")
 
 
-def address(conn: Connection) -> str:
+def address(conn: Session, svc: Services) -> str:
     """The client's address as the login limits count it: the TCP peer, or, when the peer is
     one of ``--trusted-proxies``, the last entry of its ``X-Forwarded-For`` header (the one
     that proxy added; earlier entries are the client's to forge)."""
     peer = getattr(conn.ws, "remote_address", None)
     ip = str(peer[0]) if peer else "unknown"
-    if ip in conn.ctx.config.trusted_proxies:
+    if ip in svc.config.trusted_proxies:
         request = getattr(conn.ws, "request", None)
         forwarded = request.headers.get("X-Forwarded-For", "") if request is not None else ""
         last = forwarded.rsplit(",", 1)[-1].strip()
@@ -48,7 +48,7 @@ def address(conn: Connection) -> str:
     return ip
 
 
-def require_account(conn: Connection, what: str) -> None:
+def require_account(conn: Session, what: str) -> None:
     """Ranked play is for accounts: a guest (or an anonymous connection) gets
     ``account_required``."""
     rec = conn.session
@@ -60,7 +60,7 @@ def require_account(conn: Connection, what: str) -> None:
 REFRESH_EVERY = 60.0  # seconds between a connection's last_seen/TTL refreshes
 
 
-def hold_session(conn: Connection, rec: SessionRecord) -> None:
+def hold_session(conn: Session, rec: SessionRecord) -> None:
     """``rec`` is now the connection's session, just written or refreshed in Redis: it is
     verified again at the next request (the hub's notices may not cover it yet)."""
     conn.session = rec
@@ -69,7 +69,7 @@ def hold_session(conn: Connection, rec: SessionRecord) -> None:
     conn.session_revoked = False
 
 
-def session_held(conn: Connection) -> bool:
+def session_held(conn: Session, svc: Services) -> bool:
     """The part of :func:`check_session` that needs no Redis, without a coroutine: True when
     the request may go on at once (no session, or one held under the hub's current notice
     token and not due for its refresh); raises :class:`SessionGone` for a session a notice
@@ -80,13 +80,13 @@ def session_held(conn: Connection) -> bool:
     if conn.session_revoked:
         raise SessionGone()
     now = time.monotonic()
-    token = conn.ctx.hub.notices_live(rec.player)
+    token = svc.hub.notices_live(rec.player)
     return (token is not None and token == conn.session_held
             and now - conn.session_refreshed < REFRESH_EVERY
-            and now < conn.session_refreshed + conn.ctx.accounts.ttl - REFRESH_EVERY)
+            and now < conn.session_refreshed + svc.accounts.ttl - REFRESH_EVERY)
 
 
-async def check_session(conn: Connection) -> None:
+async def check_session(conn: Session, svc: Services) -> None:
     """Whether the connection's session still lives, before each request (docs/protocol.md
     20.6). Redis is asked, unless the session was verified under the hub's current notice
     token: then a revocation anywhere reaches this process as a notice (which marks the
@@ -96,14 +96,14 @@ async def check_session(conn: Connection) -> None:
     the player's channel not yet subscribed in Redis) every request asks Redis: fail closed.
     Once a minute per connection the call also dates ``last_seen`` and restarts the session's
     lifetime; a held session is asked about again before that lifetime could have run out."""
-    if session_held(conn):
+    if session_held(conn, svc):
         return
     rec = conn.session
     assert rec is not None
     now = time.monotonic()
     refresh = now - conn.session_refreshed >= REFRESH_EVERY
-    token = conn.ctx.hub.notices_live(rec.player)
-    if not await conn.ctx.accounts.alive(rec, refresh):
+    token = svc.hub.notices_live(rec.player)
+    if not await svc.accounts.alive(rec, refresh):
         raise SessionGone()
     if conn.session is rec and not conn.session_revoked:
         conn.session_held = token
@@ -116,7 +116,7 @@ def session_view(rec: SessionRecord, current: str | None = None) -> dict[str, An
             "client": rec.client, "address": rec.address, "current": rec.sid == current}
 
 
-async def become(conn: Connection, issued: Issued) -> dict[str, Any]:
+async def become(conn: Session, svc: Services, issued: Issued) -> dict[str, Any]:
     """The connection is now the session's player: follow its notices, arm its races; the
     fields of a welcome (player, name, token, session, account, races)."""
     rec = issued.session
@@ -126,11 +126,11 @@ async def become(conn: Connection, issued: Issued) -> dict[str, Any]:
     conn.greeted = True
     if old is None or old.pid != rec.player:
         if old is not None:
-            await conn.ctx.hub.unwatch_player(old.pid, conn)
-        await conn.ctx.hub.watch_player(rec.player, conn)
+            await svc.hub.unwatch_player(old.pid, conn)
+        await svc.hub.watch_player(rec.player, conn)
     return {"player": rec.player, "name": rec.name, "token": issued.token, "session": rec.sid,
-            "account": rec.kind == "account", "races": await my_races(conn),
-            **await identity(conn, rec)}
+            "account": rec.kind == "account", "races": await my_races(conn, svc),
+            **await identity(conn, svc, rec)}
 
 
 async def account_title(store: Store, pid: str, name: str) -> str:
@@ -140,29 +140,29 @@ async def account_title(store: Store, pid: str, name: str) -> str:
     return "BOT" if acct and acct.get("player") == pid and acct.get("bot") else ""
 
 
-async def identity(conn: Connection, rec: SessionRecord) -> dict[str, Any]:
+async def identity(conn: Session, svc: Services, rec: SessionRecord) -> dict[str, Any]:
     """A welcome's ``title`` (a BOT account's) and ``roles`` (moderator, admin: what the
     client may offer; the server checks them again on every moderator request)."""
     roles: list[str] = []
     if rec.kind == "account" and rec.account:
-        acct = await conn.ctx.store.accounts.account(rec.account)
+        acct = await svc.store.accounts.account(rec.account)
         roles = sorted(parse_roles(acct.get("roles") if acct else None))
     return {"title": rec.title or None, "roles": roles}
 
 
-async def my_races(conn: Connection) -> list[dict[str, Any]]:
-    ctx, out = conn.ctx, []
-    for rid in await ctx.store.player_races(conn.me.pid):
-        rec = await ctx.store.read_race(rid)
+async def my_races(conn: Session, svc: Services) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for rid in await svc.store.player_races(conn.me.pid):
+        rec = await svc.store.read_race(rid)
         if rec is None:
             continue
-        await ctx.races.record(rid)
-        out.append(ctx.races.summary(rec))
-        ctx.races.arm(rec)
+        await svc.races.record(rid)
+        out.append(svc.races.summary(rec))
+        svc.races.arm(rec)
     return out
 
 
-def require_human(conn: Connection, what: str) -> None:
+def require_human(conn: Session, what: str) -> None:
     """Ranked play is for people: a BOT account gets ``bots_not_allowed`` (it may race
     casually and practise)."""
     if conn.session is not None and conn.session.title == "BOT":
@@ -171,86 +171,86 @@ def require_human(conn: Connection, what: str) -> None:
 
 
 @handles(P.BecomeBot)
-async def on_become_bot(conn: Connection, req: P.BecomeBot) -> dict[str, Any]:
+async def on_become_bot(conn: Session, svc: Services, req: P.BecomeBot) -> dict[str, Any]:
     rec = _account_session(conn)
-    await conn.ctx.accounts.become_bot(rec)
+    await svc.accounts.become_bot(rec)
     return P.reply(req.id, "account.bot", title="BOT")
 
 
-def _account_session(conn: Connection) -> SessionRecord:
+def _account_session(conn: Session) -> SessionRecord:
     require_account(conn, "this request")
     assert conn.session is not None
     return conn.session
 
 
-def close_soon(conn: Connection, reason: str) -> None:
+def close_soon(conn: Session, reason: str) -> None:
     """Close once the reply (queued right after the handler returns) has been sent."""
     conn.spawn(conn.close_after_reply(reason))
 
 
 @handles(P.Register)
-async def on_register(conn: Connection, req: P.Register) -> dict[str, Any]:
+async def on_register(conn: Session, svc: Services, req: P.Register) -> dict[str, Any]:
     spent = conn.session
-    issued = await conn.ctx.accounts.register(spent, req.name, req.password, req.client,
-                                              address(conn), bot=req.bot)
-    out = await become(conn, issued)
+    issued = await svc.accounts.register(spent, req.name, req.password, req.client,
+                                              address(conn, svc), bot=req.bot)
+    out = await become(conn, svc, issued)
     if spent is not None:  # the guest token is spent: its other connections are told, after
         # this one took the new session (the notice names the old one only)
-        await conn.ctx.accounts.announce_end(spent)
+        await svc.accounts.announce_end(spent)
     return P.reply(req.id, "registered", **out)
 
 
 @handles(P.Login)
-async def on_login(conn: Connection, req: P.Login) -> dict[str, Any]:
-    issued = await conn.ctx.accounts.login(conn.session, req.name, req.password, req.client,
-                                           address(conn))
-    return P.reply(req.id, "logged_in", **await become(conn, issued))
+async def on_login(conn: Session, svc: Services, req: P.Login) -> dict[str, Any]:
+    issued = await svc.accounts.login(conn.session, req.name, req.password, req.client,
+                                           address(conn, svc))
+    return P.reply(req.id, "logged_in", **await become(conn, svc, issued))
 
 
 @handles(P.Logout)
-async def on_logout(conn: Connection, req: P.Logout) -> dict[str, Any]:
+async def on_logout(conn: Session, svc: Services, req: P.Logout) -> dict[str, Any]:
     if conn.session is None:
         raise ProtocolError("not_authenticated", "this connection has no session")
-    await conn.ctx.accounts.end(conn.session)
+    await svc.accounts.end(conn.session)
     close_soon(conn, "logged out")
     return P.reply(req.id, "logged_out", session=conn.session.sid)
 
 
 @handles(P.Sessions)
-async def on_sessions(conn: Connection, req: P.Sessions) -> dict[str, Any]:
+async def on_sessions(conn: Session, svc: Services, req: P.Sessions) -> dict[str, Any]:
     rec = _account_session(conn)
-    rows = await conn.ctx.accounts.sessions(rec)
+    rows = await svc.accounts.sessions(rec)
     return P.reply(req.id, "sessions", account=rec.account,
                    sessions=[session_view(s, rec.sid) for s in rows])
 
 
 @handles(P.RevokeSession)
-async def on_revoke(conn: Connection, req: P.RevokeSession) -> dict[str, Any]:
+async def on_revoke(conn: Session, svc: Services, req: P.RevokeSession) -> dict[str, Any]:
     rec = _account_session(conn)
-    await conn.ctx.accounts.revoke(rec, req.session)
+    await svc.accounts.revoke(rec, req.session)
     if req.session == rec.sid:
         close_soon(conn, "session revoked")
     return P.reply(req.id, "revoked", session=req.session)
 
 
 @handles(P.ChangePassword)
-async def on_password_change(conn: Connection, req: P.ChangePassword) -> dict[str, Any]:
+async def on_password_change(conn: Session, svc: Services, req: P.ChangePassword) -> dict[str, Any]:
     rec = _account_session(conn)
-    revoked = await conn.ctx.accounts.change_password(rec, req.old, req.new)
+    revoked = await svc.accounts.change_password(rec, req.old, req.new)
     return P.reply(req.id, "password_changed", revoked=revoked)
 
 
 @handles(P.DeleteAccount)
-async def on_account_delete(conn: Connection, req: P.DeleteAccount) -> dict[str, Any]:
+async def on_account_delete(conn: Session, svc: Services, req: P.DeleteAccount) -> dict[str, Any]:
     rec = _account_session(conn)
-    today = await conn.ctx.daily.today()
+    today = await svc.daily.today()
     keys = [(day, variant) for day in daily_days(today) for variant in VARIANTS]
-    anon = await conn.ctx.accounts.delete(rec, req.password, keys)
+    anon = await svc.accounts.delete(rec, req.password, keys)
     close_soon(conn, "account deleted")
     return P.reply(req.id, "deleted", name=anon)
 
 
-def on_revoked_notice(conn: Connection, notice: dict[str, Any]) -> None:
+def on_revoked_notice(conn: Session, notice: dict[str, Any]) -> None:
     """A session of this player was revoked somewhere: if it is this connection's, say so and
     close (requests would be refused anyway; this spares the client a wait)."""
     rec = conn.session

@@ -12,65 +12,65 @@ from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
-    from solrace.server.session.connection import Connection
+    from solrace.server.session.handlers.base import Services, Session
 
 
 @handles(P.DailyInfo)
-async def on_daily(conn: Connection, req: P.DailyInfo) -> dict[str, Any]:
-    daily = conn.ctx.daily
+async def on_daily(conn: Session, svc: Services, req: P.DailyInfo) -> dict[str, Any]:
+    daily = svc.daily
     name, _ = daily.variant_name(req.variant)
     day = await daily.today()
     record = await daily.get(name, day)
     out = daily.public(name, day, record, day)
-    out["attempt"] = await conn.ctx.store.attempt_of(day, name, conn.me.pid)
-    attempt = await conn.ctx.store.read_race(out["attempt"]) if out["attempt"] else None
+    out["attempt"] = await svc.store.attempt_of(day, name, conn.me.pid)
+    attempt = await svc.store.read_race(out["attempt"]) if out["attempt"] else None
     out["attempt_state"] = attempt.state if attempt is not None else None
-    entry = await conn.ctx.store.daily_entry(day, name, conn.me.pid) if out["attempt"] else None
+    entry = await svc.store.daily_entry(day, name, conn.me.pid) if out["attempt"] else None
     out["attempt_review"] = entry.get("review", "clear") if entry is not None else None
-    yesterday = await conn.ctx.store.daily(previous_day(day), name)
+    yesterday = await svc.store.daily(previous_day(day), name)
     if yesterday is not None:
         out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)
     return P.reply(req.id, "daily", **out)
 
 
-async def _start(conn: Connection, req_id: Any, rid: str, **extra: Any) -> None:
+async def _start(conn: Session, svc: Services, req_id: Any, rid: str, **extra: Any) -> None:
     """Reply with the new race, then attach from version 0: its join, countdown and start
     events follow the reply."""
-    rec = await conn.ctx.races.record(rid)
-    conn.ctx.races.arm(rec)
-    conn.send(P.reply(req_id, "race", race=conn.ctx.races.summary(rec), **extra))
+    rec = await svc.races.record(rid)
+    svc.races.arm(rec)
+    conn.send(P.reply(req_id, "race", race=svc.races.summary(rec), **extra))
     await conn.feed.attach(rid, 0)
 
 
 @handles(P.DailyStart)
-async def on_daily_start(conn: Connection, req: P.DailyStart) -> None:
+async def on_daily_start(conn: Session, svc: Services, req: P.DailyStart) -> None:
     if not req.practice:
         require_account(conn, "the ranked daily attempt")
         require_human(conn, "the ranked daily attempt")
-    rid, ranked = await conn.ctx.daily.start(conn.me, req.variant, req.practice)
-    await _start(conn, req.id, rid, ranked=ranked)
+    rid, ranked = await svc.daily.start(conn.me, req.variant, req.practice)
+    await _start(conn, svc, req.id, rid, ranked=ranked)
 
 
 @handles(P.PracticeStart)
-async def on_practice_start(conn: Connection, req: P.PracticeStart) -> None:
+async def on_practice_start(conn: Session, svc: Services, req: P.PracticeStart) -> None:
     """A practice race against server bots, running at once."""
-    rid = await conn.ctx.bots.start(conn.me, req.variant, req.options, req.bots,
+    rid = await svc.bots.start(conn.me, req.variant, req.options, req.bots,
                                     req.time_limit, req.seed)
-    await _start(conn, req.id, rid)
+    await _start(conn, svc, req.id, rid)
 
 
 @handles(P.Leaderboard)
-async def on_leaderboard(conn: Connection, req: P.Leaderboard) -> dict[str, Any]:
+async def on_leaderboard(conn: Session, svc: Services, req: P.Leaderboard) -> dict[str, Any]:
     around = conn.me.pid if req.around_me else None
     caller = conn.me.pid if conn.player is not None else None
-    board = await conn.ctx.daily.leaderboard(req.variant, req.date, req.offset, req.limit,
+    board = await svc.daily.leaderboard(req.variant, req.date, req.offset, req.limit,
                                              around, caller)
     return P.reply(req.id, "leaderboard", **board)
 
 
 @handles(P.Profile)
-async def on_profile(conn: Connection, req: P.Profile) -> dict[str, Any]:
-    store = conn.ctx.store
+async def on_profile(conn: Session, svc: Services, req: P.Profile) -> dict[str, Any]:
+    store = svc.store
     title = None
     if req.name is None:
         if conn.player is None:

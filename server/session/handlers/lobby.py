@@ -12,52 +12,54 @@ from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
-    from solrace.server.session.connection import Connection
+    from solrace.server.session.handlers.base import Services, Session
 
 log = logging.getLogger("solrace.lobby")
 
 QUICK_GHOSTS = 10  # stale quick-pair entries one request may skip before giving up
 
 
-async def race_reply(conn: Connection, req_id: Any, rid: str, kind: str = "race") -> dict[str, Any]:
+async def race_reply(conn: Session, svc: Services, req_id: Any, rid: str,
+                     kind: str = "race") -> dict[str, Any]:
     """A reply carrying the race's summary (and its deadlines armed on this process)."""
-    rec = await conn.ctx.races.record(rid)
-    conn.ctx.races.arm(rec)
-    return P.reply(req_id, kind, race=conn.ctx.races.summary(rec))
+    rec = await svc.races.record(rid)
+    svc.races.arm(rec)
+    return P.reply(req_id, kind, race=svc.races.summary(rec))
 
 
-async def create_race(conn: Connection, host: Player, variant: str, options: dict[str, Any],
-                      seats: int, time_limit: int, rated: bool, winnable: bool,
+async def create_race(conn: Session, svc: Services, host: Player, variant: str,
+                      options: dict[str, Any], seats: int, time_limit: int, rated: bool,
+                      winnable: bool,
                       deal: tuple[str, dict[str, str], int, int] | None = None) -> str:
     """A new race; a winnable one is dealt a seed from its configuration's pool of
     solver-won seeds (``deal``: one taken already; else waiting for one at most
     ``--pool-wait``: see server/game/pool.py)."""
-    races = conn.ctx.races
+    races = svc.races
     if not winnable:
         return (await races.create(host, variant, options, seats, time_limit, rated))[0]
-    name, opts, seed, par = deal or await conn.ctx.pool.take(variant, options)
+    name, opts, seed, par = deal or await svc.pool.take(variant, options)
     rid, _ = await races.create(host, name, opts, seats, time_limit, rated, seed=seed,
                                 extra={"winnable": "1", "certified_par": str(par)})
     return rid
 
 
 @handles(P.CreateRace)
-async def on_race_create(conn: Connection, req: P.CreateRace) -> dict[str, Any]:
-    races = conn.ctx.races
+async def on_race_create(conn: Session, svc: Services, req: P.CreateRace) -> dict[str, Any]:
+    races = svc.races
     if req.rated:
         require_account(conn, "a rated race")
         require_human(conn, "a rated race")
-    rid = await create_race(conn, conn.me, req.variant, req.options, req.seats,
+    rid = await create_race(conn, svc, conn.me, req.variant, req.options, req.seats,
                             req.time_limit, req.rated, req.winnable)
     v = await races.join(conn.me, rid)
-    reply = await race_reply(conn, req.id, rid)
+    reply = await race_reply(conn, svc, req.id, rid)
     await conn.feed.attach(rid, v)
     return reply
 
 
 @handles(P.JoinRace)
-async def on_race_join(conn: Connection, req: P.JoinRace) -> dict[str, Any]:
-    races = conn.ctx.races
+async def on_race_join(conn: Session, svc: Services, req: P.JoinRace) -> dict[str, Any]:
+    races = svc.races
     rid = req.race if req.race is not None else await races.code_to_race(req.code or "")
     if (await races.info(rid)).rated:
         require_account(conn, "a rated race")
@@ -65,44 +67,43 @@ async def on_race_join(conn: Connection, req: P.JoinRace) -> dict[str, Any]:
     v = await races.join(conn.me, rid)
     if v == 0:  # already a racer: no new event
         v = (await races.record(rid)).num("version")
-    reply = await race_reply(conn, req.id, rid)
+    reply = await race_reply(conn, svc, req.id, rid)
     await conn.feed.attach(rid, v)
     return reply
 
 
 @handles(P.LeaveRace)
-async def on_race_leave(conn: Connection, req: P.LeaveRace) -> dict[str, Any]:
-    await conn.ctx.races.leave(conn.me, req.race)
+async def on_race_leave(conn: Session, svc: Services, req: P.LeaveRace) -> dict[str, Any]:
+    await svc.races.leave(conn.me, req.race)
     await conn.feed.detach(req.race)
-    return await race_reply(conn, req.id, req.race)
+    return await race_reply(conn, svc, req.id, req.race)
 
 
 @handles(P.Ready)
-async def on_race_ready(conn: Connection, req: P.Ready) -> dict[str, Any]:
-    await conn.ctx.races.ready(conn.me, req.race)
-    return await race_reply(conn, req.id, req.race)
+async def on_race_ready(conn: Session, svc: Services, req: P.Ready) -> dict[str, Any]:
+    await svc.races.ready(conn.me, req.race)
+    return await race_reply(conn, svc, req.id, req.race)
 
 
 @handles(P.MyRaces)
-async def on_races_mine(conn: Connection, req: P.MyRaces) -> dict[str, Any]:
-    ctx, out = conn.ctx, []
-    for rid in await ctx.store.player_races(conn.me.pid):
-        rec = await ctx.store.read_race(rid)
+async def on_races_mine(conn: Session, svc: Services, req: P.MyRaces) -> dict[str, Any]:
+    out: list[dict[str, Any]] = []
+    for rid in await svc.store.player_races(conn.me.pid):
+        rec = await svc.store.read_race(rid)
         if rec is not None:
-            await ctx.races.record(rid)
-            out.append(ctx.races.summary(rec))
+            await svc.races.record(rid)
+            out.append(svc.races.summary(rec))
     return P.reply(req.id, "races", races=out)
 
 
-def quick_entry(conn: Connection) -> str:
+def quick_entry(conn: Session, svc: Services) -> str:
     """This player's quick-queue entry: ``pid:name:process`` (names have no ``:``)."""
-    return f"{conn.me.pid}:{conn.me.name}:{conn.ctx.config.process_id}"
+    return f"{conn.me.pid}:{conn.me.name}:{svc.config.process_id}"
 
 
 @handles(P.QuickPair)
-async def on_quick(conn: Connection, req: P.QuickPair) -> dict[str, Any]:
-    ctx = conn.ctx
-    races = ctx.races
+async def on_quick(conn: Session, svc: Services, req: P.QuickPair) -> dict[str, Any]:
+    races = svc.races
     if conn.quick_queue is not None:
         raise ProtocolError("already_queued", "you are already waiting for a quick race")
     queue, opts = races.queue_name(req.variant, req.options)
@@ -110,37 +111,36 @@ async def on_quick(conn: Connection, req: P.QuickPair) -> dict[str, Any]:
     if req.winnable:  # its own queue: a winnable player pairs only with another. The deal
         # is drawn first, so that a pool_empty refusal leaves the queue as it was; a player
         # who ends up waiting puts it back (the match's creator draws its own).
-        deal = await ctx.pool.take(req.variant, req.options)
+        deal = await svc.pool.take(req.variant, req.options)
         queue += "|winnable"
     try:
-        other = await _pair(conn, queue)
+        other = await _pair(conn, svc, queue)
     except BaseException:  # refused before any race got the deal
         if deal is not None:
-            await ctx.pool.give_back(deal)
+            await svc.pool.give_back(deal)
         raise
     if other is None:
         if deal is not None:
-            await ctx.pool.give_back(deal)
+            await svc.pool.give_back(deal)
         return P.reply(req.id, "queued", queue=queue)
     other_pid, other_name = other
     variant = queue.split("|", 1)[0]
-    rival = Player(other_pid, other_name, await account_title(ctx.store, other_pid, other_name))
-    rid = await create_race(conn, rival, variant, opts, 2,
-                            ctx.quick_time_limit, False, req.winnable, deal)
+    rival = Player(other_pid, other_name, await account_title(svc.store, other_pid, other_name))
+    rid = await create_race(conn, svc, rival, variant, opts, 2,
+                            svc.quick_time_limit, False, req.winnable, deal)
     await races.join(rival, rid, auto_ready=True)
     v = await races.join(conn.me, rid, auto_ready=True)
-    await ctx.store.notify_player(other_pid, {"k": "matched", "race": rid})
-    reply = await race_reply(conn, req.id, rid)
+    await svc.store.notify_player(other_pid, {"k": "matched", "race": rid})
+    reply = await race_reply(conn, svc, req.id, rid)
     await conn.feed.attach(rid, v)
     return reply
 
 
-async def _pair(conn: Connection, queue: str) -> tuple[str, str] | None:
+async def _pair(conn: Session, svc: Services, queue: str) -> tuple[str, str] | None:
     """The (player id, name) of the live player waiting first in ``queue``, taken from it;
     None when this connection now waits there itself."""
-    ctx = conn.ctx
     for _ in range(QUICK_GHOSTS + 1):
-        res = await ctx.store.quick_enqueue(queue, quick_entry(conn))
+        res = await svc.store.quick_enqueue(queue, quick_entry(conn, svc))
         if res.status == "already":
             raise ProtocolError("already_queued", "you are already waiting for a quick race")
         if res.status == "wait":
@@ -148,8 +148,8 @@ async def _pair(conn: Connection, queue: str) -> tuple[str, str] | None:
             return None
         other_pid, _, rest = str(res.values[0]).partition(":")
         other_name, _, process = rest.partition(":")
-        if not process or process == ctx.config.process_id or \
-                await ctx.store.is_alive(process):
+        if not process or process == svc.config.process_id or \
+                await svc.store.is_alive(process):
             return other_pid, other_name
         # The entry's process died with its waiting player: the script has popped the
         # ghost; pair with the next one (or wait) instead of racing nobody.
@@ -159,18 +159,18 @@ async def _pair(conn: Connection, queue: str) -> tuple[str, str] | None:
 
 
 @handles(P.QuickCancel)
-async def on_quick_cancel(conn: Connection, req: P.QuickCancel) -> dict[str, Any]:
+async def on_quick_cancel(conn: Session, svc: Services, req: P.QuickCancel) -> dict[str, Any]:
     removed = 0
     if conn.quick_queue is not None:
-        removed = await conn.ctx.store.quick_cancel(conn.quick_queue, quick_entry(conn))
+        removed = await svc.store.quick_cancel(conn.quick_queue, quick_entry(conn, svc))
         conn.quick_queue = None
     return P.reply(req.id, "unqueued", removed=bool(removed))
 
 
-async def matched(conn: Connection, rid: str) -> None:
+async def matched(conn: Session, svc: Services, rid: str) -> None:
     """Another player's ``quick`` paired with this connection's waiting entry."""
     conn.quick_queue = None
-    rec = await conn.ctx.races.record(rid)
-    conn.ctx.races.arm(rec)
-    conn.send({"t": "matched", "race": conn.ctx.races.summary(rec)})
+    rec = await svc.races.record(rid)
+    svc.races.arm(rec)
+    conn.send({"t": "matched", "race": svc.races.summary(rec)})
     await conn.feed.attach(rid, 0)

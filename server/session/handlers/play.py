@@ -16,23 +16,23 @@ from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
     from solrace.server.game.hints import HintJob
-    from solrace.server.session.connection import Connection
+    from solrace.server.session.handlers.base import Services, Session
 
 log = logging.getLogger("solrace.play")
 
 
 @handles(P.MakeMove)
-async def on_move(conn: Connection, req: P.MakeMove) -> dict[str, Any]:
+async def on_move(conn: Session, svc: Services, req: P.MakeMove) -> dict[str, Any]:
     # The ack tells this connection everything its own progress event would: that event
     # (same version ``v``) is not sent back to it; see Feed._deliver.
     if req.auto or not batches.is_full_move(req.move):  # a source only, or with autoplay
-        return await pointing.batch(conn, req, "move", req.move, req.auto)
+        return await pointing.batch(conn, svc, req, "move", req.move, req.auto)
     # The ack leaves only after Redis has the move (MovePath.play_move). An idle connection
     # starts the same move without even this coroutine (server/session/fastmoves.py).
     feed, rid, seq = conn.feed, req.race, req.seq
     feed.claim(rid, seq, seq + 1)
     try:
-        ack = await conn.ctx.races.play_move(conn.me, rid, seq, req.move)
+        ack = await svc.races.play_move(conn.me, rid, seq, req.move)
     except BaseException:  # refused: another connection's move n+1 is not ours to skip
         feed.unclaim(rid, seq, seq + 1)
         raise
@@ -40,14 +40,14 @@ async def on_move(conn: Connection, req: P.MakeMove) -> dict[str, Any]:
 
 
 @handles(P.Resign)
-async def on_resign(conn: Connection, req: P.Resign) -> dict[str, Any]:
-    out = await conn.ctx.races.resign(conn.me, req.race)
+async def on_resign(conn: Session, svc: Services, req: P.Resign) -> dict[str, Any]:
+    out = await svc.races.resign(conn.me, req.race)
     return P.reply(req.id, "resigned", race=req.race, **out)
 
 
 @handles(P.Sync)
-async def on_sync(conn: Connection, req: P.Sync) -> None:
-    races, feed = conn.ctx.races, conn.feed
+async def on_sync(conn: Session, svc: Services, req: P.Sync) -> None:
+    races, feed = svc.races, conn.feed
     rec = await races.record(req.race)
     if conn.me.pid not in rec.names:
         raise ProtocolError("not_in_race", "you are not a racer in this race")
@@ -65,23 +65,23 @@ async def on_sync(conn: Connection, req: P.Sync) -> None:
         await feed.attach(req.race, last)  # after the reply: events follow it, in order
         if rec.state in UNDERWAY and rec.meta.get("kind", "race") == "race":
             # the count is sent only when it changes: a racer back from a reload learns it here
-            feed.on_spectators(req.race, await conn.ctx.store.spectator_count(req.race))
+            feed.on_spectators(req.race, await svc.store.spectator_count(req.race))
 
 
 @handles(P.Hint)
-async def on_hint(conn: Connection, req: P.Hint) -> None:
+async def on_hint(conn: Session, svc: Services, req: P.Hint) -> None:
     """Checked here, searched in the background: the reply follows when the worker process is
     done, and this connection's moves are served meanwhile."""
     if conn.hinting:
         raise ProtocolError("rate_limited", "a hint is already being computed; wait for it")
-    job = await conn.ctx.hints.prepare(conn.me, req.race)
+    job = await svc.hints.prepare(conn.me, req.race)
     conn.hinting = True
-    conn.spawn(_hint(conn, req.id, job))
+    conn.spawn(_hint(conn, svc, req.id, job))
 
 
-async def _hint(conn: Connection, req_id: Any, job: HintJob) -> None:
+async def _hint(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None:
     try:
-        conn.send(P.reply(req_id, "hint", **await conn.ctx.hints.compute(job)))
+        conn.send(P.reply(req_id, "hint", **await svc.hints.compute(job)))
     except Exception:  # the worker died or the pool is shut down: a server fault
         metrics.ERRORS.labels("internal").inc()
         log.exception("hint for race %s failed", job.race)

@@ -20,12 +20,12 @@ from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
-    from solrace.server.session.connection import Connection
+    from solrace.server.session.handlers.base import Services, Session
 
 
 @handles(P.Rematch)
-async def on_race_rematch(conn: Connection, req: P.Rematch) -> dict[str, Any]:
-    races, store = conn.ctx.races, conn.ctx.store
+async def on_race_rematch(conn: Session, svc: Services, req: P.Rematch) -> dict[str, Any]:
+    races, store = svc.races, svc.store
     rec = await races.record(req.race)
     info = races.infos[req.race]
     if conn.me.pid not in rec.order:
@@ -37,7 +37,7 @@ async def on_race_rematch(conn: Connection, req: P.Rematch) -> dict[str, Any]:
     rid = await store.rematch_of(req.race)
     created = False
     if rid is None:
-        new_rid = await create_race(conn, conn.me, info.variant, dict(info.options),
+        new_rid = await create_race(conn, svc, conn.me, info.variant, dict(info.options),
                                     info.seats, info.time_limit, info.rated,
                                     rec.meta.get("winnable") == "1")
         rid = await store.claim_rematch(req.race, new_rid, RETENTION)
@@ -45,7 +45,7 @@ async def on_race_rematch(conn: Connection, req: P.Rematch) -> dict[str, Any]:
     v = await races.join(conn.me, rid)
     if v == 0:  # already in it (asked twice, or the host)
         v = (await races.record(rid)).num("version")
-    reply = await race_reply(conn, req.id, rid)
+    reply = await race_reply(conn, svc, req.id, rid)
     reply["from"] = req.race
     await conn.feed.attach(rid, v)
     if created:
@@ -56,9 +56,9 @@ async def on_race_rematch(conn: Connection, req: P.Rematch) -> dict[str, Any]:
     return reply
 
 
-async def offered(conn: Connection, notice: dict[str, Any]) -> None:
+async def offered(conn: Session, svc: Services, notice: dict[str, Any]) -> None:
     """Another racer asked for a rematch of a race this player raced in: tell every
     connection of the player (not attached: joining is the player's choice)."""
-    rec = await conn.ctx.races.record(str(notice["race"]))
-    conn.send({"t": "rematch", "race": conn.ctx.races.summary(rec),
+    rec = await svc.races.record(str(notice["race"]))
+    conn.send({"t": "rematch", "race": svc.races.summary(rec),
                "from": notice.get("from"), "by": notice.get("by")})

@@ -22,15 +22,14 @@ from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
-    from solrace.server.session.connection import Connection
+    from solrace.server.session.handlers.base import Services, Session
 
 
 @handles(P.Hello)
-async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
+async def on_hello(conn: Session, svc: Services, req: P.Hello) -> dict[str, Any]:
     if conn.greeted:
         raise ProtocolError("already_authenticated", "this connection already said hello")
-    ctx = conn.ctx
-    now = await ctx.store.server_time_ms()
+    now = await svc.store.server_time_ms()
     # From the welcome on: batch frames (server/session/outbox.py), msgpack connections only —
     # a batch frame is built from msgpack frames; a JSON connection's welcome says
     # ``batch: false``.
@@ -42,23 +41,23 @@ async def on_hello(conn: Connection, req: P.Hello) -> dict[str, Any]:
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=None, name=None,
                        races=[], server_time=now, account=False, **batch)
     if req.token is not None:
-        rec = await ctx.accounts.resume(req.token)
+        rec = await svc.accounts.resume(req.token)
         if rec is None:
             raise ProtocolError("bad_token", "unknown, expired or revoked session; hello with "
                                 "a name (a guest) or log in")
         hold_session(conn, rec)  # resume() refreshed it
         conn.player, conn.greeted = Player(rec.player, rec.name, rec.title), True
-        await ctx.hub.watch_player(rec.player, conn)
+        await svc.hub.watch_player(rec.player, conn)
         return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, player=rec.player,
-                       name=rec.name, races=await my_races(conn), server_time=now,
+                       name=rec.name, races=await my_races(conn, svc), server_time=now,
                        account=rec.kind == "account", session=rec.sid,
-                       **await identity(conn, rec), **batch)
+                       **await identity(conn, svc, rec), **batch)
     assert req.name is not None
-    issued = await ctx.accounts.guest(req.name, req.client, address(conn))
-    out = await become(conn, issued)
+    issued = await svc.accounts.guest(req.name, req.client, address(conn, svc))
+    out = await become(conn, svc, issued)
     return P.reply(req.id, "welcome", v=P.PROTOCOL_VERSION, server_time=now, **out, **batch)
 
 
 @handles(P.Ping)
-async def on_ping(conn: Connection, req: P.Ping) -> dict[str, Any]:
-    return P.reply(req.id, "pong", server_time=await conn.ctx.store.server_time_ms())
+async def on_ping(conn: Session, svc: Services, req: P.Ping) -> dict[str, Any]:
+    return P.reply(req.id, "pong", server_time=await svc.store.server_time_ms())

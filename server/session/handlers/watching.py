@@ -14,15 +14,15 @@ from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
-    from solrace.server.session.connection import Connection
+    from solrace.server.session.handlers.base import Services, Session
 
 
 @handles(P.Watch)
-async def on_watch(conn: Connection, req: P.Watch) -> None:
-    ctx, feed = conn.ctx, conn.feed
-    rid = req.race if req.race is not None else await ctx.races.code_to_race(req.code or "")
-    rec = await ctx.races.record(rid)
-    info = ctx.races.infos[rid]
+async def on_watch(conn: Session, svc: Services, req: P.Watch) -> None:
+    feed = conn.feed
+    rid = req.race if req.race is not None else await svc.races.code_to_race(req.code or "")
+    rec = await svc.races.record(rid)
+    info = svc.races.infos[rid]
     if info.kind != "race":
         raise ProtocolError("not_watchable", "daily and practice games are private")
     live = not is_over(rec.state)
@@ -31,28 +31,28 @@ async def on_watch(conn: Connection, req: P.Watch) -> None:
                                              "from another connection")
     if rid in feed.races:  # after the checks: a refused watch must not detach a racer
         await feed.detach(rid)
-    cfg = ctx.config
+    cfg = svc.config
     delay = cfg.spectator_delay if info.rated else cfg.casual_spectator_delay
     delay_ms = int(delay * 1000) if live else 0
-    mask = ctx.masks.acquire(info) if live else None
+    mask = svc.masks.acquire(info) if live else None
     try:
-        redis_now = await ctx.store.server_time_ms()
+        redis_now = await svc.store.server_time_ms()
         offset = redis_now - int(time.time() * 1000)
         cutoff = redis_now - delay_ms
         base = req.since if req.since and not req.full else 0
-        events = [e for e in await ctx.store.events_since(rid, base) if e.get("at", 0) <= cutoff]
+        events = [e for e in await svc.store.events_since(rid, base) if e.get("at", 0) <= cutoff]
         last = events[-1]["v"] if events else base
         if mask is not None:  # while the race runs, spectators get the masked forms
-            await mask.ensure(ctx.store, rid, last, events)
+            await mask.ensure(svc.store, rid, last, events)
             events = mask.since(base, last)
         elif any(e.get("k") == "end" for e in events):  # over: nothing masked
-            boards = await final_boards(ctx.store, rid, events if base == 0 else None)
+            boards = await final_boards(svc.store, rid, events if base == 0 else None)
             events = [{**e, "boards": boards} if e.get("k") == "end" else e for e in events]
         count = 0
         if live:
-            count = await ctx.store.spectate(rid, conn.member, True, SPECTATOR_TTL_MS)
-            ctx.spectators.setdefault(rid, set()).add(conn.member)
-        out = P.reply(req.id, "watching", race=ctx.races.summary(rec), delay=delay_ms / 1000,
+            count = await svc.store.spectate(rid, conn.member, True, SPECTATOR_TTL_MS)
+            svc.spectators.setdefault(rid, set()).add(conn.member)
+        out = P.reply(req.id, "watching", race=svc.races.summary(rec), delay=delay_ms / 1000,
                       v=last, spectators=count)
         if req.full or req.since:
             out["events"] = events
@@ -64,7 +64,7 @@ async def on_watch(conn: Connection, req: P.Watch) -> None:
                 out["end"] = end
     except BaseException:
         if mask is not None:
-            ctx.masks.release(rid)
+            svc.masks.release(rid)
         raise
     conn.send(out)
     if mask is not None:
@@ -77,7 +77,7 @@ async def on_watch(conn: Connection, req: P.Watch) -> None:
 
 
 @handles(P.Unwatch)
-async def on_unwatch(conn: Connection, req: P.Unwatch) -> dict[str, Any]:
+async def on_unwatch(conn: Session, svc: Services, req: P.Unwatch) -> dict[str, Any]:
     if req.race not in conn.feed.watching:
         raise ProtocolError("not_watching", "this connection does not watch that race")
     await conn.feed.detach(req.race)
@@ -85,8 +85,8 @@ async def on_unwatch(conn: Connection, req: P.Unwatch) -> dict[str, Any]:
 
 
 @handles(P.LiveRaces)
-async def on_races_live(conn: Connection, req: P.LiveRaces) -> dict[str, Any]:
-    store = conn.ctx.store
+async def on_races_live(conn: Session, svc: Services, req: P.LiveRaces) -> dict[str, Any]:
+    store = svc.store
     rows = await store.live_races(req.limit, req.before)
     if len(rows) == req.limit:  # ``before`` is exclusive: never split one start time
         last = int(rows[-1][1].get("started_at") or 0)
