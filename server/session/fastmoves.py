@@ -9,7 +9,8 @@ acks it from the future's done callback (:meth:`MoveStart._moved`): no wake-up f
 step. Frames that arrive meanwhile wait in the connection's queue; the move's end
 (:meth:`MoveStart._settle`) wakes the worker for them, so the connection's order holds. A
 move the worker handles goes through its handler
-(:func:`~solrace.server.session.handlers.play.on_move`), which starts it the same way.
+(:func:`~solrace.server.session.handlers.play.on_play`, through the move service), which
+starts it the same way.
 """
 
 from __future__ import annotations
@@ -18,23 +19,13 @@ import asyncio
 import time
 from typing import Any
 
+from solrace.server.game.moveservice import full_move
 from solrace.server.game.racemoves import with_version
 from solrace.server.ops import metrics
 from solrace.shared import protocol as P
-from solrace.shared.errors import NotationError
-from solrace.shared.notation import Move
 
 #: Re-exported for the handlers: the ack's message lives with the protocol (compiled there).
 ack_reply = P.ack_reply
-
-
-def full_move(text: str) -> Move | None:
-    """The move in full notation (``t3f1``), parsed once — ``Game.push`` takes it as it is
-    (:func:`solrace.server.game.batches.is_full_move` is the same test); None otherwise."""
-    try:
-        return Move.from_text(text)
-    except NotationError:
-        return None
 
 
 class MoveStart:

@@ -159,9 +159,9 @@ def test_a_parsed_move_is_pushed_and_recognised_as_a_duplicate() -> None:
     """``move_now`` takes the move parsed once (``full_move``): ``_apply`` pushes it as it is,
     and a duplicate of an earlier move is recognised from it as from its text."""
     from solrace.server.game.batches import is_full_move
+    from solrace.server.game.moveservice import full_move
     from solrace.server.game.movetypes import Applied
     from solrace.server.game.racemodel import GameEntry, Player
-    from solrace.server.session.fastmoves import full_move
     from solrace.shared.engine import Game
     from solrace.shared.views import view_of
 

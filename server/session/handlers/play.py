@@ -1,15 +1,15 @@
-"""Playing one's game: ``move``, ``resign``, ``sync`` (resume) and ``hint`` (practice only)."""
+"""Playing one's game: ``move``, ``autoplay`` and ``finish`` (one handler, one move service),
+``resign``, ``sync`` (resume) and ``hint`` (practice only)."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
 
-from solrace.server.game import batches
+from solrace.server.game import moveservice
 from solrace.server.game.lifecycle import DEALT, UNDERWAY
 from solrace.server.ops import metrics
 from solrace.server.session.fastmoves import ack_reply
-from solrace.server.session.handlers import pointing
 from solrace.server.session.handlers.base import handles
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -21,20 +21,26 @@ if TYPE_CHECKING:
 log = logging.getLogger("solrace.play")
 
 
-@handles(P.MakeMove)
-async def on_move(conn: Session, svc: Services, req: P.MakeMove) -> dict[str, Any]:
-    # The ack tells this connection everything its own progress event would: that event
-    # (same version ``v``) is not sent back to it; see Feed._deliver.
-    if req.auto or not batches.is_full_move(req.move):  # a source only, or with autoplay
-        return await pointing.batch(conn, svc, req, "move", req.move, req.auto)
-    # The ack leaves only after Redis has the move (MovePath.play_move). An idle connection
-    # starts the same move without even this coroutine (server/session/fastmoves.py).
-    feed, rid, seq = conn.feed, req.race, req.seq
-    feed.claim(rid, seq, seq + 1)
+@handles(P.MakeMove, P.Autoplay, P.Finish)
+async def on_play(conn: Session, svc: Services,
+                  req: P.MakeMove | P.Autoplay | P.Finish) -> dict[str, Any]:
+    """Every move request through the one move service (server/game/moveservice.py); the ack
+    leaves only after Redis has the move(s). The ack tells this connection everything its own
+    progress events would: those events (same versions ``v``) are not sent back to it (the
+    feed's claims; see Feed._deliver). An idle connection starts a full move without even this
+    coroutine (server/session/fastmoves.py)."""
+    feed, rid = conn.feed, req.race
+    claimed: list[tuple[int, int]] = []
+
+    def claim(lo: int, hi: int) -> None:
+        feed.claim(rid, lo, hi)
+        claimed.append((lo, hi))
+
     try:
-        ack = await svc.races.play_move(conn.me, rid, seq, req.move)
-    except BaseException:  # refused: another connection's move n+1 is not ours to skip
-        feed.unclaim(rid, seq, seq + 1)
+        ack = await moveservice.play(svc.races, conn.me, req, claim)
+    except BaseException:  # refused: another connection's moves are not ours to skip
+        for lo, hi in claimed:
+            feed.unclaim(rid, lo, hi)
         raise
     return ack_reply(req.id, rid, ack)
 
