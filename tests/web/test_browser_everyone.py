@@ -63,18 +63,26 @@ async def play_now(p: Player) -> None:
     await p.page.get_by_role("button", name="Play now: a quick race of Unlimited").click()
 
 
-async def test_play_now_pairs_two_fresh_browsers_as_guests(browser, web_server: str,
-                                                           shots: Path) -> None:
-    a = await new_player(browser, web_server, "first")
-    b = await new_player(browser, web_server, "second")
+async def paired_by_play_now(browser: Any, web_server: str, names: tuple[str, str],
+                             shots: Path | None = None) -> tuple[Player, Player]:
+    """Two fresh browsers press Play now, one after the other: both land on one race."""
+    a = await new_player(browser, web_server, names[0])
+    b = await new_player(browser, web_server, names[1])
     await a.page.get_by_role("button", name="Play now: a quick race of Unlimited").wait_for()
-    await a.shot(shots, "lobby-play-now")
+    if shots is not None:
+        await a.shot(shots, "lobby-play-now")
     await play_now(a)
     await a.page.get_by_text("Waiting for a rival for Unlimited").wait_for()
     await play_now(b)
     for p in (a, b):
         await p.page.wait_for_url("**/#/race/*")
         await p.pile("t1").wait_for()
+    return a, b
+
+
+async def test_play_now_pairs_two_fresh_browsers_as_guests(browser, web_server: str,
+                                                           shots: Path) -> None:
+    a, b = await paired_by_play_now(browser, web_server, ("first", "second"), shots)
     assert a.page.url.split("#/race/")[1] == b.page.url.split("#/race/")[1]
     names = [await p.page.evaluate("() => window.solrace.name") for p in (a, b)]
     assert all(n.startswith("guest-") for n in names) and names[0] != names[1], names
@@ -146,14 +154,8 @@ async def test_sounds_are_off_until_chosen(browser, web_server: str) -> None:
 
 async def test_two_racers_hear_every_move_refusal_progress_and_the_end(browser, web_server: str,
                                                                       shots: Path) -> None:
-    a = await new_player(browser, web_server, "ann")
-    b = await new_player(browser, web_server, "bo")
-    await play_now(a)
-    await a.page.get_by_text("Waiting for a rival for Unlimited").wait_for()
-    await play_now(b)
+    a, b = await paired_by_play_now(browser, web_server, ("ann", "bo"))
     for p in (a, b):
-        await p.page.wait_for_url("**/#/race/*")
-        await p.pile("t1").wait_for()
         await p.page.evaluate(LISTEN)
     # (the start was said before the board showed: the listeners come after it)
     a_name = await a.page.evaluate("() => window.solrace.name")
