@@ -26,7 +26,7 @@ async def test_a_handler_stuck_in_a_request_is_cancelled_and_named(
 ) -> None:
     entered = asyncio.Event()
 
-    async def stuck_ping(conn: Any, req: Any) -> dict[str, Any]:
+    async def stuck_ping(conn: Any, svc: Any, req: Any) -> dict[str, Any]:
         entered.set()
         await asyncio.Event().wait()  # a request whose await never completes
         return {}
