@@ -14,6 +14,7 @@ from solrace.shared import skillpair
 from solrace.shared.ratings import Rating
 
 QUEUE = "unlimited|draw=1,foundation_takeback=yes"
+BACKENDS = ("single", "cluster")  # one queue is one key: the same on a Redis Cluster
 
 
 async def test_similar_ratings_pair_and_a_distant_one_waits_for_the_window(
