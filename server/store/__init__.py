@@ -50,7 +50,9 @@ key (type) — holds — TTL
   once (NX) by the first ``race.rematch`` — RETENTION
 * ``sr:code:{<CODE>}`` (string) — race id of an invite code — CODE_TTL, deleted at the end
 * ``sr:quick:{<variant|options>}`` (list) — players waiting for quick pairing, as
-  ``<pid>:<name>:<process>`` (the process holding the waiting connection) — QUICK_TTL
+  ``<pid>:<name>:<process>:<rating>:<rd>:<since_ms>`` (the process holding the waiting
+  connection; the player's rating and deviation in the variant; the Redis time they started
+  waiting, for pairing by skill) — QUICK_TTL
 * ``sr:alive:{<process>}`` (string) — a server process's heartbeat: a waiting quick-pair entry
   whose process has no heartbeat is a ghost (that process died) and is skipped — three
   heartbeat periods, refreshed by its process

@@ -449,16 +449,37 @@ if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], v .. ':races_won', 1) end
 return 1
 """
 
-# KEYS queue | ARGV entry ttl player: entry is <pid>:<name>:<process>, player its <pid>: prefix
-# (a player already waiting, from any process, gets 'already')
+# KEYS queue | ARGV entry ttl player take seen…: entry is
+# <pid>:<name>:<process>:<rating>:<rd>:<since_ms>, player its <pid>: prefix (a player already
+# waiting, from any process, gets 'already'). ``seen`` is the queue as the caller read it and
+# chose from (solrace.shared.skillpair): if it changed meanwhile, 'changed' (read again);
+# else the chosen entry ``take`` is popped ('match'), or, with ``take`` empty, entry waits.
 QUICK = """
 local mine = ARGV[3]
-for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+local now = redis.call('LRANGE', KEYS[1], 0, -1)
+for _, m in ipairs(now) do
   if string.sub(m, 1, #mine) == mine then return {'already'} end
 end
-local other = redis.call('LPOP', KEYS[1])
-if other then return {'match', other} end
+if #now ~= #ARGV - 4 then return {'changed'} end
+for i, m in ipairs(now) do
+  if m ~= ARGV[4 + i] then return {'changed'} end
+end
+if ARGV[4] ~= '' then
+  redis.call('LREM', KEYS[1], 1, ARGV[4])
+  return {'match', ARGV[4]}
+end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return {'wait'}
+"""
+
+# KEYS queue | ARGV prefix — remove the entries starting with ``prefix``; returns how many.
+QUICK_CANCEL = """
+local n = 0
+for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  if string.sub(m, 1, #ARGV[1]) == ARGV[1] then
+    n = n + redis.call('LREM', KEYS[1], 0, m)
+  end
+end
+return n
 """

@@ -8,6 +8,7 @@ does; none of it belongs to one race yet.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgpack
@@ -23,13 +24,22 @@ class PairingMixin(StoreCore):
     def _register_scripts(self) -> None:
         super()._register_scripts()
         self._quick = self._script(lua.QUICK)
+        self._quick_cancel = self._script(lua.QUICK_CANCEL)
 
-    async def quick_enqueue(self, queue: str, entry: str) -> ScriptResult:
-        """Wait in ``queue`` with ``entry`` (``<pid>:...``), or pop the player waiting first."""
+    async def quick_waiting(self, queue: str) -> list[str]:
+        """The entries waiting in ``queue``, oldest first."""
+        self._count()
+        return [_s(x) for x in await self.redis.lrange(Keys.quick(queue), 0, -1)]
+
+    async def quick_enqueue(self, queue: str, entry: str, take: str = "",
+                            seen: Sequence[str] = ()) -> ScriptResult:
+        """Atomically: if ``queue`` still holds exactly ``seen``, pop ``take`` ('match') or,
+        with no ``take``, wait in it with ``entry`` (``<pid>:...``); else 'changed'."""
         self._count()
         player = entry.partition(":")[0] + ":"  # one entry per player, whatever its process
         return ScriptResult.of(await self.batcher.call(
-            self._quick, keys=[Keys.quick(queue)], args=[entry, QUICK_TTL, player]))
+            self._quick, keys=[Keys.quick(queue)],
+            args=[entry, QUICK_TTL, player, take, *seen]))
 
     async def heartbeat(self, process: str, ttl_ms: int) -> None:
         """This process is alive for ``ttl_ms`` more (see :meth:`is_alive`)."""
@@ -40,9 +50,10 @@ class PairingMixin(StoreCore):
         self._count()
         return bool(await self.redis.exists(Keys.alive(process)))
 
-    async def quick_cancel(self, queue: str, pid: str) -> int:
+    async def quick_cancel(self, queue: str, prefix: str) -> int:
+        """Remove the entries of ``queue`` that start with ``prefix``; returns how many."""
         self._count()
-        return int(await self.redis.lrem(Keys.quick(queue), 0, pid))
+        return int(await self._quick_cancel(keys=[Keys.quick(queue)], args=[prefix]))
 
     async def claim_rematch(self, rid: str, new_rid: str, ttl_s: int) -> str:
         """Record ``new_rid`` as the rematch of ``rid`` unless one is recorded already;

@@ -192,7 +192,7 @@ async def test_quick_pairing_skips_players_whose_process_died(redis_url: str, tm
 
             assert (await cs["carol"].quick("unlimited"))["t"] == "queued"
             entry = (await r.lrange(queue_key, 0, -1))[0].decode()
-            process = entry.split(":", 2)[2]
+            process = entry.split(":")[2]
             assert entry.startswith(f"{cs['carol'].player}:carol:") and process.startswith("one")
             assert 0 < await r.pttl(Keys.alive(process)) <= 30_000
             await asyncio.to_thread(one.kill)

@@ -522,15 +522,22 @@ async def test_sessions_store_only_a_hash_of_the_token(store: Store) -> None:
 async def test_quick_queue(store: Store) -> None:
     queue = "unlimited|draw=3,foundation_takeback=yes"
     assert (await store.quick_enqueue(queue, "p1:Al")).status == "wait"
-    assert (await store.quick_enqueue(queue, "p1:Al")).status == "already"
+    assert (await store.quick_enqueue(queue, "p1:Al", "", ["p1:Al"])).status == "already"
     # the same player through another process: still one entry per player
     assert (await store.quick_enqueue(queue, "p1:Al:other-process")).status == "already"
-    matched = await store.quick_enqueue(queue, "p2:Bo")
+    # the caller chose from a queue that has changed since: nothing happens
+    assert (await store.quick_enqueue(queue, "p2:Bo")).status == "changed"
+    assert (await store.quick_enqueue(queue, "p2:Bo", "", ["p0:Zed"])).status == "changed"
+    assert await store.quick_waiting(queue) == ["p1:Al"]
+    matched = await store.quick_enqueue(queue, "p2:Bo", "p1:Al", ["p1:Al"])
     assert (matched.status, matched.values) == ("match", ("p1:Al",))
-    assert (await store.quick_enqueue(queue, "p3:Cy")).status == "wait"
-    assert await store.quick_cancel(queue, "p3:Cy") == 1
-    assert await store.quick_cancel(queue, "p3:Cy") == 0
-    assert (await store.quick_enqueue(queue, "p4:Di")).status == "wait"
+    assert (await store.quick_enqueue(queue, "p3:Cy:x:")).status == "wait"
+    # with someone waiting, a caller that takes nobody waits too (no rival in its window)
+    assert (await store.quick_enqueue(queue, "p5:Ed:", "", ["p3:Cy:x:"])).status == "wait"
+    assert await store.quick_cancel(queue, "p3:Cy:") == 1
+    assert await store.quick_cancel(queue, "p3:Cy:") == 0
+    assert await store.quick_waiting(queue) == ["p5:Ed:"]
+    assert (await store.quick_enqueue(queue, "p4:Di", "", ["p5:Ed:"])).status == "wait"
     assert 0 < await store.redis.ttl(Keys.quick(queue)) <= 300
 
 

@@ -6,9 +6,11 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.game.races import Player
+from solrace.server.game.results import parse_rating
 from solrace.server.session.handlers.accounts import account_title, require_account, require_human
 from solrace.server.session.handlers.base import handles
 from solrace.shared import protocol as P
+from solrace.shared import skillpair
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("solrace.lobby")
 
 QUICK_GHOSTS = 10  # stale quick-pair entries one request may skip before giving up
+QUICK_RETRIES = 50  # reads of a queue that others keep changing before giving up
 
 
 async def race_reply(conn: Session, svc: Services, req_id: Any, rid: str,
@@ -97,8 +100,19 @@ async def on_races_mine(conn: Session, svc: Services, req: P.MyRaces) -> dict[st
 
 
 def quick_entry(conn: Session, svc: Services) -> str:
-    """This player's quick-queue entry: ``pid:name:process`` (names have no ``:``)."""
-    return f"{conn.me.pid}:{conn.me.name}:{svc.config.process_id}"
+    """The start of this player's quick-queue entry, ``pid:name:process:`` (names have no
+    ``:``); the entry goes on with ``rating:rd:since_ms`` (see :func:`_pair`)."""
+    return f"{conn.me.pid}:{conn.me.name}:{svc.config.process_id}:"
+
+
+def parse_entry(entry: str) -> tuple[str, str, str, skillpair.Seeker]:
+    """(pid, name, process, seeker) of a queue entry; missing fields: an unrated seeker."""
+    pid, name, process, rating, rd, since = (entry.split(":") + [""] * 6)[:6]
+    try:
+        seeker = skillpair.Seeker(float(rating), float(rd), float(since) / 1000)
+    except ValueError:
+        seeker = skillpair.Seeker()
+    return pid, name, process, seeker
 
 
 @handles(P.QuickPair)
@@ -137,25 +151,40 @@ async def on_quick(conn: Session, svc: Services, req: P.QuickPair) -> dict[str, 
 
 
 async def _pair(conn: Session, svc: Services, queue: str) -> tuple[str, str] | None:
-    """The (player id, name) of the live player waiting first in ``queue``, taken from it;
-    None when this connection now waits there itself."""
-    for _ in range(QUICK_GHOSTS + 1):
-        res = await svc.store.quick_enqueue(queue, quick_entry(conn, svc))
+    """The (player id, name) of the live waiting player in ``queue`` chosen by the skill rule
+    (solrace.shared.skillpair), taken from it; None when this connection now waits there.
+    The choice is made on the queue as read, and applied only if the queue is unchanged."""
+    variant = queue.split("|", 1)[0]
+    me, _ = parse_rating((await svc.store.ratings([conn.me.pid], variant))[0])
+    ghosts = 0
+    for _ in range(QUICK_RETRIES):
+        seen = await svc.store.quick_waiting(queue)
+        now_ms = await svc.store.server_time_ms()
+        mine = skillpair.Seeker(me.rating, me.rd, now_ms / 1000)
+        waiting = [parse_entry(e) for e in seen]
+        pick = skillpair.choose(mine, [w[3] for w in waiting], now_ms / 1000)
+        take = seen[pick] if pick is not None else ""
+        entry = f"{quick_entry(conn, svc)}{me.rating:.1f}:{me.rd:.1f}:{now_ms}"
+        res = await svc.store.quick_enqueue(queue, entry, take, seen)
         if res.status == "already":
             raise ProtocolError("already_queued", "you are already waiting for a quick race")
+        if res.status == "changed":  # another request changed the queue meanwhile: again
+            continue
         if res.status == "wait":
             conn.quick_queue = queue
             return None
-        other_pid, _, rest = str(res.values[0]).partition(":")
-        other_name, _, process = rest.partition(":")
+        other_pid, other_name, process, _ = parse_entry(str(res.values[0]))
         if not process or process == svc.config.process_id or \
                 await svc.store.is_alive(process):
             return other_pid, other_name
         # The entry's process died with its waiting player: the script has popped the
         # ghost; pair with the next one (or wait) instead of racing nobody.
         log.info("quick pairing skipped %s: its process %s is gone", other_pid, process)
-    raise ProtocolError("unavailable", "the quick-pairing queue is full of stale "
-                        "entries; try again")
+        ghosts += 1
+        if ghosts > QUICK_GHOSTS:
+            break
+    raise ProtocolError("unavailable", "the quick-pairing queue is full of stale entries or "
+                        "too busy; try again")
 
 
 @handles(P.QuickCancel)
