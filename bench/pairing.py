@@ -6,16 +6,18 @@ arrivals per second), ratings drawn from a normal law around 1500 (``--spreads``
 deviation), deviations uniform in 40…120 — except a fraction ``--guests`` of unrated players
 (1500 ± 350, as the server counts guests). The clock is simulated; each arrival is decided as
 the server decides it (solrace.shared.skillpair, the rule itself): paired with the chosen
-waiting player, or left waiting. As on the server, a waiting player is paired only when
-someone arrives. Nobody gives up. For each rule and (rate, spread) it prints the median and
-95th-percentile wait of the player who waited in each pair (the one who arrived second waits
-0 s and is not counted), the median rating gap of the pairs, and how many were still waiting
-when arrivals stopped.
+waiting player, or left waiting. As on the server, waiting players also look at the queue every
+``RECHECK_S`` seconds and pair with each other once the longer of their two waits makes the
+window wide enough (``choose_while_waiting``). Nobody gives up. For each rule and (rate, spread)
+it prints the median and 95th-percentile wait of the player who waited in each pair (the one who
+arrived second waits 0 s and is not counted), the median rating gap of the pairs, and how many
+were still waiting when arrivals stopped.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
@@ -24,7 +26,30 @@ from collections.abc import Callable, Sequence
 from solrace.shared import skillpair
 from solrace.shared.skillpair import Seeker
 
+#: Seconds between a waiting player's looks at its queue (server/session/handlers/lobby.py).
+RECHECK_S = 2.0
+
 Rule = Callable[[Seeker, Sequence[Seeker], float], "int | None"]
+
+
+def recheck(waiting: list[Seeker], waits: list[float], gaps: list[float], last: float,
+            until: float) -> None:
+    """The waiting players' looks at the queue at every multiple of RECHECK_S in
+    (``last``, ``until``]: pairs of them the rule accepts by now, oldest first."""
+    t = (math.floor(last / RECHECK_S) + 1) * RECHECK_S
+    while t <= until and len(waiting) >= 2:
+        for i, me in enumerate(waiting):
+            others = waiting[:i] + waiting[i + 1:]
+            j = skillpair.choose_while_waiting(me, others, t)
+            if j is not None:
+                other = others[j]
+                waiting.remove(me)
+                waiting.remove(other)
+                waits.append(t - min(me.since, other.since))
+                gaps.append(abs(me.rating - other.rating))
+                break
+        else:
+            t += RECHECK_S
 
 
 def simulate(rule: Rule, players: int, rate: float, spread: float, guests: float,
@@ -36,7 +61,8 @@ def simulate(rule: Rule, players: int, rate: float, spread: float, guests: float
     waits: list[float] = []
     gaps: list[float] = []
     for _ in range(players):
-        now += rng.expovariate(rate)
+        last, now = now, now + rng.expovariate(rate)
+        recheck(waiting, waits, gaps, last, now)
         if rng.random() < guests:
             me = Seeker(since=now)
         else:

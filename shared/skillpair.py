@@ -67,6 +67,22 @@ def choose(me: Seeker, waiting: Sequence[Seeker], now: float) -> int | None:
     return best
 
 
+def choose_while_waiting(me: Seeker, others: Sequence[Seeker], now: float) -> int | None:
+    """:func:`choose` for a player who is waiting too (the re-check of a waiting player): the
+    window counts the longer of the two waits, so two players who both wait are paired once
+    either has waited long enough — at the latest after :data:`MAX_WAIT_S`."""
+    best: int | None = None
+    best_gap = math.inf
+    for i, other in enumerate(others):
+        gap = abs(me.rating - other.rating)
+        if gap > window(now - min(me.since, other.since), me.rd, other.rd):
+            continue
+        if best is None or gap < best_gap or (gap == best_gap and
+                                              other.since < others[best].since):
+            best, best_gap = i, gap
+    return best
+
+
 def first_come(me: Seeker, waiting: Sequence[Seeker], now: float) -> int | None:
     """The rule without skill (for comparison in bench/pairing.py): the first waiting."""
     return 0 if waiting else None

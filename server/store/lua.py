@@ -473,6 +473,17 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return {'wait'}
 """
 
+# KEYS queue | ARGV mine rival — two waiting entries paired with each other (a waiting player's
+# re-check): both removed if both still wait ('match'), else nothing changes ('gone').
+QUICK_PAIR = """
+if not redis.call('LPOS', KEYS[1], ARGV[1]) or not redis.call('LPOS', KEYS[1], ARGV[2]) then
+  return {'gone'}
+end
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+redis.call('LREM', KEYS[1], 1, ARGV[2])
+return {'match'}
+"""
+
 # KEYS queue | ARGV prefix — remove the entries starting with ``prefix``; returns how many.
 QUICK_CANCEL = """
 local n = 0

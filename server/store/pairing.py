@@ -25,6 +25,7 @@ class PairingMixin(StoreCore):
         super()._register_scripts()
         self._quick = self._script(lua.QUICK)
         self._quick_cancel = self._script(lua.QUICK_CANCEL)
+        self._quick_pair = self._script(lua.QUICK_PAIR)
 
     async def quick_waiting(self, queue: str) -> list[str]:
         """The entries waiting in ``queue``, oldest first."""
@@ -40,6 +41,14 @@ class PairingMixin(StoreCore):
         return ScriptResult.of(await self.batcher.call(
             self._quick, keys=[Keys.quick(queue)],
             args=[entry, QUICK_TTL, player, take, *seen]))
+
+    async def quick_pair(self, queue: str, mine: str, rival: str) -> bool:
+        """Atomically take two waiting entries of ``queue`` (paired with each other); False
+        when either has gone meanwhile (nothing changed then)."""
+        self._count()
+        res = ScriptResult.of(await self.batcher.call(
+            self._quick_pair, keys=[Keys.quick(queue)], args=[mine, rival]))
+        return res.status == "match"
 
     async def heartbeat(self, process: str, ttl_ms: int) -> None:
         """This process is alive for ``ttl_ms`` more (see :meth:`is_alive`)."""

@@ -4,6 +4,7 @@ Redis, the one clock every process uses, rather than waited for)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from harness import close_all, redis_client, two_processes
@@ -82,6 +83,36 @@ async def test_after_the_maximum_wait_anyone_is_accepted_and_guests_count_as_unr
             race = await ivo.quick("unlimited")  # 900 from gus, who has waited the maximum
             assert race["t"] == "race"
             assert {x["name"] for x in race["race"]["racers"]} == {"gus", "ivo"}
+        finally:
+            await close_all(cs)
+            await r.aclose()
+
+
+async def test_two_waiting_players_are_paired_without_a_third(redis_url: str,
+                                                              tmp_path: Path) -> None:
+    """Nobody else asks: the waiting players' own re-check (every RECHECK_S) pairs them once
+    one of them has waited long enough — here moved past the maximum wait in Redis."""
+    r = redis_client(redis_url)
+    async with two_processes(redis_url, tmp_path) as (one, two):
+        cs = [Client(one.url, name="jo"), Client(two.url, name="kim")]
+        try:
+            for c in cs:
+                await c.connect()
+            jo, kim = cs
+            await r.hset(Keys.rating(jo.player), "unlimited", rating_text(Rating(900, 30), 90))
+            await r.hset(Keys.rating(kim.player), "unlimited", rating_text(Rating(2600, 30), 90))
+            assert (await jo.quick("unlimited"))["t"] == "queued"
+            assert (await kim.quick("unlimited"))["t"] == "queued"  # 1700 apart: both wait
+            await asyncio.sleep(2.5)  # a re-check or more: still too far
+            assert len(await r.lrange(Keys.quick(QUEUE), 0, -1)) == 2
+            entry = (await r.lrange(Keys.quick(QUEUE), 0, -1))[0].decode()
+            head, _, since = entry.rpartition(":")
+            past = int(since) - int(skillpair.MAX_WAIT_S * 1000) - 1000
+            await r.lset(Keys.quick(QUEUE), 0, f"{head}:{past}")
+            got = [await asyncio.wait_for(c.next_event(t="matched"), 10) for c in cs]
+            assert got[0]["race"]["race"] == got[1]["race"]["race"]
+            assert {x["name"] for x in got[0]["race"]["racers"]} == {"jo", "kim"}
+            assert await r.lrange(Keys.quick(QUEUE), 0, -1) == []
         finally:
             await close_all(cs)
             await r.aclose()

@@ -75,3 +75,23 @@ def test_never_pairs_outside_the_window_before_the_maximum_wait(
     # and it is the closest of those acceptable
     assert abs(me.rating - other.rating) == min(abs(me.rating - waiting[i].rating)
                                                  for i in inside)
+
+
+def test_two_waiting_players_pair_once_either_has_waited_long_enough() -> None:
+    now = 1000.0
+    me = sp.Seeker(1500, 50, since=now - 1)  # just came
+    far = sp.Seeker(2200, 50, since=now - 1)
+    assert sp.choose_while_waiting(me, [far], now) is None
+    # the other has waited: the longer wait widens the window for both
+    need = (700 - sp.window(0, 50, 50)) / sp.WIDEN_PER_S
+    old = sp.Seeker(2200, 50, since=now - need - 1)
+    assert sp.choose_while_waiting(me, [far, old], now) == 1
+    # after the maximum wait of either, any gap
+    ancient = sp.Seeker(3000, 30, since=now - sp.MAX_WAIT_S)
+    assert sp.choose_while_waiting(me, [ancient], now) == 0
+    assert sp.choose_while_waiting(
+        sp.Seeker(1500, 50, since=now - sp.MAX_WAIT_S), [far], now) == 0
+    # the closest acceptable one, the longest-waiting on a tie
+    a = sp.Seeker(1600, 50, since=now - 5)
+    b = sp.Seeker(1400, 50, since=now - 9)
+    assert sp.choose_while_waiting(me, [a, b], now) == 1

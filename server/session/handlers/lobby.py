@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from solrace.server.game.racemodel import parse_options
 from solrace.server.game.races import Player
 from solrace.server.game.results import parse_rating
 from solrace.server.session.handlers.accounts import account_title, require_account, require_human
@@ -20,6 +22,9 @@ log = logging.getLogger("solrace.lobby")
 
 QUICK_GHOSTS = 10  # stale quick-pair entries one request may skip before giving up
 QUICK_RETRIES = 50  # reads of a queue that others keep changing before giving up
+#: Seconds between a waiting player's looks at its queue (pairing with someone who waits too,
+#: once either's window is wide enough: at the latest after the maximum wait).
+RECHECK_S = 2.0
 
 
 async def race_reply(conn: Session, svc: Services, req_id: Any, rid: str,
@@ -136,6 +141,7 @@ async def on_quick(conn: Session, svc: Services, req: P.QuickPair) -> dict[str, 
     if other is None:
         if deal is not None:
             await svc.pool.give_back(deal)
+        conn.spawn(_wait_in(conn, svc, queue))
         return P.reply(req.id, "queued", queue=queue)
     other_pid, other_name = other
     variant = queue.split("|", 1)[0]
@@ -185,6 +191,62 @@ async def _pair(conn: Session, svc: Services, queue: str) -> tuple[str, str] | N
             break
     raise ProtocolError("unavailable", "the quick-pairing queue is full of stale entries or "
                         "too busy; try again")
+
+
+async def _wait_in(conn: Session, svc: Services, queue: str) -> None:
+    """While this connection waits in ``queue``: every :data:`RECHECK_S`, pair it with a player
+    who waits there too, if the rule accepts them now (:func:`recheck`)."""
+    while conn.quick_queue == queue:
+        await asyncio.sleep(RECHECK_S)
+        if conn.quick_queue != queue:
+            return
+        try:
+            await recheck(conn, svc, queue)
+        except Exception:  # the next look may do better; never the connection's end
+            log.exception("re-checking the quick queue %s failed", queue)
+
+
+async def recheck(conn: Session, svc: Services, queue: str) -> str | None:
+    """A waiting player's look at its queue: the rival the rule accepts now among the others
+    who wait (the window counting the longer of the two waits:
+    :func:`solrace.shared.skillpair.choose_while_waiting`), both taken atomically and a race
+    made for them; both hear ``matched`` through their player channels. Returns the race, or
+    None (nobody acceptable yet; or this entry is gone: paired or cancelled meanwhile)."""
+    seen = await svc.store.quick_waiting(queue)
+    prefix = quick_entry(conn, svc)
+    mine = next((e for e in seen if e.startswith(prefix)), None)
+    if mine is None:
+        return None
+    others = [e for e in seen if e != mine]
+    now = await svc.store.server_time_ms() / 1000
+    pick = skillpair.choose_while_waiting(parse_entry(mine)[3],
+                                          [parse_entry(e)[3] for e in others], now)
+    if pick is None:
+        return None
+    pid, name, process, _ = parse_entry(others[pick])
+    if process and process != svc.config.process_id and not await svc.store.is_alive(process):
+        await svc.store.quick_cancel(queue, f"{pid}:")  # a ghost: its process died
+        return None
+    variant, _, rest = queue.partition("|")
+    winnable = rest.endswith("|winnable")
+    opts = parse_options(rest.removesuffix("|winnable"))
+    try:
+        deal = await svc.pool.take(variant, opts) if winnable else None
+    except ProtocolError:  # no winnable deal at hand now: the next look tries again
+        return None
+    if not await svc.store.quick_pair(queue, mine, others[pick]):
+        if deal is not None:
+            await svc.pool.give_back(deal)
+        return None
+    conn.quick_queue = None
+    rival = Player(pid, name, await account_title(svc.store, pid, name))
+    rid = await create_race(conn, svc, rival, variant, opts, 2, svc.quick_time_limit, False,
+                            winnable, deal)
+    await svc.races.join(rival, rid, auto_ready=True)
+    await svc.races.join(conn.me, rid, auto_ready=True)
+    for who in (pid, conn.me.pid):
+        await svc.store.notify_player(who, {"k": "matched", "race": rid})
+    return rid
 
 
 @handles(P.QuickCancel)
