@@ -343,7 +343,7 @@ class RacePage {
       h("label", { class: "check" }, auto, " Auto-play safe cards"),
       button("Safe cards home", batch("autoplay")),
       button("Finish", batch("finish")),
-      s.kind === "practice" ? button("Hint", () => this.hint()) : null,
+      ...(s.kind === "practice" ? [button("Hint", () => this.hint())] : []),
       button("Resign", async () => {
         if (!confirm("Resign this race?")) return;
         await this.request("resign", { race: this.rid });
