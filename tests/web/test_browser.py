@@ -374,6 +374,9 @@ async def test_phone_width_tap_to_play(browser, web_server: str, shots: Path,
     else:
         pytest.fail("no card worth tapping in eight tries")
     await dan.shot(shots, "phone-race")
+    # a race (not practice) has no Hint button, and no stray "null" where it would be
+    controls = await dan.page.evaluate("() => document.body.innerText")
+    assert "null" not in controls.split(), controls
 
     # a network drop: "reconnecting…", then the session resumes with sync from the last
     # version seen — the rival's move made meanwhile shows up, and play goes on

@@ -83,6 +83,8 @@ async def test_a_practice_game_with_the_keyboard_alone(browser, web_server: str,
     await kay.wait_board(view_of(game).wire())
     status = page.get_by_role("status").filter(has_text="played sw")
     await status.wait_for()
+    # the focus stays on the board, on the pile it was on, after the redraw
+    assert await focused_pile(kay) == "t2"
 
     # a refused pick-and-put: the card and the pile are marked, the reason is read out
     legal = {m.text() for m in game.legal_moves()}
@@ -98,6 +100,8 @@ async def test_a_practice_game_with_the_keyboard_alone(browser, web_server: str,
     await page.locator(".card.refused").wait_for()
     reason = (await page.locator(".move-msg").inner_text()).strip()
     assert reason and "played" not in reason
+    described = await page.locator(".card.refused").get_attribute("aria-description")
+    assert described == f"refused: {reason}", described
     await page.get_by_role("status").filter(has_text=reason).wait_for()
     await kay.wait_board(view_of(game).wire())  # nothing changed
 

@@ -277,7 +277,7 @@ class RacePage {
       this.drawBoard();
       this.refresh();
     }
-    if (refusal) this.markRefused(move);
+    if (refusal) this.markRefused(move, refusal.message);
   }
 
   applyAck(ack) {
@@ -291,8 +291,9 @@ class RacePage {
     if (moves.length) sound(moves.some((m) => /^[a-z]\d*f\d/.test(m)) ? "home" : "move");
   }
 
-  /** A refused move: its card and the pile it was aimed at are marked for a moment. */
-  markRefused(move) {
+  /** A refused move: its card and the pile it was aimed at are marked for a moment (a class,
+   * and the reason as their aria description); the next redraw clears both. */
+  markRefused(move, reason = "") {
     const m = /^([a-z]\d*)([a-z]\d*)?(?::(\d+))?$/.exec(move);
     if (!m) return;
     const marks = [];
@@ -301,8 +302,14 @@ class RacePage {
     if (card) marks.push(card);
     const dst = m[2] && this.nodes.board.querySelector(`.pile[data-pile="${m[2]}"]`);
     if (dst) marks.push(dst);
-    for (const node of marks) node.classList.add("refused");
-    setTimeout(() => marks.forEach((node) => node.classList.remove("refused")), 900);
+    for (const node of marks) {
+      node.classList.add("refused");
+      if (reason) node.setAttribute("aria-description", `refused: ${reason}`);
+    }
+    setTimeout(() => marks.forEach((node) => {
+      node.classList.remove("refused");
+      node.removeAttribute("aria-description");
+    }), 900);
   }
 
   refused(err) {
@@ -336,7 +343,7 @@ class RacePage {
       h("label", { class: "check" }, auto, " Auto-play safe cards"),
       button("Safe cards home", batch("autoplay")),
       button("Finish", batch("finish")),
-      s.kind === "practice" ? button("Hint", () => this.hint()) : null,
+      ...(s.kind === "practice" ? [button("Hint", () => this.hint())] : []),
       button("Resign", async () => {
         if (!confirm("Resign this race?")) return;
         await this.request("resign", { race: this.rid });
