@@ -35,15 +35,6 @@ if TYPE_CHECKING:
 Claim = Callable[[int, int], None]  # (seq before, seq after): the moves about to be appended
 
 
-def is_full_move(text: str) -> bool:
-    """Full notation (``t3f1``): the single-move path, unchanged."""
-    try:
-        Move.from_text(text)
-    except NotationError:
-        return False
-    return True
-
-
 def _plan(game: Game, kind: str, text: str | None, auto: bool) -> list[Move]:
     """:func:`plan` with the core's errors as wire errors; the game is unchanged on error."""
     try:

@@ -36,8 +36,8 @@ Claim = Callable[[int, int], None]
 
 
 def full_move(text: str) -> Move | None:
-    """The move in full notation (``t3f1``), parsed once — ``Game.push`` takes it as it is
-    (:func:`solrace.server.game.batches.is_full_move` is the same test); None otherwise."""
+    """The move in full notation (``t3f1``), parsed once — ``Game.push`` takes it as it is;
+    None otherwise (a source only: a batch)."""
     try:
         return Move.from_text(text)
     except NotationError:

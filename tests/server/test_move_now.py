@@ -158,15 +158,16 @@ def test_ack_reply_is_the_reply_websockets_would_carry(req_id: Any) -> None:
 def test_a_parsed_move_is_pushed_and_recognised_as_a_duplicate() -> None:
     """``move_now`` takes the move parsed once (``full_move``): ``_apply`` pushes it as it is,
     and a duplicate of an earlier move is recognised from it as from its text."""
-    from solrace.server.game.batches import is_full_move
     from solrace.server.game.moveservice import full_move
     from solrace.server.game.movetypes import Applied
     from solrace.server.game.racemodel import GameEntry, Player
     from solrace.shared.engine import Game
     from solrace.shared.views import view_of
 
-    for text in ("t3f1", "s", "w1t2", "t1:3t2", "t3", "zz", "f1t9", ""):
-        assert (full_move(text) is not None) == is_full_move(text), text
+    # full notation goes to the single-move path; a source only (or nonsense) to a batch
+    full = {"t3f1": True, "sw": True, "t1t2:3": True, "f1t9": True, "s": False, "t3": False,
+            "w1t2": False, "t1:3t2": False, "zz": False, "": False}
+    assert {text: full_move(text) is not None for text in full} == full
     game = Game("unlimited", {"draw": "1"}, 5)
     e = GameEntry(game, view_of(game).wire())
     path, me = MovePath(), Player("p1", "alice")
