@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -36,6 +37,19 @@ from websockets.asyncio.client import ClientConnection, connect
 #: Seconds a winnable create / quick / rematch may take: the server waits up to its
 #: ``--pool-wait`` (at most ``MAX_POOL_WAIT``) for a certified seed before ``pool_empty``.
 POOL_PATIENCE = P.MAX_POOL_WAIT + 15.0
+
+#: Shape errors of received frames, when checking is on (``SOLRACE_CHECK_WIRE=1``: the test
+#: suite sets it and fails a test that leaves an entry here). A client that checks keeps
+#: working on a frame it could not check: the check is for finding the server's bugs.
+WIRE_ERRORS: list[str] = []
+
+
+def _check(msg: dict[str, Any]) -> None:
+    try:
+        P.check_message(msg)
+    except P.ShapeError as exc:
+        WIRE_ERRORS.append(f"{exc} in {msg!r:.300}")
+
 
 class ClientError(Exception):
     """An error reply: ``code`` from ``docs/protocol.md``, ``reason`` for people."""
@@ -52,6 +66,7 @@ class Client(HomeMixin):
         """``batch``: ask the server for batch frames (several messages in one frame, see
         docs/protocol.md); the client reads them either way. ``follow_home``: move to a race's
         home process when a summary names one (see the module docstring)."""
+        self._check = os.environ.get("SOLRACE_CHECK_WIRE") == "1"
         self.url = url  # where (re)connecting starts: the load balancer, typically
         self.connected_url = url  # where the current connection goes (a home, once moved)
         self.follow_home = follow_home
@@ -200,6 +215,8 @@ class Client(HomeMixin):
         try:
             async for frame in ws:
                 for msg in P.unbatch(P.decode(frame) if isinstance(frame, bytes) else {}):
+                    if self._check:
+                        _check(msg)
                     re = msg.get("re")
                     fut = pending.pop(re, None) if re is not None else None
                     if fut is not None and not fut.done():

@@ -38,6 +38,21 @@ from solrace.server.ops.redisproc import RedisProcess
 # as a child) records fair-play scores but holds nothing, unless a test asks for the product's
 # default, ``hold`` (tests/server/test_fairplay_e2e.py does).
 os.environ.setdefault("SOLRACE_FAIR_PLAY", "record")
+# Every frame a test's client library receives is checked against the declared message shapes
+# (shared/protocol/replies.py, events.py); a mismatch fails the test (check_wire below).
+os.environ.setdefault("SOLRACE_CHECK_WIRE", "1")
+
+
+@pytest.fixture(autouse=True)
+def check_wire() -> Iterator[None]:
+    """Fail a test during which the client library received a frame of an undeclared shape
+    (tests/server/harness.py checks its own frames as it reads them)."""
+    from solrace.client import library
+
+    library.WIRE_ERRORS.clear()
+    yield
+    errors, library.WIRE_ERRORS[:] = list(library.WIRE_ERRORS), []
+    assert not errors, "frames not as declared:\n" + "\n".join(errors[:5])
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -185,7 +185,7 @@ class Feed:
         self._count_due.pop(rid, None)
         if rid in self.races and rid in self._counts:
             self._count_sent[rid] = asyncio.get_running_loop().time()
-            self.conn.send({"t": "spectators", "race": rid, "count": self._counts[rid]})
+            self.conn.send(P.push("spectators", race=rid, count=self._counts[rid]))
 
     # ------------------------------------------------------------------ delivery
 

@@ -19,6 +19,8 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from solrace.shared import protocol as P
+
 if TYPE_CHECKING:
     from solrace.server.session.connection import Connection
 
@@ -29,7 +31,7 @@ REFRESH = 30.0
 
 
 def frame(rid: str, pid: str, online: bool) -> dict[str, Any]:
-    return {"t": "presence", "race": rid, "player": pid, "online": online}
+    return P.push("presence", race=rid, player=pid, online=online)
 
 
 class Presence:

@@ -36,6 +36,7 @@ from solrace.server.game.racemoves import MovePath
 from solrace.server.game.verdicts import stored_verdict
 from solrace.server.ops import metrics
 from solrace.server.store import RaceRecord, ScriptResult, Store
+from solrace.shared import protocol as P
 from solrace.shared.engine import Game
 from solrace.shared.errors import OptionError
 from solrace.shared.pointing import legal_texts
@@ -234,10 +235,9 @@ class RaceService(MovePath):
             self.arm(rec)
             return
         started = rec.num("starts_at")
-        event = {
-            "k": "start", "started_at": started, "ends_at": started + 1000 * info.time_limit,
-            "view": view_of(game).wire(), "legal": legal_texts(game),
-        }
+        event = P.events.Start(
+            started_at=started, ends_at=started + 1000 * info.time_limit,
+            view=view_of(game).wire(), legal=legal_texts(game)).body()
         # Registered before the start (other slots than the race's, so not in its script): a
         # crash right after the start cannot leave a race unlisted or without a deadline; the
         # sweeper drops entries of races that never ran.
@@ -266,16 +266,16 @@ class RaceService(MovePath):
             rows = standings(rec, dealt_home(info))
             for annotate in self.annotators:  # e.g. ratings before/after (rated races)
                 await annotate(info, rows)
-            event = {
-                "k": "end", "reason": reason, "commitment": rec.meta["commitment"],
-                "standings": rows,
-            }
+            extra: dict[str, Any] = {}
             # A daily's seed (its ranked attempts and the practice games on its deal) stays
             # secret until its day is over; other practice games reveal theirs like races.
             if info.kind == "race" or (info.kind == "practice" and "daily" not in rec.meta):
-                event["seed"] = info.seed
+                extra["seed"] = info.seed
             for fields in self.end_fields:
-                event.update(fields(info, rec))
+                extra.update(fields(info, rec))
+            event = P.events.End.from_fields({
+                "reason": reason, "commitment": rec.meta["commitment"], "standings": rows,
+                **extra}).body()
             res = await self.store.finish(rid, msgpack.packb(event), rec.num("version"))
             if res.status == "ok":
                 await self.store.retire(rid, rec.order, info.code)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 from solrace.server.game.lifecycle import RaceEvent, accepts
 from solrace.server.game.worker import Worker
+from solrace.shared import protocol as P
 
 if TYPE_CHECKING:  # races.py reads stored verdicts from here: no import cycle at run time
     from solrace.server.game.races import RaceInfo, RaceService
@@ -130,7 +131,7 @@ class VerdictService:
 
     async def _save(self, rid: str, outcome: str, par: int | None, nodes: int,
                     verdict: dict[str, Any]) -> None:
-        event = msgpack.packb({"k": "verdict", "verdict": verdict})
+        event = msgpack.packb(P.events.Verdict(verdict=verdict).body())
         res = await self.store.deals.save_verdict(rid, outcome, par, nodes, event)
         if res.status not in ("ok", "dup"):
             log.warning("verdict of race %s not stored: race is %s", rid, res.values)

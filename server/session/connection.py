@@ -311,16 +311,16 @@ class Connection(MoveStart, CloseTimer, Sending):
             self.spawn(rematch.offered(self, self.ctx, notice))
         elif notice.get("k") == "presence" and notice.get("race") in self.feed.races \
                 and notice.get("race") not in self.feed.watching:
-            self.send({"t": "presence", "race": notice["race"], "player": notice["player"],
-                       "online": bool(notice["online"])})
+            self.send(P.push("presence", race=notice["race"], player=notice["player"],
+                             online=bool(notice["online"])))
         elif notice.get("k") == "renamed":  # a moderator renamed this account
             self._renamed(str(notice["name"]))
         elif notice.get("k") == "title":  # this account became a BOT account
             self._titled(str(notice["title"]))
         elif notice.get("k") == "warned":  # a moderator's warning, shown as it is
-            self.send({"t": "warning", "reason": notice["reason"]})
+            self.send(P.push("warning", reason=notice["reason"]))
         elif notice.get("k") == "review":  # a ranked result held or decided (fair play)
-            self.send({"t": "review", "race": notice["race"], "status": notice["status"]})
+            self.send(P.push("review", race=notice["race"], status=notice["status"]))
         elif notice.get("k") == "revoked":
             accounts.on_revoked_notice(self, notice)
 
@@ -331,14 +331,14 @@ class Connection(MoveStart, CloseTimer, Sending):
             self.session = dataclasses.replace(self.session, name=name, account=name)
             if self.player is not None:
                 self.player.name = name
-            self.send({"t": "renamed", "name": name})
+            self.send(P.push("renamed", name=name))
 
     def _titled(self, title: str) -> None:
         if self.session is not None and self.session.kind == "account":
             self.session = dataclasses.replace(self.session, title=title)
             if self.player is not None:
                 self.player.title = title
-            self.send({"t": "titled", "title": title})
+            self.send(P.push("titled", title=title))
 
     # ------------------------------------------------------------------ dispatch
 

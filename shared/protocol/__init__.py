@@ -11,6 +11,10 @@ frames carry ``t`` and, for replies, ``re``; race events carry ``race`` and ``v`
 * :mod:`.accounts` — the account requests;
 * :mod:`.messages` — :func:`parse_request` (a decoded map to a request), replies, errors and
   race events as racers see them;
+* :mod:`.replies`, :mod:`.events` — every message the server sends (replies, unsolicited
+  messages, race events), frozen dataclasses declared once on :mod:`.shapes`; the server
+  builds replies through them (:func:`reply`, :func:`push`), :func:`check_message` checks a
+  received frame against them;
 * :mod:`.frames` — the move path's frames (progress event, ack, rival event) joined from
   packed parts, byte for byte what the codec gives for the same dicts.
 
@@ -20,6 +24,7 @@ Everything is re-exported here: callers write ``from solrace.shared import proto
 
 from __future__ import annotations
 
+from solrace.shared.protocol import events, replies
 from solrace.shared.protocol.accounts import (
     ACCOUNT_REQUESTS,
     MAX_PASSWORD,
@@ -33,14 +38,17 @@ from solrace.shared.protocol.accounts import (
     RevokeSession,
     Sessions,
 )
+from solrace.shared.protocol.events import EVENTS, check_event, parse_event
 from solrace.shared.protocol.frames import ack_frame, event_frame, progress_body
 from solrace.shared.protocol.messages import (
     SPECTATOR_ONLY,
     ack_reply,
+    check_message,
     decode_request,
     error,
     last_event,
     parse_request,
+    push,
     racer_event,
     reply,
     request_types,
@@ -59,6 +67,7 @@ from solrace.shared.protocol.moderation import (
     ModWarn,
     Report,
 )
+from solrace.shared.protocol.replies import MESSAGES
 from solrace.shared.protocol.requests import (
     BOT_STRENGTHS,
     CLIENT_RE,
@@ -103,6 +112,7 @@ from solrace.shared.protocol.requests import (
     check_date,
     check_int,
 )
+from solrace.shared.protocol.shapes import ABSENT, ShapeError
 from solrace.shared.protocol.wire import (
     ERROR_CODES,
     JSON_SUBPROTOCOL,
@@ -122,18 +132,21 @@ from solrace.shared.protocol.wire import (
 )
 
 __all__ = [
+    "ABSENT",
     "ACCOUNT_REQUESTS",
     "BOT_STRENGTHS",
     "CLIENT_RE",
     "CODE_RE",
     "DATE_RE",
     "ERROR_CODES",
+    "EVENTS",
     "JSON_SUBPROTOCOL",
     "MAX_BOTS",
     "MAX_FRAME",
     "MAX_INT",
     "MAX_PASSWORD",
     "MAX_POOL_WAIT",
+    "MESSAGES",
     "MODERATION_REQUESTS",
     "MSGPACK_SUBPROTOCOL",
     "NAME_RE",
@@ -191,6 +204,7 @@ __all__ = [
     "RevokeSession",
     "SeqRequest",
     "Sessions",
+    "ShapeError",
     "Sync",
     "Unwatch",
     "Watch",
@@ -199,17 +213,23 @@ __all__ = [
     "batch_frame",
     "check_client",
     "check_date",
+    "check_event",
     "check_int",
+    "check_message",
     "codec_for",
     "decode",
     "decode_request",
     "encode",
     "error",
     "event_frame",
+    "events",
     "last_event",
+    "parse_event",
     "parse_request",
     "progress_body",
+    "push",
     "racer_event",
+    "replies",
     "reply",
     "request_types",
     "select_subprotocol",

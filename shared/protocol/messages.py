@@ -15,7 +15,9 @@ import typing
 from typing import Any
 
 from solrace.shared.protocol.accounts import ACCOUNT_REQUESTS
+from solrace.shared.protocol.events import check_event
 from solrace.shared.protocol.moderation import MODERATION_REQUESTS
+from solrace.shared.protocol.replies import MESSAGES
 from solrace.shared.protocol.requests import (
     _RACES_OK,
     MAX_INT,
@@ -47,6 +49,7 @@ from solrace.shared.protocol.requests import (
     Unwatch,
     Watch,
 )
+from solrace.shared.protocol.shapes import ShapeError
 from solrace.shared.protocol.wire import ERROR_CODES, ProtocolError, decode
 
 _REQUESTS: dict[str, type[Request]] = {
@@ -304,10 +307,19 @@ def _racer_dict(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def reply(req_id: RequestId | None, kind: str, **fields: Any) -> dict[str, Any]:
-    msg: dict[str, Any] = {"t": kind, **fields}
-    if req_id is not None:
-        msg["re"] = req_id
-    return msg
+    """The reply ``kind`` to request ``req_id`` as the codec writes it, built through its
+    declaration in :mod:`.replies` (so a field of the wrong name or type fails here, as a
+    :class:`~.shapes.ShapeError`: a server bug, never a client's). Fields are given by their
+    wire names (``**{"from": rid}``)."""
+    cls = MESSAGES.get(kind)
+    if cls is None:
+        raise ShapeError(f"no message type {kind!r} is declared")
+    return cls.from_fields(fields).wire(req_id)
+
+
+def push(kind: str, **fields: Any) -> dict[str, Any]:
+    """An unsolicited message (no ``re``), built as :func:`reply` builds one."""
+    return reply(None, kind, **fields)
 
 
 def error(req_id: RequestId | None, code: str, reason: str, **extra: Any) -> dict[str, Any]:
@@ -324,3 +336,41 @@ def ack_reply(req_id: RequestId | None, rid: str, ack: dict[str, Any]) -> dict[s
     if req_id is not None:
         msg["re"] = req_id
     return msg
+
+
+# ----------------------------------------------------------------------------- checking
+
+
+def check_message(msg: dict[str, Any]) -> None:
+    """Raise :class:`~.shapes.ShapeError` unless ``msg`` — a decoded server frame: a reply,
+    an unsolicited message, an event or a batch of them — is as declared in :mod:`.replies`
+    and :mod:`.events`, the events inside ``synced`` and ``watching`` included. For client
+    authors and the tests (which check every frame they receive); the server builds its
+    replies through the declarations already."""
+    kind = msg.get("t")
+    if kind == "batch":
+        msgs = msg.get("msgs")
+        if not isinstance(msgs, list) or len(msg) != 2:
+            raise ShapeError("batch: msgs must be the only field, a list")
+        for inner in msgs:
+            check_message(inner)
+        return
+    fields = dict(msg)
+    fields.pop("t", None)
+    if "re" in fields:
+        re = fields.pop("re")
+        if type(re) not in (int, str):
+            raise ShapeError(f"{kind}: re must be an integer or a string")
+    if kind == "event":
+        if type(fields.pop("race", None)) is not str:
+            raise ShapeError("event: race must be a string")
+        check_event(fields)
+        return
+    cls = MESSAGES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ShapeError(f"unknown message type {kind!r}")
+    cls.from_fields(fields)
+    for event in fields.get("events") or ():
+        check_event(event)
+    if kind == "watching" and "end" in fields:
+        check_event(fields["end"])

@@ -546,6 +546,7 @@ class RawConnection:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self._ids = 0
+        self.check = True  # every frame read is checked against the declared shapes
 
     @classmethod
     async def open(cls, url: str, **kwargs: Any) -> RawConnection:
@@ -562,7 +563,10 @@ class RawConnection:
     async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         frame = await asyncio.wait_for(self.ws.recv(), timeout)
         assert isinstance(frame, bytes), f"the server sent a text frame: {frame!r}"
-        return msgpack.unpackb(frame, raw=False)
+        msg = msgpack.unpackb(frame, raw=False)
+        if self.check:
+            P.check_message(msg)  # every frame as declared (shared/protocol/replies.py)
+        return msg
 
     async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Send a request with a fresh id and return its reply (events in between skipped)."""

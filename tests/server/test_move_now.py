@@ -141,13 +141,14 @@ async def test_the_game_lock_is_taken_at_once_only_when_acquire_would_not_wait()
 
 @pytest.mark.parametrize("req_id", [7, "abc", None])
 def test_ack_reply_is_the_reply_websockets_would_carry(req_id: Any) -> None:
-    """``ack_reply`` builds what ``P.reply(..., "ack", race=..., **ack)`` builds: the same
-    keys in the same order, so the same bytes in both codecs."""
+    """``ack_reply`` builds what ``P.reply(..., "ack", race=..., **ack)`` builds through the
+    ``ack`` declaration: the same keys in the same order, so the same bytes in both codecs."""
     from solrace.server.session.fastmoves import ack_reply
     from solrace.shared.jsonwire import encode_json
 
-    ack = {"seq": 12, "delta": [[3, [["7h", 1]]]], "v": 40, "elapsed": 5000,
-           "status": "playing", "move": "t3f1", "moves": ["t3f1"], "legal": ["s", "t1f1"]}
+    ack = {"seq": 12, "delta": {"moves": 12, "piles": {"t3": [0, ["7H"]]}}, "v": 40,
+           "elapsed": 5000, "status": "playing", "move": "t3f1", "moves": ["t3f1"],
+           "legal": ["s", "t1f1"]}
     want = P.reply(req_id, "ack", race="r1", **ack)
     got = ack_reply(req_id, "r1", ack)
     assert list(got.items()) == list(want.items())

@@ -28,11 +28,12 @@ RECHECK_S = 2.0
 
 
 async def race_reply(conn: Session, svc: Services, req_id: Any, rid: str,
-                     kind: str = "race") -> dict[str, Any]:
-    """A reply carrying the race's summary (and its deadlines armed on this process)."""
+                     kind: str = "race", **extra: Any) -> dict[str, Any]:
+    """A reply carrying the race's summary (and its deadlines armed on this process);
+    ``extra``: the reply's other fields (wire names)."""
     rec = await svc.races.record(rid)
     svc.races.arm(rec)
-    return P.reply(req_id, kind, race=svc.races.summary(rec))
+    return P.reply(req_id, kind, race=svc.races.summary(rec), **extra)
 
 
 async def create_race(conn: Session, svc: Services, host: Player, variant: str,
@@ -263,5 +264,5 @@ async def matched(conn: Session, svc: Services, rid: str) -> None:
     conn.quick_queue = None
     rec = await svc.races.record(rid)
     svc.races.arm(rec)
-    conn.send({"t": "matched", "race": svc.races.summary(rec)})
+    conn.send(P.push("matched", race=svc.races.summary(rec)))
     await conn.feed.attach(rid, 0)

@@ -45,8 +45,7 @@ async def on_race_rematch(conn: Session, svc: Services, req: P.Rematch) -> dict[
     v = await races.join(conn.me, rid)
     if v == 0:  # already in it (asked twice, or the host)
         v = (await races.record(rid)).num("version")
-    reply = await race_reply(conn, svc, req.id, rid)
-    reply["from"] = req.race
+    reply = await race_reply(conn, svc, req.id, rid, **{"from": req.race})
     await conn.feed.attach(rid, v)
     if created:
         for pid in rec.order:
@@ -60,5 +59,5 @@ async def offered(conn: Session, svc: Services, notice: dict[str, Any]) -> None:
     """Another racer asked for a rematch of a race this player raced in: tell every
     connection of the player (not attached: joining is the player's choice)."""
     rec = await svc.races.record(str(notice["race"]))
-    conn.send({"t": "rematch", "race": svc.races.summary(rec),
-               "from": notice.get("from"), "by": notice.get("by")})
+    conn.send(P.push("rematch", race=svc.races.summary(rec), by=notice.get("by"),
+                     **{"from": notice.get("from")}))

@@ -52,16 +52,17 @@ async def on_watch(conn: Session, svc: Services, req: P.Watch) -> None:
         if live:
             count = await svc.store.spectate(rid, conn.member, True, SPECTATOR_TTL_MS)
             svc.spectators.setdefault(rid, set()).add(conn.member)
-        out = P.reply(req.id, "watching", race=svc.races.summary(rec), delay=delay_ms / 1000,
-                      v=last, spectators=count)
+        shown: dict[str, Any] = {}
         if req.full or req.since:
-            out["events"] = events
+            shown["events"] = events
         else:
             snapshot = mask.since(0, last) if mask is not None else events
-            out["boards"] = fold_boards(snapshot)
+            shown["boards"] = fold_boards(snapshot)
             end = next((e for e in events if e.get("k") == "end"), None)
             if end is not None:
-                out["end"] = end
+                shown["end"] = end
+        out = P.reply(req.id, "watching", race=svc.races.summary(rec), delay=delay_ms / 1000,
+                      v=last, spectators=count, **shown)
     except BaseException:
         if mask is not None:
             svc.masks.release(rid)
