@@ -325,6 +325,38 @@ class Client(HomeMixin):
                                bots=list(bots), time_limit=time_limit, seed=seed)
         return await self._track(r["race"])
 
+    # ------------------------------------------------------------------ tournaments
+
+    async def tournaments(self, limit: int = 20) -> dict[str, Any]:
+        """Public tournaments: ``upcoming``, ``live`` and ``finished`` lists."""
+        return await self.request("tournaments", limit=limit)
+
+    async def tournament_create(self, name: str, variant: str,
+                                options: dict[str, str] | None = None, *, starts_in: int = 0,
+                                minutes: int = 30, deal_seconds: int = 300) -> dict[str, Any]:
+        """A new private arena; its summary carries the invite ``code``."""
+        r = await self.request("tournament.create", name=name, variant=variant,
+                               options=options or {}, starts_in=starts_in, minutes=minutes,
+                               deal_seconds=deal_seconds)
+        return r["tournament"]
+
+    async def tournament_join(self, tournament: str) -> dict[str, Any]:
+        """Enter a tournament (its id or invite code)."""
+        return (await self.request("tournament.join", tournament=tournament))["tournament"]
+
+    async def tournament_play(self, tournament: str, berserk: bool = False) -> dict[str, Any]:
+        """The race of your current deal, or of your next one (the reply: ``race``, ``deal``);
+        its events follow from version 1."""
+        r = await self.request("tournament.play", tournament=tournament, berserk=berserk)
+        await self._track(r["race"])
+        return r
+
+    async def tournament_standings(self, tournament: str, follow: bool = False
+                                   ) -> dict[str, Any]:
+        """The standings now; ``follow``: then a ``standings`` frame (in :meth:`events`)
+        whenever they change, at most once a second."""
+        return await self.request("tournament.standings", tournament=tournament, follow=follow)
+
     async def rematch(self, race: str) -> dict[str, Any]:
         """A new race with the settings of finished race ``race`` (the same new race for every
         racer who asks); the other racers get an unsolicited ``rematch`` frame naming it."""

@@ -38,6 +38,7 @@ COMMANDS: tuple[str, ...] = (
     "sessions",
     "report",
     "mod",
+    "tournament",
 )
 
 SEED_MAX = 2**64 - 1

@@ -115,6 +115,12 @@ class FairPlayService:
                 day, info.variant, rank_key) < ANALYSED_TOP
         return await self._screen(info, rec, row, "daily", day, analyse)
 
+    async def screen_tournament(self, info: RaceInfo, rec: RaceRecord,
+                                row: dict[str, Any]) -> str:
+        """Score one won tournament deal; ``clear`` or ``held`` (its points wait for a
+        moderator: server/game/arena.py counts a held deal as nothing until cleared)."""
+        return await self._screen(info, rec, row, info.kind, None, False)
+
     async def screen_race(self, info: RaceInfo, rec: RaceRecord,
                           standings: list[dict[str, Any]]) -> bool:
         """Score every racer of a finished rated race (its winner with the solver's analysis);

@@ -88,7 +88,10 @@ class VerdictService:
         self._worker.close()
 
     def end_field(self, info: RaceInfo, rec: RaceRecord) -> dict[str, Any]:
-        """What the ``end`` event says of the verdict (nothing when verdicts are off)."""
+        """What the ``end`` event says of the verdict (nothing when verdicts are off, nor for
+        a tournament's deal: others may not have played it yet)."""
+        if info.kind == "arena":
+            return {}
         known = known_verdict(rec.meta)
         if known is not None:
             return {"verdict": known}
@@ -96,6 +99,8 @@ class VerdictService:
 
     async def on_finished(self, info: RaceInfo, rec: RaceRecord,
                           standings: list[dict[str, Any]]) -> None:
+        if info.kind == "arena":
+            return
         known = known_verdict(rec.meta)
         if known is not None:  # stored, and emitted for the record (the end carried it)
             await self._save(info.rid, "won", known["par"], 0, known)

@@ -29,6 +29,8 @@ from solrace.server.fairplay.service import FairPlayService
 from solrace.server.fanout.hub import Hub, HubBase
 from solrace.server.fanout.hub_sharded import ShardedHub
 from solrace.server.fanout.spectate import Masks
+from solrace.server.fanout.standings import StandingsFeed
+from solrace.server.game.arena import ArenaService
 from solrace.server.game.bots import BotService
 from solrace.server.game.daily import DailyService
 from solrace.server.game.hints import HintService
@@ -72,6 +74,8 @@ class Context:
     verdicts: VerdictService
     fairplay: FairPlayService
     moderation: Moderation
+    arenas: ArenaService
+    standings: StandingsFeed
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
 
@@ -168,9 +172,12 @@ class Server:
         pool = PoolService(store, size=cfg.pool_size, budget_nodes=cfg.pool_budget,
                            wait=cfg.pool_wait, process=cfg.process_id)
         verdicts = VerdictService(store, races, budget_nodes=cfg.verdict_budget)
+        arenas = ArenaService(store, races, fairplay)
+        fairplay.on_decided.append(arenas.decided)
+        standings = StandingsFeed(store.tournaments.version, arenas.standings)
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,
-                           moderation)
+                           moderation, arenas, standings)
         if cfg.daily_prepare >= 0:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         if cfg.pool_prepare and cfg.pool_size > 0:
@@ -367,6 +374,7 @@ class Server:
             if self.ctx.fairplay.analyses is not None:
                 await self.ctx.fairplay.analyses.close()
             await self.ctx.hints.close()
+            await self.ctx.standings.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()
         if self.ctx is not None and self.ctx.store.replication is not None:

@@ -55,7 +55,8 @@ class CloseTimer:
         now = time.monotonic()
         if not self.greeted:
             return max(0.0, self._hello_deadline - now)
-        if self._busy() or self.feed.races or self.quick_queue is not None:
+        if (self._busy() or self.feed.races or self.quick_queue is not None
+                or self.ctx.standings.follows(self)):
             return None
         return max(0.0, self._last_frame + self.ctx.config.idle_timeout - now)
 

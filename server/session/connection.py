@@ -283,6 +283,7 @@ class Connection(MoveStart, CloseTimer, Sending):
 
     async def _detach_all(self) -> None:
         try:
+            self.ctx.standings.unfollow(self)
             await self.presence.leave_all()
             await self.feed.detach_all()
             if self.player is not None:

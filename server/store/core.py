@@ -22,6 +22,7 @@ from solrace.server.store.accounts import AccountStore
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.deals import DealStore
 from solrace.server.store.replication import Replication
+from solrace.server.store.tournaments import TournamentStore
 
 
 class StoreCore:
@@ -47,6 +48,7 @@ class StoreCore:
         self.local: Callable[[str, int, dict[str, Any]], None] | None = None
         self.accounts = AccountStore(redis, self.batcher, self._count)
         self.deals = DealStore(redis, self.batcher, self._script, self._count)
+        self.tournaments = TournamentStore(redis, self.batcher, self._script, self._count)
 
     def _register_scripts(self) -> None:
         """Register the scripts of each job; every mixin overrides it and calls ``super()``."""

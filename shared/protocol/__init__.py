@@ -113,6 +113,14 @@ from solrace.shared.protocol.requests import (
     check_int,
 )
 from solrace.shared.protocol.shapes import ABSENT, ShapeError
+from solrace.shared.protocol.tournaments import (
+    TOURNAMENT_REQUESTS,
+    TournamentCreate,
+    TournamentJoin,
+    TournamentList,
+    TournamentPlay,
+    TournamentStandings,
+)
 from solrace.shared.protocol.wire import (
     ERROR_CODES,
     JSON_SUBPROTOCOL,
@@ -157,6 +165,7 @@ __all__ = [
     "SPECTATOR_ONLY",
     "SUBPROTOCOLS",
     "SUPPORTED_VERSIONS",
+    "TOURNAMENT_REQUESTS",
     "Autoplay",
     "BecomeBot",
     "ChangePassword",
@@ -206,6 +215,11 @@ __all__ = [
     "Sessions",
     "ShapeError",
     "Sync",
+    "TournamentCreate",
+    "TournamentJoin",
+    "TournamentList",
+    "TournamentPlay",
+    "TournamentStandings",
     "Unwatch",
     "Watch",
     "ack_frame",

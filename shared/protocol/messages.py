@@ -50,6 +50,7 @@ from solrace.shared.protocol.requests import (
     Watch,
 )
 from solrace.shared.protocol.shapes import ShapeError
+from solrace.shared.protocol.tournaments import TOURNAMENT_REQUESTS
 from solrace.shared.protocol.wire import ERROR_CODES, ProtocolError, decode
 
 _REQUESTS: dict[str, type[Request]] = {
@@ -60,6 +61,7 @@ _REQUESTS: dict[str, type[Request]] = {
         Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch,
         *ACCOUNT_REQUESTS,
         *MODERATION_REQUESTS,
+        *TOURNAMENT_REQUESTS,
     )
 }
 

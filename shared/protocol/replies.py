@@ -130,6 +130,8 @@ class RaceReply(Shape):
     race: dict
     ranked: bool = ABSENT
     from_: str = ABSENT
+    tournament: str = ABSENT  # tournament.play: the tournament and the deal's number
+    deal: int = ABSENT
 
 
 @message("races")
@@ -380,3 +382,28 @@ class ModRenamed(Shape):
 @message("mod.audit")
 class ModAuditReply(Shape):
     entries: list
+
+
+# ----------------------------------------------------------------------------- tournaments (22)
+
+@message("tournaments")
+class TournamentListing(Shape):
+    upcoming: list
+    live: list
+    finished: list
+
+
+@message("tournament")
+class TournamentReply(Shape):
+    tournament: dict
+
+
+@message("standings")
+class Standings(Shape):
+    """The reply to ``tournament.standings`` and the frame its followers get."""
+
+    tournament: str
+    v: int
+    entrants: int
+    my_rank: int | None
+    rows: list

@@ -67,6 +67,10 @@ ERROR_CODES = (
     "bots_not_allowed",  # ranked play by a BOT account; account.bot after ranked games
     "already_reported",  # report of a player this reporter already has an open report on
     "case_not_found",  # mod.case / mod.clear of a case id that names no stored case
+    "tournament_not_found",  # no tournament with that id or invite code
+    "not_entered",  # tournament.play before tournament.join
+    "entries_closed",  # tournament.join after the arena's late-entry cut-off
+    "deal_not_ready",  # the next arena deal after a resignation, too soon (retry_after)
     "unavailable",  # the server cannot reach its store right now; retry
     "internal",  # a bug: reported, the connection survives
 )

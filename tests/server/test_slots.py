@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from redis.crc import key_slot
-from solrace.server.store import Store, account_lua, deal_lua, lua
+from solrace.server.store import Store, account_lua, deal_lua, lua, tournament_lua
 
 MULTI_KEY = {"delete", "unlink", "exists", "mget", "mset", "rename", "smove", "lmove",
              "rpoplpush", "sunionstore", "sinterstore", "zunionstore", "zinterstore", "touch"}
@@ -32,7 +32,7 @@ class FakeScript:
         self.rec = rec
         self.script = source
         self.sha = f"sha{len(rec.scripts)}"
-        self.name = next((n for module in (lua, account_lua, deal_lua)
+        self.name = next((n for module in (lua, account_lua, deal_lua, tournament_lua)
                           for n, v in vars(module).items() if v == source), "?")
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
@@ -128,6 +128,8 @@ def sample(param: inspect.Parameter) -> Any:
         return [("t1f1", 1, True, b"\x80"), ("sw", 1, False, b"\x80")]
     if hint.startswith("Sequence[tuple[str, str]"):  # anonymise's leaderboard keys
         return [("lb-a", "member-a"), ("lb-b", "member-b")]
+    if hint.startswith("tuple[int, int, int, bool, int]"):  # an arena entrant's totals
+        return (1, 1, 1, True, 1)
     if hint.startswith(("Sequence", "list")):
         return [f"{param.name}-a", f"{param.name}-b"]
     if hint.startswith("dict"):
@@ -149,9 +151,12 @@ async def exercise() -> Recorder:
     store.batcher = FakeBatcher(rec)  # type: ignore[assignment]
     store.accounts.batcher = store.batcher  # type: ignore[assignment]
     store.deals.batcher = store.batcher  # type: ignore[assignment]
+    store.tournaments.batcher = store.batcher  # type: ignore[assignment]
     targets = [(store, name) for name in store_methods()]
     targets += [(store.accounts, name) for name in store_methods(type(store.accounts))]
     targets += [(store.deals, name) for name in store_methods(type(store.deals))]
+    targets += [(store.tournaments, name)
+                for name in store_methods(type(store.tournaments))]
     for owner, name in targets:
         method = getattr(owner, name)
         params = [p for p in inspect.signature(method).parameters.values()

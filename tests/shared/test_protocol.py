@@ -108,6 +108,15 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "mod.rename": {"id": ("id", False), "player": ("str", True), "name": ("str", True),
                    "reason": ("str", True)},
     "mod.audit": {"id": ("id", False), "limit": ("int", False), "before": ("str?", False)},
+    "tournaments": {"id": ("id", False), "limit": ("int", False)},
+    "tournament.create": {"id": ("id", False), "name": ("str", True), "variant": ("str", True),
+                          "options": ("map", False), "starts_in": ("int", False),
+                          "minutes": ("int", False), "deal_seconds": ("int", False)},
+    "tournament.join": {"id": ("id", False), "tournament": ("str", True)},
+    "tournament.play": {"id": ("id", False), "tournament": ("str", True),
+                        "berserk": ("bool", False)},
+    "tournament.standings": {"id": ("id", False), "tournament": ("str", True),
+                             "follow": ("bool", False)},
 }
 
 # A valid map per request type, every field set to a value that passes validation.
@@ -167,6 +176,15 @@ VALID: dict[str, dict[str, Any]] = {
     "mod.rename": {"t": "mod.rename", "id": 35, "player": "a.lice", "name": "mallory",
                    "reason": "impersonation"},
     "mod.audit": {"t": "mod.audit", "id": 34, "limit": 10, "before": "1700000000000-0"},
+    "tournaments": {"t": "tournaments", "id": 50, "limit": 5},
+    "tournament.create": {"t": "tournament.create", "id": 51, "name": "Friday arena",
+                          "variant": "unlimited", "options": {"draw": "3"}, "starts_in": 60,
+                          "minutes": 30, "deal_seconds": 300},
+    "tournament.join": {"t": "tournament.join", "id": 52, "tournament": "AB12CD34"},
+    "tournament.play": {"t": "tournament.play", "id": 53, "tournament": "0123456789abcdef",
+                        "berserk": True},
+    "tournament.standings": {"t": "tournament.standings", "id": 54,
+                             "tournament": "0123456789abcdef", "follow": True},
 }
 
 # Values of the wrong type for each kind (bools are not ints and ints are not bools).

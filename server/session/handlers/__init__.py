@@ -12,6 +12,8 @@
   ``password.change``, ``account.delete``
 - ``moderation``: ``report``, ``mod.reports``, ``mod.queue``, ``mod.case``, ``mod.clear``,
   ``mod.ban``, ``mod.unban``, ``mod.warn``, ``mod.annul``, ``mod.rename``, ``mod.audit``
+- ``tournaments``: ``tournaments``, ``tournament.create``, ``tournament.join``,
+  ``tournament.play``, ``tournament.standings``
 """
 
 from solrace.server.session.handlers import (
@@ -23,11 +25,12 @@ from solrace.server.session.handlers import (
     pointing,
     rematch,
     session,
+    tournaments,
     watching,
 )
 from solrace.server.session.handlers.base import HANDLERS, Handler, handles
 
 __all__ = [
     "HANDLERS", "Handler", "accounts", "dailies", "handles", "lobby", "moderation", "play",
-    "pointing", "rematch", "session", "watching",
+    "pointing", "rematch", "session", "tournaments", "watching",
 ]

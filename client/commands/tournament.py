@@ -1,0 +1,160 @@
+"""Tournaments (arenas): list them, create a private one, join, play your next deal, and see
+the standings.
+
+``solrace tournament list`` shows public tournaments; ``create NAME VARIANT`` makes a private
+arena and prints its invite code; ``join REF`` enters one (its id or invite code); ``play
+REF`` plays your current deal, or your next one, on the same board as ``solrace play``
+(``--berserk``: half the time, a bonus if won), then prints the standings; ``standings REF``
+prints them (``--follow``: live, until Ctrl-C). The rules: docs/tournaments.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from solrace.client.commands import CommandError, use_color, variant_name
+from solrace.client.commands.play import interrupted
+from solrace.client.library import Client, ClientError
+from solrace.client.raceterm.terminal import RaceTerminal
+from solrace.client.render import paint
+from solrace.client.session import login, refusal, who
+from solrace.client.tui import add_server_arguments, options_text, resolve_name, resolve_server
+
+NAME = "tournament"
+HELP = "arenas: list, create, join, play your next deal, standings"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub.add_parser("list", help="public tournaments: upcoming, live, finished")
+    create = sub.add_parser("create", help="a private arena (prints its invite code)")
+    create.add_argument("title", metavar="NAME", help="its name (1-40 characters)")
+    create.add_argument("variant", type=variant_name, metavar="VARIANT")
+    create.add_argument("--option", action="append", default=[], metavar="K=V",
+                        help="a variant option (repeatable)")
+    create.add_argument("--minutes", type=int, default=30, help="the window, 10-120")
+    create.add_argument("--deal-seconds", type=int, default=300,
+                        help="each deal's time limit, 30-1800")
+    create.add_argument("--starts-in", type=int, default=0, metavar="SECONDS")
+    for action, text in (("join", "enter a tournament"),
+                         ("play", "play your current deal, or your next"),
+                         ("standings", "the standings")):
+        p = sub.add_parser(action, help=text)
+        p.add_argument("ref", metavar="TOURNAMENT", help="its id or invite code")
+        if action == "play":
+            p.add_argument("--berserk", action="store_true",
+                           help="half the deal's time limit; +1 point if won")
+        if action == "standings":
+            p.add_argument("--follow", action="store_true", help="live, until Ctrl-C")
+    for p in [parser, *sub.choices.values()]:
+        if p is not parser:
+            add_server_arguments(p)
+
+
+def when(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def summary_line(t: Mapping[str, Any]) -> str:
+    opts = options_text(t.get("options"))
+    return (f"{t['name']} · {t['format']} · {t['variant']}" + (f" ({opts})" if opts else "")
+            + f" · {when(int(t['starts_at']))} – {when(int(t['ends_at']))[11:]}"
+            f" · deals of {t['deal_seconds']} s · {t['entrants']} entered · {t['state']}"
+            f" · id {t['tournament']}" + (f" · invite code {t['code']}" if t.get("code")
+                                           else ""))
+
+
+def standings_lines(s: Mapping[str, Any], *, color: bool = False) -> list[str]:
+    lines = [paint(f"standings · {s['entrants']} entered", "1", color)
+             + (f" · you are #{s['my_rank']}" if s.get("my_rank") else "")]
+    last = 0
+    for r in s["rows"]:
+        if r["rank"] > last + 1:
+            lines.append("   …")
+        last = r["rank"]
+        flame = " 🔥" if r["fire"] else ""
+        lines.append(f"{r['rank']:>4}. {r['name']:<20} {r['points']:>4} pts  "
+                     f"{r['won']}/{r['played']} won{flame}")
+    return lines
+
+
+class ArenaTerminal(RaceTerminal):
+    def __init__(self, client: Client, url: str, t: Mapping[str, Any], *, color: bool) -> None:
+        super().__init__(client, url, color=color, auto_ready=True)
+        self.t = t
+        self.deal = 0
+
+    def title(self) -> str:
+        return " · ".join([paint("solrace tournament", "1", self.color), str(self.t["name"]),
+                           self.variant_label(), f"deal {self.deal}",
+                           f"you: {who(self.client)}"])
+
+
+async def _main(args: argparse.Namespace) -> int:
+    url, name = resolve_server(args), resolve_name(args)
+    color = use_color(args)
+    client = await login(url, name)
+    try:
+        try:
+            return await _act(client, url, args, color)
+        except ClientError as exc:
+            raise CommandError(refusal(exc)) from None
+    finally:
+        await client.close()
+
+
+async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) -> int:
+    if args.action == "list":
+        listing = await client.tournaments()
+        for key in ("upcoming", "live", "finished"):
+            print(paint(key, "1", color))
+            rows = listing[key] or []
+            print("\n".join("  " + summary_line(t) for t in rows) if rows else "  (none)")
+        return 0
+    if args.action == "create":
+        options = dict(kv.split("=", 1) for kv in args.option if "=" in kv)
+        t = await client.tournament_create(args.title, args.variant, options,
+                                           starts_in=args.starts_in, minutes=args.minutes,
+                                           deal_seconds=args.deal_seconds)
+        print(summary_line(t))
+        print(f"invite: solrace tournament join {t['code']}")
+        return 0
+    if args.action == "join":
+        print(summary_line(await client.tournament_join(args.ref)))
+        return 0
+    if args.action == "standings":
+        s = await client.tournament_standings(args.ref, follow=args.follow)
+        print("\n".join(standings_lines(s, color=color)), flush=True)
+        while args.follow:
+            s = await client.next_event(t="standings", timeout=3600)
+            print("\n".join(["", *standings_lines(s, color=color)]), flush=True)
+        return 0
+    t = await client.tournament_join(args.ref)  # entering twice changes nothing
+    term = ArenaTerminal(client, url, t, color=color)
+
+    async def enter() -> dict[str, Any]:
+        reply = await client.tournament_play(args.ref, berserk=args.berserk)
+        term.deal = int(reply["deal"])
+        limit = reply["race"].get("time_limit")
+        term.message(f"deal {term.deal} of {t['name']}: {limit} s"
+                     + (" (berserk)" if limit and 2 * int(limit) <= int(t["deal_seconds"])
+                        else ""))
+        rid = reply["race"]["race"]
+        synced = await client.sync(rid)
+        return dict(synced["race"])
+
+    code = await term.run(enter)
+    s = await client.tournament_standings(args.ref)
+    print("\n".join(standings_lines(s, color=color)))
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_main(args))
+    except KeyboardInterrupt:
+        return interrupted()

@@ -1,0 +1,320 @@
+"""Arenas: a time window in which every entrant plays deal 1, 2, 3, … of the tournament's
+sequence, each deal a solo race of kind ``arena`` (docs/tournaments.md has the rules; the
+scoring is :mod:`solrace.shared.tournaments.arena`).
+
+The tournament's record, entrants, results and standings live in Redis
+(:mod:`solrace.server.store.tournaments`), so any process serves any entrant. A deal's race is
+an ordinary race with one racer: the same move path, clock, resume and durability. When it
+ends, :meth:`ArenaService.on_finished` records its result (screened by fair play first) and
+the entrant's new totals in one script; :meth:`ArenaService.play` records it too if that hook
+never ran (the process died), so no finished deal is lost. Deal races are never watchable and
+their ``end`` never carries the seed: others may not have played that deal yet.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from solrace.server.fairplay.service import FairPlayService
+from solrace.server.game.lifecycle import is_over
+from solrace.server.game.racemodel import Player
+from solrace.server.game.races import RaceInfo, RaceService
+from solrace.server.store import RaceRecord, Store
+from solrace.shared.engine import Game
+from solrace.shared.prng import commitment
+from solrace.shared.protocol import ProtocolError
+from solrace.shared.rules import options_text
+from solrace.shared.tournaments import arena as scoring
+from solrace.shared.tournaments import machine
+from solrace.shared.tournaments.seeds import deal_seed
+from solrace.shared.variants import resolve
+
+log = logging.getLogger("solrace.arena")
+
+KIND = "arena"
+TOP = 10  # rows of the top of the standings every entrant sees
+AROUND = 2  # rows either side of the entrant's own
+MIN_DEAL_S, MAX_DEAL_S = 30, 1800
+MAX_LEAD_MS = 7 * 24 * 3600 * 1000  # a tournament starts within a week of its creation
+F, S = machine.Format, machine.TournamentState
+
+
+def new_id() -> str:
+    return secrets.token_hex(8)
+
+
+def state_at(meta: dict[str, str], now: int) -> machine.TournamentState:
+    """The tournament's state at ``now``: open before its start, running until every deal
+    started before its end has run out of time, then finished."""
+    if now < int(meta["starts_at"]):
+        return S.OPEN
+    if now < int(meta["ends_at"]) + int(meta["deal_ms"]):
+        return S.RUNNING
+    return S.FINISHED
+
+
+def deal_result(stored: dict[str, Any]) -> scoring.DealResult:
+    """A stored result as the scoring sees it: a held deal counts as nothing (no points, no
+    win) until a moderator clears it."""
+    held = stored.get("review", "clear") != "clear"
+    won = bool(stored["won"]) and not held
+    return scoring.DealResult(
+        int(stored["k"]), won, int(stored["elapsed"]), int(stored["limit"]),
+        int(stored["dealt_home"]) if held else int(stored["best_home"]),
+        int(stored["dealt_home"]), int(stored["total"]), bool(stored["berserk"]),
+        bool(stored["resigned"]), int(stored["ended_at"]))
+
+
+def totals(stored: list[dict[str, Any]]) -> tuple[int, int, int, bool, int]:
+    """(points, won, played, fire, reached_at) of an entrant's results in order."""
+    results = [deal_result(r) for r in stored]
+    points = scoring.deal_points(results)
+    reached = max((r.ended_at for r, p in zip(results, points) if p > 0), default=0)
+    return (sum(points), sum(1 for r in results if r.won), len(results),
+            scoring.on_fire(results), reached)
+
+
+class ArenaService:
+    """Create, list, enter and play arenas; record each deal's result."""
+
+    def __init__(self, store: Store, races: RaceService,
+                 fairplay: FairPlayService | None = None) -> None:
+        self.store = store
+        self.races = races
+        self.fairplay = fairplay
+        races.on_finished.append(self.on_finished)
+
+    @property
+    def ts(self) -> Any:
+        return self.store.tournaments
+
+    # ------------------------------------------------------------------ create, find
+
+    async def create(self, creator: str, *, name: str, variant: str, options: dict[str, str],
+                     starts_at: int, minutes: int, deal_seconds: int, private: bool,
+                     tid: str | None = None) -> str:
+        try:
+            v, opts, _ = resolve(variant, options)
+        except Exception as exc:
+            raise ProtocolError("bad_option", str(getattr(exc, "reason", exc))) from None
+        now = await self.store.server_time_ms()
+        if not scoring.MIN_WINDOW_MIN <= minutes <= scoring.MAX_WINDOW_MIN:
+            raise ProtocolError("bad_option", f"an arena lasts {scoring.MIN_WINDOW_MIN}.."
+                                f"{scoring.MAX_WINDOW_MIN} minutes")
+        if not MIN_DEAL_S <= deal_seconds <= MAX_DEAL_S or deal_seconds > minutes * 60:
+            raise ProtocolError("bad_option", f"a deal lasts {MIN_DEAL_S}..{MAX_DEAL_S} s, "
+                                "within the window")
+        starts_at = max(starts_at, now)
+        if starts_at - now > MAX_LEAD_MS:
+            raise ProtocolError("bad_option", "an arena starts within a week")
+        master = secrets.randbits(64)
+        window = minutes * 60_000
+        tid = tid or new_id()
+        meta = {
+            "format": F.ARENA.value, "name": name, "variant": v.name,
+            "options": options_text(opts), "starts_at": starts_at,
+            "ends_at": starts_at + window,
+            "cutoff": scoring.late_entry_cutoff(starts_at, window),
+            "deal_ms": deal_seconds * 1000, "master": master,
+            "commitment": commitment(master), "created_by": creator, "created_at": now,
+            "private": "1" if private else "0", "entrants": 0, "v": 0,
+        }
+        if private:
+            meta["code"] = secrets.token_hex(4).upper()
+        if not await self.ts.create(tid, meta, public=not private):
+            return tid  # a scheduled one another process created first
+        return tid
+
+    async def resolve_id(self, ref: str) -> str:
+        """A tournament id from an id or a private invite code."""
+        if await self.ts.meta(ref) is not None:
+            return ref
+        tid = await self.ts.by_code(ref.upper())
+        if tid is None:
+            raise ProtocolError("tournament_not_found", f"no tournament {ref!r}")
+        return tid
+
+    async def _meta(self, tid: str) -> dict[str, str]:
+        meta = await self.ts.meta(tid)
+        if meta is None:
+            raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
+        return meta
+
+    def public(self, tid: str, meta: dict[str, str], now: int) -> dict[str, Any]:
+        """What anyone may know of a tournament; the master seed once it is over."""
+        state = state_at(meta, now)
+        out: dict[str, Any] = {
+            "tournament": tid, "format": meta["format"], "name": meta["name"],
+            "variant": meta["variant"],
+            "options": dict(kv.split("=", 1) for kv in meta["options"].split(",") if kv),
+            "starts_at": int(meta["starts_at"]), "ends_at": int(meta["ends_at"]),
+            "cutoff": int(meta["cutoff"]), "deal_seconds": int(meta["deal_ms"]) // 1000,
+            "commitment": meta["commitment"], "entrants": int(meta.get("entrants", 0)),
+            "state": state.value, "private": meta.get("private") == "1",
+        }
+        if meta.get("code"):
+            out["code"] = meta["code"]
+        if state is S.FINISHED:
+            out["master_seed"] = int(meta["master"])
+        return out
+
+    async def summary(self, tid: str) -> dict[str, Any]:
+        meta = await self._meta(tid)
+        return self.public(tid, meta, await self.store.server_time_ms())
+
+    async def listing(self, limit: int) -> dict[str, list[dict[str, Any]]]:
+        """Public tournaments: upcoming (soonest first), live, finished (latest first)."""
+        now = await self.store.server_time_ms()
+        ids = await self.ts.listed(now - 2 * 24 * 3600 * 1000, now + MAX_LEAD_MS, 500)
+        out: dict[str, list[dict[str, Any]]] = {"upcoming": [], "live": [], "finished": []}
+        for tid in ids:
+            meta = await self.ts.meta(tid)
+            if meta is None:
+                continue
+            row = self.public(tid, meta, now)
+            bucket = {"open": "upcoming", "running": "live"}.get(row["state"], "finished")
+            out[bucket].append(row)
+        out["finished"].reverse()
+        return {k: v[:limit] for k, v in out.items()}
+
+    # ------------------------------------------------------------------ enter, play
+
+    async def enter(self, player: Player, tid: str) -> dict[str, Any]:
+        now = await self.store.server_time_ms()
+        res = await self.ts.enter(tid, player.pid, player.name, now)
+        if res == "missing":
+            raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
+        if res == "closed":  # the script's check of the cut-off, as machine.may_enter says
+            raise ProtocolError("entries_closed", "the late-entry cut-off has passed")
+        return self.public(tid, await self._meta(tid), now)
+
+    async def play(self, player: Player, tid: str, berserk: bool) -> tuple[str, int]:
+        """The race of the entrant's current deal (resumed), or of their next one."""
+        meta = await self._meta(tid)
+        now = await self.store.server_time_ms()
+        if now < int(meta["starts_at"]):
+            raise ProtocolError("not_running", "the arena has not started",
+                                retry_after=max(1, (int(meta["starts_at"]) - now + 999) // 1000))
+        cur = await self.ts.current(tid, player.pid)
+        k = 1
+        if cur is not None:
+            rid, k, started, _ = cur
+            rec = await self.store.read_race(rid)
+            if rec is not None and not is_over(rec.state):
+                return rid, k
+            if rec is not None:
+                await self._record_race(rid, rec)
+            stored, _ = await self.ts.results(tid, player.pid)
+            if len(stored) < k:  # the race is gone without a result: should not happen
+                raise ProtocolError("unavailable", "your last deal's result is not recorded")
+            next_at = scoring.next_deal_at(deal_result(stored[k - 1]), started)
+            if now < next_at:
+                raise ProtocolError("deal_not_ready", "after a resignation the next deal "
+                                    "comes when the resigned one's time would have run out",
+                                    retry_after=max(1, (next_at - now + 999) // 1000))
+            k += 1
+        if now >= int(meta["ends_at"]):
+            raise ProtocolError("not_running", "the arena is over")
+        deal_ms = int(meta["deal_ms"])
+        limit_s = (deal_ms // 2 if berserk else deal_ms) // 1000
+        options = dict(kv.split("=", 1) for kv in meta["options"].split(",") if kv)
+        rid, _ = await self.races.create(
+            player, meta["variant"], options, 1, limit_s, False,
+            seed=deal_seed(int(meta["master"]), k), kind=KIND,
+            extra={"tournament": tid, "deal": str(k), "berserk": "1" if berserk else "0"})
+        status, existing = await self.ts.set_deal(tid, player.pid, k, rid, now, berserk)
+        if status == "dup" and existing is not None:
+            return existing, k  # a concurrent request made it: that one is played
+        if status == "not_entered":
+            raise ProtocolError("not_entered", "enter the tournament first")
+        if status != "ok":
+            raise ProtocolError("unavailable", "your deals changed meanwhile; try again")
+        await self.races.join(player, rid, auto_ready=True, countdown_ms=0)
+        await self.races.start(rid)
+        return rid, k
+
+    # ------------------------------------------------------------------ results
+
+    async def on_finished(self, info: RaceInfo, rec: RaceRecord,
+                          standings: list[dict[str, Any]]) -> None:
+        if info.kind != KIND or not standings:
+            return
+        await self._record(info, rec, standings[0])
+
+    async def _record_race(self, rid: str, rec: RaceRecord) -> None:
+        """Record a finished deal race whose hook may not have run (idempotent)."""
+        from solrace.server.game.racemodel import dealt_home, standings
+        info = await self.races.info(rid)
+        rows = standings(rec, dealt_home(info))
+        if rows:
+            await self._record(info, rec, rows[0])
+
+    async def _record(self, info: RaceInfo, rec: RaceRecord, row: dict[str, Any]) -> None:
+        tid, k, pid = rec.meta["tournament"], int(rec.meta["deal"]), row["player"]
+        stored, _ = await self.ts.results(tid, pid)
+        if len(stored) >= k:
+            return
+        game = Game(info.variant, info.options, info.seed)
+        dealt = best = game.cards_home
+        for text in await self.store.read_log(info.rid, pid):
+            game.push(text)
+            best = max(best, game.cards_home)
+        review = "clear"
+        if self.fairplay is not None and row["result"] == "won":
+            try:
+                review = await self.fairplay.screen_tournament(info, rec, row)
+            except Exception:  # a screening fault must not lose the entrant's result
+                log.exception("fair-play screening failed for arena deal %s", info.rid)
+        elapsed = int(row["elapsed"])
+        result = {
+            "k": k, "race": info.rid, "won": row["result"] == "won", "elapsed": elapsed,
+            "limit": info.time_limit * 1000, "best_home": best if row["result"] != "won"
+            else game.total_cards, "dealt_home": dealt, "total": game.total_cards,
+            "berserk": rec.meta.get("berserk") == "1", "resigned": row["result"] == "resigned",
+            "ended_at": rec.num("started_at") + elapsed, "review": review,
+        }
+        for _ in range(10):
+            stored, rev = await self.ts.results(tid, pid)
+            if len(stored) >= k:
+                return
+            status = await self.ts.record(tid, pid, k, result, totals([*stored, result]), rev,
+                                          "append")
+            if status != "stale":
+                if status not in ("ok", "dup"):
+                    log.warning("arena %s deal %d of %s not recorded: %s", tid, k, pid, status)
+                return
+        log.warning("arena %s deal %d of %s: results kept changing", tid, k, pid)
+
+    async def decided(self, case: dict[str, Any]) -> None:
+        """A moderator decided a held arena deal: its result counts (clear) or stays at
+        nothing (removed), and the entrant's totals are recomputed."""
+        if case.get("kind") != KIND:
+            return
+        rec = await self.store.read_race(case["race"])
+        if rec is None or "tournament" not in rec.meta:
+            return
+        tid, k, pid = rec.meta["tournament"], int(rec.meta["deal"]), case["player"]
+        for _ in range(10):
+            stored, rev = await self.ts.results(tid, pid)
+            if len(stored) < k:
+                return
+            stored[k - 1] = {**stored[k - 1], "review": case["status"]}
+            status = await self.ts.record(tid, pid, k, stored[k - 1], totals(stored), rev,
+                                          "set")
+            if status != "stale":
+                return
+
+    # ------------------------------------------------------------------ standings
+
+    async def standings(self, tid: str, pid: str | None) -> dict[str, Any]:
+        """The top of the standings and the entrant's neighbourhood."""
+        v, n, mine, rows = await self.ts.standings(tid, pid, TOP, AROUND)
+        out = []
+        for rank, who, name, stat in rows:
+            points, won, played, fire, _reached, _rev = (int(x) for x in stat.split("|"))
+            out.append({"rank": rank, "player": who, "name": name, "points": points,
+                        "won": won, "played": played, "fire": bool(fire)})
+        return {"tournament": tid, "v": v, "entrants": n, "my_rank": mine or None,
+                "rows": out}

@@ -1,0 +1,130 @@
+"""The Lua scripts of tournaments (:mod:`.tournaments`). Every script touches the keys of one
+tournament only — they share the hash tag ``{t:<id>}`` — so each is atomic on a Redis
+Cluster too.
+
+KEYS of every script, in order: the tournament's hash, ``…:entrants`` (hash pid -> joined
+number ``|`` name), ``…:rank`` (zset), ``…:stat`` (hash pid -> ``points|won|played|fire|
+reached|rev``), ``…:cur`` (hash pid -> the entrant's current deal ``rid|k|started_at|berserk``),
+then, where named, ``…:d:<pid>`` (list: the entrant's deal results, msgpack, in order).
+
+The rank zset orders the standings by itself: score = −(points × 4096 + won), member =
+``<reached_at, 13 digits>|<joined, 6 digits>|<pid>``; members of equal score sort by their
+bytes, so ``ZRANK`` is the rank of docs/tournaments.md (most points, most won, reached first,
+entered first).
+"""
+
+from __future__ import annotations
+
+#: ENTER: KEYS meta, entrants, rank, stat; ARGV pid, name, now. Returns the entrant's joined
+#: number (1, 2, …; the same on a repeat) or an error string: ``missing``, ``closed``.
+ENTER = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+local have = redis.call('HGET', KEYS[2], ARGV[1])
+if have then return tonumber(string.match(have, '^(%d+)|')) end
+local now = tonumber(ARGV[3])
+local cutoff = tonumber(redis.call('HGET', KEYS[1], 'cutoff'))
+if now >= cutoff then return 'closed' end
+local joined = redis.call('HINCRBY', KEYS[1], 'entrants', 1)
+redis.call('HSET', KEYS[2], ARGV[1], joined .. '|' .. ARGV[2])
+redis.call('ZADD', KEYS[3], 0, string.format('%013d|%06d|%s', 0, joined, ARGV[1]))
+redis.call('HSET', KEYS[4], ARGV[1], '0|0|0|0|0|0')
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+local at = redis.call('PEXPIRETIME', KEYS[1])
+if at > 0 then
+  for i = 2, 4 do redis.call('PEXPIREAT', KEYS[i], at) end
+end
+return joined
+"""
+
+#: DEAL: KEYS meta, entrants, rank, stat, cur, list; ARGV pid, k, rid, started_at, berserk.
+#: Records the entrant's deal k as current, once: ``ok``, ``dup`` (deal k is current already:
+#: its race id is returned as the second value), or ``order`` (deal k-1 not recorded yet).
+DEAL = """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'not_entered'} end
+local cur = redis.call('HGET', KEYS[5], ARGV[1])
+if cur then
+  local rid, k = string.match(cur, '^([^|]+)|(%d+)|')
+  if tonumber(k) == tonumber(ARGV[2]) then return {'dup', rid} end
+end
+if redis.call('LLEN', KEYS[6]) ~= tonumber(ARGV[2]) - 1 then return {'order'} end
+redis.call('HSET', KEYS[5], ARGV[1], ARGV[3] .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|'
+           .. ARGV[5])
+local at = redis.call('PEXPIRETIME', KEYS[1])
+if at > 0 then
+  redis.call('PEXPIREAT', KEYS[5], at)
+  redis.call('PEXPIREAT', KEYS[6], at)
+end
+return {'ok'}
+"""
+
+#: RESULT: KEYS meta, entrants, rank, stat, cur, list; ARGV pid, k, result (msgpack), points,
+#: won, played, fire, reached_at, rev, mode. ``append``: adds deal k's result once; ``set``:
+#: replaces recorded deal k's (a review decided). Either way the entrant's totals are set,
+#: computed by the caller from the list it read at revision ``rev``: ``ok``, ``dup`` (deal k is
+#: recorded already), ``stale`` (the list changed since: read again), ``order``.
+RESULT = """
+local pid = ARGV[1]
+local entry = redis.call('HGET', KEYS[2], pid)
+if not entry then return 'not_entered' end
+local n = redis.call('LLEN', KEYS[6])
+local k = tonumber(ARGV[2])
+local stat = redis.call('HGET', KEYS[4], pid)
+local rev = tonumber(string.match(stat, '(%d+)$'))
+if ARGV[10] == 'set' then
+  if n < k then return 'order' end
+  if rev ~= tonumber(ARGV[9]) then return 'stale' end
+  redis.call('LSET', KEYS[6], k - 1, ARGV[3])
+else
+  if n >= k then return 'dup' end
+  if n ~= k - 1 then return 'order' end
+  if rev ~= tonumber(ARGV[9]) then return 'stale' end
+  redis.call('RPUSH', KEYS[6], ARGV[3])
+end
+local joined = tonumber(string.match(entry, '^(%d+)|'))
+local reached = tonumber(string.match(stat, '^%d+|%d+|%d+|%d+|(%d+)'))
+redis.call('ZREM', KEYS[3], string.format('%013d|%06d|%s', reached, joined, pid))
+redis.call('ZADD', KEYS[3], -(tonumber(ARGV[4]) * 4096 + tonumber(ARGV[5])),
+           string.format('%013d|%06d|%s', tonumber(ARGV[8]), joined, pid))
+redis.call('HSET', KEYS[4], pid, table.concat({ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8],
+                                                rev + 1}, '|'))
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+return 'ok'
+"""
+
+#: STANDINGS: KEYS meta, entrants, rank, stat; ARGV pid ("" for none), top, around.
+#: Returns {version, entrants, my rank (0: not entered), rows...}, each row a flat
+#: {rank, pid, name, stat}; the top ``top`` rows, then the ``around`` rows either side of the
+#: entrant (the two may overlap: the caller merges them).
+STANDINGS = """
+local out = {tonumber(redis.call('HGET', KEYS[1], 'v') or '0'),
+             redis.call('ZCARD', KEYS[3]), 0}
+local function rows(lo, hi)
+  if hi < lo then return end
+  local members = redis.call('ZRANGE', KEYS[3], lo, hi)
+  for i, m in ipairs(members) do
+    local pid = string.match(m, '^%d+|%d+|(.+)$')
+    local entry = redis.call('HGET', KEYS[2], pid) or '0|?'
+    out[#out + 1] = lo + i
+    out[#out + 1] = pid
+    out[#out + 1] = string.match(entry, '^%d+|(.*)$')
+    out[#out + 1] = redis.call('HGET', KEYS[4], pid) or '0|0|0|0|0|0'
+  end
+end
+rows(0, tonumber(ARGV[2]) - 1)
+if ARGV[1] ~= '' then
+  local entry = redis.call('HGET', KEYS[2], ARGV[1])
+  if entry then
+    local stat = redis.call('HGET', KEYS[4], ARGV[1])
+    local reached = tonumber(string.match(stat, '^%d+|%d+|%d+|%d+|(%d+)'))
+    local joined = tonumber(string.match(entry, '^(%d+)|'))
+    local r = redis.call('ZRANK', KEYS[3], string.format('%013d|%06d|%s', reached, joined,
+                                                         ARGV[1]))
+    if r then
+      out[3] = r + 1
+      local around = tonumber(ARGV[3])
+      rows(math.max(0, r - around), r + around)
+    end
+  end
+end
+return out
+"""

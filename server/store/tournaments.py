@@ -1,0 +1,169 @@
+"""The Redis side of tournaments (arenas): the tournament's record, its entrants, their deal
+results and the standings, each tournament in one hash slot (``{t:<id>}``), so that any
+process serves any entrant and a process that dies loses nothing.
+
+Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
+
+* ``sr:t:{t:<id>}`` (hash) — format, name, variant, options, starts_at, ends_at, cutoff,
+  deal_ms, commitment, master (the master seed: never sent before ``ends_at``), code,
+  created_by, private, entrants (a counter), v (the standings' version);
+* ``…:entrants`` (hash) pid -> ``<joined>|<name>``; ``…:rank`` (zset) the standings;
+  ``…:stat`` (hash) pid -> ``points|won|played|fire|reached_at|rev``; ``…:cur`` (hash)
+  pid -> ``rid|k|started_at|berserk``; ``…:d:<pid>`` (list) the entrant's results, msgpack;
+* ``sr:tournaments`` (zset, its own slot) — tournament ids scored by ``starts_at``, public
+  ones only; ``sr:tcode:{<CODE>}`` (string) — a private tournament's id by its invite code.
+
+The scripts are :mod:`.tournament_lua`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from solrace.server.store import tournament_lua as tl
+from solrace.server.store.batch import ScriptBatcher
+from solrace.server.store.keys import RETENTION
+from solrace.server.store.records import _s
+
+LIST_KEY = "sr:tournaments"
+
+
+def _base(tid: str) -> str:
+    return f"sr:t:{{t:{tid}}}"
+
+
+def keys(tid: str, pid: str | None = None) -> list[str]:
+    """The script keys of tournament ``tid`` (with the entrant's results list when ``pid``)."""
+    b = _base(tid)
+    out = [b, f"{b}:entrants", f"{b}:rank", f"{b}:stat", f"{b}:cur"]
+    if pid is not None:
+        out.append(f"{b}:d:{pid}")
+    return out
+
+
+def code_key(code: str) -> str:
+    return f"sr:tcode:{{{code}}}"
+
+
+class TournamentStore:
+    """Tournaments in Redis: create, enter, the current deal, results, standings."""
+
+    def __init__(self, redis: Redis | RedisCluster, batcher: ScriptBatcher,
+                 script: Callable[[str], Any], count: Callable[[], None]) -> None:
+        self.redis = redis
+        self.batcher = batcher
+        self._count = count
+        self._enter = script(tl.ENTER)
+        self._deal = script(tl.DEAL)
+        self._result = script(tl.RESULT)
+        self._standings = script(tl.STANDINGS)
+
+    async def create(self, tid: str, meta: dict[str, Any], public: bool) -> bool:
+        """Store a new tournament (False: the id exists). A public one is listed."""
+        self._count()
+        key = _base(tid)
+        if not await self.redis.hsetnx(key, "format", str(meta["format"])):
+            return False
+        self._count()
+        await self.redis.hset(key, mapping={k: str(v) for k, v in meta.items()})
+        ttl = max(60, (int(meta["ends_at"]) - int(meta["created_at"])) // 1000) + RETENTION
+        self._count()
+        await self.redis.expire(key, ttl)
+        if public:
+            self._count()
+            await self.redis.zadd(LIST_KEY, {tid: int(meta["starts_at"])})
+        if meta.get("code"):
+            self._count()
+            await self.redis.set(code_key(str(meta["code"])), tid, ex=ttl)
+        return True
+
+    async def meta(self, tid: str) -> dict[str, str] | None:
+        self._count()
+        raw = await self.redis.hgetall(_base(tid))
+        return {_s(k): _s(v) for k, v in raw.items()} if raw else None
+
+    async def by_code(self, code: str) -> str | None:
+        self._count()
+        raw = await self.redis.get(code_key(code))
+        return _s(raw) if raw is not None else None
+
+    async def listed(self, lo: int, hi: int, limit: int) -> list[str]:
+        """Public tournaments starting between ``lo`` and ``hi`` (ms), earliest first."""
+        self._count()
+        raw = await self.redis.zrangebyscore(LIST_KEY, lo, hi, start=0, num=limit)
+        return [_s(r) for r in raw]
+
+    async def prune_list(self, before: int) -> None:
+        self._count()
+        await self.redis.zremrangebyscore(LIST_KEY, 0, before)
+
+    async def enter(self, tid: str, pid: str, name: str, now: int) -> int | str:
+        self._count()
+        res = await self.batcher.call(self._enter, keys=keys(tid)[:4], args=[pid, name, now])
+        return int(res) if isinstance(res, int) else _s(res)
+
+    async def set_deal(self, tid: str, pid: str, k: int, rid: str, started: int,
+                       berserk: bool) -> tuple[str, str | None]:
+        self._count()
+        res = await self.batcher.call(self._deal, keys=keys(tid, pid),
+                                      args=[pid, k, rid, started, "1" if berserk else "0"])
+        status = _s(res[0])
+        return status, (_s(res[1]) if len(res) > 1 else None)
+
+    async def current(self, tid: str, pid: str) -> tuple[str, int, int, bool] | None:
+        """The entrant's current deal: (race id, k, started_at, berserk), or None."""
+        self._count()
+        raw = await self.redis.hget(keys(tid)[4], pid)
+        if raw is None:
+            return None
+        rid, k, started, berserk = _s(raw).split("|")
+        return rid, int(k), int(started), berserk == "1"
+
+    async def results(self, tid: str, pid: str) -> tuple[list[dict[str, Any]], int]:
+        """The entrant's recorded results in order, and the revision they were read at."""
+        ks = keys(tid, pid)
+        self._count()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lrange(ks[5], 0, -1)
+            pipe.hget(ks[3], pid)
+            raw, stat = await pipe.execute()
+        rev = int(_s(stat).rsplit("|", 1)[1]) if stat is not None else 0
+        return [msgpack.unpackb(r, raw=False) for r in raw], rev
+
+    async def record(self, tid: str, pid: str, k: int, result: dict[str, Any],
+                     totals: tuple[int, int, int, bool, int], rev: int, mode: str) -> str:
+        """Append (``mode`` append) or replace (``set``) deal ``k``'s result with the
+        entrant's new totals (points, won, played, fire, reached_at)."""
+        points, won, played, fire, reached = totals
+        self._count()
+        res = await self.batcher.call(
+            self._result, keys=keys(tid, pid),
+            args=[pid, k, msgpack.packb(result), points, won, played, 1 if fire else 0,
+                  reached, rev, mode])
+        return _s(res)
+
+    async def standings(self, tid: str, pid: str | None, top: int, around: int
+                        ) -> tuple[int, int, int, list[tuple[int, str, str, str]]]:
+        """(version, entrants, the entrant's rank or 0, rows (rank, pid, name, stat))."""
+        self._count()
+        res = await self.batcher.call(self._standings, keys=keys(tid)[:4],
+                                      args=[pid or "", top, around])
+        v, n, mine = int(res[0]), int(res[1]), int(res[2])
+        rows = []
+        seen = set()
+        for i in range(3, len(res), 4):
+            rank = int(res[i])
+            if rank not in seen:
+                seen.add(rank)
+                rows.append((rank, _s(res[i + 1]), _s(res[i + 2]), _s(res[i + 3])))
+        rows.sort()
+        return v, n, mine, rows
+
+    async def version(self, tid: str) -> int:
+        self._count()
+        raw = await self.redis.hget(_base(tid), "v")
+        return int(raw or 0)

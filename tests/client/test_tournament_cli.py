@@ -1,0 +1,48 @@
+"""``solrace tournament``: create a private arena, join it by its invite code, play a deal
+(resigned here) on the play terminal, and read the standings — real subprocesses against a
+real server."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # tests/server/harness.py: the shared server test harness
+from test_account_cli import PW, run_cli
+
+pytestmark = pytest.mark.timeout(180)
+
+
+async def test_create_join_play_and_standings(redis_url: str, tmp_path: Path) -> None:
+    async with harness.running_server(redis_url) as server:
+        url = harness.ws_url(server)
+        base = ("--server", url)
+        code, out, err = await run_cli(tmp_path, "register", "zoe", *base, stdin=PW + "\n")
+        assert code == 0, err
+        code, out, err = await run_cli(
+            tmp_path, "tournament", "create", "Evening arena", "seven-by-five",
+            "--option", "cells=5", "--option", "empty_fill=any", "--minutes", "10",
+            "--deal-seconds", "60", *base)
+        assert code == 0, err
+        assert "Evening arena · arena · seven-by-five" in out and "running" in out
+        invite = re.search(r"solrace tournament join ([A-F0-9]{8})", out).group(1)
+        code, out, err = await run_cli(tmp_path, "tournament", "join", invite, *base)
+        assert code == 0 and "1 entered" in out, err
+        code, out, err = await run_cli(tmp_path, "tournament", "play", invite, *base,
+                                       stdin="resign\n")
+        assert code == 0, err
+        assert "deal 1" in out and "standings · 1 entered · you are #1" in out
+        assert re.search(r"1\. zoe\s+\d+ pts\s+0/1 won", out), out
+        code, out, err = await run_cli(tmp_path, "tournament", "play", invite, *base)
+        assert code == 1 and "deal_not_ready" in err  # a resignation keeps the deal's clock
+        code, out, err = await run_cli(tmp_path, "tournament", "standings", invite, *base)
+        assert code == 0 and "zoe" in out, err
+        code, out, err = await run_cli(tmp_path, "tournament", "list", *base)
+        assert code == 0 and "Evening arena" not in out and "(none)" in out, err
+        code, out, err = await run_cli(tmp_path, "tournament", "join", "NOSUCH00", *base)
+        assert code == 1 and "tournament_not_found" in err

@@ -1,0 +1,207 @@
+"""Arenas end to end (server/game/arena.py, server/store/tournaments.py): real clients, a real
+server, a real Redis and a real Redis Cluster. Create, enter by invite code, play deals that
+are identical for every entrant, points as docs/tournaments.md computes them, a resignation's
+wait, standings followed live, deals never watchable and their seeds never told, and the
+store's standings ordered exactly as the pure rules order them."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import harness
+import pytest
+from solrace.client.library import ClientError
+from solrace.server.game.arena import totals
+from solrace.server.store import Store
+from solrace.shared.solver import Budget, solve
+from solrace.shared.tournaments import arena as scoring
+from solrace.shared.tournaments.seeds import deal_seed, verify
+
+BACKENDS = ("single", "cluster")
+VARIANT, OPTIONS = "seven-by-five", {"cells": "5", "empty_fill": "any"}
+FAST: dict[str, Any] = {"rate": 1000.0, "burst": 1000}
+
+
+async def _meta(redis_url: str, tid: str) -> dict[str, str]:
+    r = harness.redis_client(redis_url, decode=True)
+    try:
+        return await r.hgetall(f"sr:t:{{t:{tid}}}")
+    finally:
+        await r.aclose()
+
+
+async def _play_line(client: Any, rid: str, line: list[str]) -> None:
+    for text in line:
+        await client.move(rid, text)
+
+
+async def test_an_arena_from_creation_to_standings(redis_url: str) -> None:
+    async with harness.running_server(redis_url, **FAST) as server, \
+            harness.accounts(harness.ws_url(server), "alice", "bob") as (alice, bob):
+        t = await alice.tournament_create("Friday arena", VARIANT, OPTIONS, minutes=10,
+                                          deal_seconds=60)
+        assert t["state"] == "running" and t["private"] and len(t["code"]) == 8
+        assert "master_seed" not in t
+        tid = t["tournament"]
+        with pytest.raises(ClientError) as err:
+            await bob.tournament_play(tid)
+        assert err.value.code == "not_entered"
+        joined = await bob.tournament_join(t["code"].lower())  # the invite code, any case
+        assert joined["tournament"] == tid and joined["entrants"] == 1
+        await alice.tournament_join(tid)
+        assert (await alice.tournament_join(tid))["entrants"] == 2  # entering twice: once
+
+        # deal 1 is the same deal for both
+        a1 = await alice.tournament_play(tid)
+        b1 = await bob.tournament_play(tid, berserk=True)
+        assert a1["deal"] == b1["deal"] == 1 and a1["tournament"] == tid
+        ra, rb = a1["race"]["race"], b1["race"]["race"]
+        assert ra != rb and a1["race"]["kind"] == "arena"
+        start_a = await alice.wait_running(ra)
+        start_b = await bob.wait_running(rb)
+        assert start_a["view"] == start_b["view"]
+        assert b1["race"]["time_limit"] == 30 and a1["race"]["time_limit"] == 60  # berserk
+        # resuming gives the same race, never a new deal
+        assert (await alice.tournament_play(tid))["race"]["race"] == ra
+
+        # nobody watches a tournament's deal
+        with pytest.raises(ClientError) as err:
+            await bob.request("watch", race=ra)
+        assert err.value.code == "not_watchable"
+
+        follow = await alice.tournament_standings(tid, follow=True)
+        assert follow["entrants"] == 2 and follow["my_rank"] in (1, 2)
+
+        # alice wins deal 1 fast; bob resigns his
+        meta = await _meta(redis_url, tid)
+        seed = deal_seed(int(meta["master"]), 1)
+        result = solve((VARIANT, OPTIONS, seed), Budget(200_000))
+        assert result.won
+        await _play_line(alice, ra, [m.text() for m in result.moves])
+        end = await alice.next_event(race=ra, k="end")
+        assert "seed" not in end  # others may not have played deal 1 yet
+        await bob.resign(rb)
+        await bob.next_event(race=rb, k="end")
+
+        # a resignation keeps the deal's clock: bob's deal 2 waits
+        with pytest.raises(ClientError) as err:
+            await bob.tournament_play(tid)
+        assert err.value.code == "deal_not_ready" and 1 <= err.value.extra["retry_after"] <= 30
+
+        # the standings follow, once a second at most
+        pushed = None
+        async with asyncio.timeout(10):
+            while pushed is None or pushed["rows"][0]["points"] == 0 or len(
+                    [r for r in pushed["rows"] if r["played"]]) < 2:
+                pushed = await alice.next_event(t="standings")
+        top = pushed["rows"]
+        assert [r["name"] for r in top] == ["alice", "bob"]
+        assert top[0]["points"] == scoring.WIN + scoring.FAST_BONUS and top[0]["won"] == 1
+        assert top[1]["points"] == 0 and top[1]["played"] == 1
+        assert pushed["my_rank"] == 1
+
+        # alice's next deal is deal 2, at once after a win, and another deal
+        a2 = await alice.tournament_play(tid)
+        assert a2["deal"] == 2
+        start_2 = await alice.wait_running(a2["race"]["race"])
+        assert start_2["view"] != start_a["view"]
+
+        listing = await bob.tournaments()
+        assert tid not in [x["tournament"] for k in ("upcoming", "live", "finished")
+                           for x in listing[k]]  # private: not listed
+        assert verify(int(meta["master"]), t["commitment"])
+
+
+async def test_entries_close_at_the_cut_off_and_a_finished_arena_reveals_its_seed(
+        redis_url: str) -> None:
+    async with harness.running_server(redis_url, **FAST) as server, \
+            harness.accounts(harness.ws_url(server), "carol") as (carol,):
+        t = await carol.tournament_create("Short", VARIANT, OPTIONS, minutes=10,
+                                          deal_seconds=30)
+        tid = t["tournament"]
+        r = harness.redis_client(redis_url)
+        try:  # move the window into the past: the cut-off and the end have passed
+            now = int(t["starts_at"])
+            key = f"sr:t:{{t:{tid}}}"
+            await r.hset(key, mapping={"starts_at": now - 3_600_000,
+                                       "ends_at": now - 60_000, "cutoff": now - 600_000})
+        finally:
+            await r.aclose()
+        with pytest.raises(ClientError) as err:
+            await carol.tournament_join(tid)
+        assert err.value.code == "entries_closed"
+        with pytest.raises(ClientError) as err:
+            await carol.tournament_join("ZZZZZZZZ")
+        assert err.value.code == "tournament_not_found"
+        standings = await carol.request("tournament.standings", tournament=tid)
+        assert standings["entrants"] == 0 and standings["my_rank"] is None
+        meta = await _meta(redis_url, tid)
+        summary = (await carol.request("tournaments"))  # private ones are not listed
+        assert all(x["tournament"] != tid for x in summary["finished"])
+        # a finished tournament's summary reveals the master seed, which checks out
+        server_summary = await server.ctx.arenas.summary(tid)
+        assert server_summary["state"] == "finished"
+        assert server_summary["master_seed"] == int(meta["master"])
+        assert verify(server_summary["master_seed"], server_summary["commitment"])
+
+
+async def test_a_guest_cannot_enter(redis_url: str) -> None:
+    async with harness.running_server(redis_url) as server, \
+            harness.clients(harness.ws_url(server), "guest1") as (guest,):
+        with pytest.raises(ClientError) as err:
+            await guest.tournament_create("x", VARIANT)
+        assert err.value.code == "account_required"
+
+
+def _result(k: int, won: bool, home: int, ended_at: int, resigned: bool = False
+            ) -> dict[str, Any]:
+    return {"k": k, "race": f"r{k}", "won": won, "elapsed": 20_000, "limit": 60_000,
+            "best_home": 52 if won else home, "dealt_home": 0, "total": 52,
+            "berserk": False, "resigned": resigned, "ended_at": ended_at, "review": "clear"}
+
+
+async def test_the_stored_standings_are_the_rules_standings(redis_url: str) -> None:
+    """Random results for 12 entrants through the store's scripts: its order is exactly
+    ``shared.tournaments.arena.standings``'s, with every tie-break."""
+    rng = random.Random(7)
+    store = Store(harness.redis_client(redis_url))
+    try:
+        ts = store.tournaments
+        tid = "feedfacecafe0001"
+        assert await ts.create(tid, {"format": "arena", "starts_at": 0, "ends_at": 10**13,
+                                     "created_at": 0, "cutoff": 10**13, "deal_ms": 60_000,
+                                     "entrants": 0, "v": 0}, public=False)
+        entrants: dict[str, list[dict[str, Any]]] = {}
+        for i in range(12):
+            pid = f"p{i:02d}"
+            assert await ts.enter(tid, pid, f"name{i}", 0) == i + 1
+            entrants[pid] = []
+        for _ in range(40):
+            pid = rng.choice(sorted(entrants))
+            stored, rev = await ts.results(tid, pid)
+            k = len(stored) + 1
+            res = _result(k, rng.random() < 0.4, rng.choice([0, 20, 35, 51]),
+                          rng.choice([1000, 2000, 3000]) + k)
+            assert await ts.record(tid, pid, k, res, totals([*stored, res]), rev,
+                                   "append") == "ok"
+            assert await ts.record(tid, pid, k, res, totals([*stored, res]), rev + 1,
+                                   "append") == "dup"  # once only
+            entrants[pid].append(res)
+        _, n, _, rows = await ts.standings(tid, None, 12, 0)
+        from solrace.server.game.arena import deal_result
+        want = scoring.standings(
+            (pid, int(pid[1:]) + 1, [deal_result(r) for r in results])
+            for pid, results in entrants.items())
+        assert n == 12
+        assert [r[1] for r in rows] == [w.player for w in want]
+        assert [int(r[3].split("|")[0]) for r in rows] == [w.points for w in want]
+        # a stale revision is refused and changes nothing
+        stored, rev = await ts.results(tid, "p00")
+        extra = _result(len(stored) + 1, True, 52, 9999)
+        assert await ts.record(tid, "p00", len(stored) + 1, extra, totals([*stored, extra]),
+                               rev - 1 if rev else rev + 5, "append") == "stale"
+        assert (await ts.results(tid, "p00"))[0] == stored
+    finally:
+        await store.redis.aclose()
