@@ -28,8 +28,9 @@ from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
 from solrace.shared.tournaments import arena as scoring
 from solrace.shared.tournaments import machine
+from solrace.shared.tournaments.schedule import ArenaSpec
 from solrace.shared.tournaments.seeds import deal_seed
-from solrace.shared.variants import resolve
+from solrace.shared.variants import VARIANTS, resolve
 
 log = logging.getLogger("solrace.arena")
 
@@ -94,7 +95,9 @@ class ArenaService:
 
     async def create(self, creator: str, *, name: str, variant: str, options: dict[str, str],
                      starts_at: int, minutes: int, deal_seconds: int, private: bool,
-                     tid: str | None = None) -> str:
+                     tid: str | None = None, late: bool = False) -> str:
+        """A new arena (``late``: an operator's instance may have started already: its
+        window is kept as scheduled, not moved to now)."""
         try:
             v, opts, _ = resolve(variant, options)
         except Exception as exc:
@@ -106,7 +109,8 @@ class ArenaService:
         if not MIN_DEAL_S <= deal_seconds <= MAX_DEAL_S or deal_seconds > minutes * 60:
             raise ProtocolError("bad_option", f"a deal lasts {MIN_DEAL_S}..{MAX_DEAL_S} s, "
                                 "within the window")
-        starts_at = max(starts_at, now)
+        if not late:
+            starts_at = max(starts_at, now)
         if starts_at - now > MAX_LEAD_MS:
             raise ProtocolError("bad_option", "an arena starts within a week")
         master = secrets.randbits(64)
@@ -178,6 +182,31 @@ class ArenaService:
             out[bucket].append(row)
         out["finished"].reverse()
         return {k: v[:limit] for k, v in out.items()}
+
+    async def schedule(self, specs: tuple[ArenaSpec, ...]) -> list[str]:
+        """Make sure the operators' recurring arenas exist: the instance running now and the
+        next one of each. Every process may do it: an instance's id is a function of its spec
+        and start, and creating it twice keeps the first."""
+        now = await self.store.server_time_ms()
+        made = []
+        for spec in specs:
+            title = VARIANTS[spec.variant].title if spec.variant in VARIANTS else spec.variant
+            name = f"{title} arena"
+            for start in spec.instances(now):
+                tid = spec.instance_id(start)
+                if await self.ts.meta(tid) is None:
+                    try:
+                        await self.create("operator", name=name, variant=spec.variant,
+                                          options=dict(spec.options), starts_at=start,
+                                          minutes=spec.recurrence.duration,
+                                          deal_seconds=spec.deal_seconds, private=False,
+                                          tid=tid, late=True)
+                    except ProtocolError as exc:
+                        log.warning("scheduled arena %r not created: %s", spec.text,
+                                    exc.reason)
+                        continue
+                made.append(tid)
+        return made
 
     # ------------------------------------------------------------------ enter, play
 

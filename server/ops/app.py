@@ -104,6 +104,7 @@ class Server:
         self._refresher: asyncio.Task[None] | None = None
         self._preparer: asyncio.Task[None] | None = None
         self._pooler: asyncio.Task[None] | None = None
+        self._scheduler: asyncio.Task[None] | None = None
         self.assets = static.load_assets()  # the browser client, served on "/"
 
     @staticmethod
@@ -182,6 +183,8 @@ class Server:
             self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
         if cfg.pool_prepare and cfg.pool_size > 0:
             self._pooler = asyncio.create_task(self._prepare_pools())
+        if cfg.arenas:
+            self._scheduler = asyncio.create_task(self._schedule_arenas())
         self.ws = await serve(
             self._handle,
             cfg.host,
@@ -307,6 +310,16 @@ class Server:
                 except Exception as exc:
                     log.warning("spectator refresh failed: %s", exc)
 
+    async def _schedule_arenas(self) -> None:
+        """Create the operators' recurring arenas ahead of their start (every 30 s)."""
+        assert self.ctx is not None
+        while True:
+            try:
+                await self.ctx.arenas.schedule(self.config.arenas)
+            except Exception as exc:
+                log.warning("scheduling arenas failed: %s", exc)
+            await asyncio.sleep(30)
+
     async def _prepare_dailies(self, days_ahead: int) -> None:
         """Certify upcoming dailies ahead of time (hourly), so nobody waits for the solver."""
         assert self.ctx is not None
@@ -360,7 +373,7 @@ class Server:
                 await ws.wait_closed()
 
     async def stop(self) -> None:
-        for task in (self._refresher, self._preparer, self._pooler):
+        for task in (self._refresher, self._preparer, self._pooler, self._scheduler):
             if task is not None:
                 task.cancel()
         if self.ws is not None:

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from solrace.server.ops.urls import ADVERTISE_OFF, MASK, advertise_problem, listener_url, mask_url
 from solrace.shared.protocol import MAX_POOL_WAIT
+from solrace.shared.tournaments.schedule import ArenaSpec, parse_arenas
 
 __all__ = ["SETTINGS", "Config", "Setting", "listener_url", "mask_url", "parse_duration"]
 
@@ -205,6 +206,10 @@ SETTINGS: tuple[Setting, ...] = (
             "balancer), told to racers of the races it creates (their 'home', "
             "docs/protocol.md section 8.1); unset: ws://HOST:PORT of the listener (nothing "
             "when HOST is a wildcard); off: advertise nothing"),
+    Setting("arenas", parse_arenas,
+            "recurring public arenas, ';'-separated, each '<variant> [k=v ...] | <recurrence> "
+            "| <deal seconds>', e.g. 'unlimited draw=3 | every 1h at :00 for 30m | 300' "
+            "(docs/tournaments.md); empty: none"),
     Setting("trusted_proxies", parse_addresses,
             "comma-separated addresses of reverse proxies: for a connection from one of them "
             "the client address (login limits) is the last X-Forwarded-For entry; empty: the "
@@ -256,6 +261,7 @@ class Config:
     fair_play: str = "hold"
     fair_play_budget: int = 20_000
     trusted_proxies: tuple[str, ...] = ()
+    arenas: tuple[ArenaSpec, ...] = ()
     #: None: the listener's own URL (:func:`listener_url`); "": advertise nothing.
     advertise_url: str | None = None
     wait_replicas: int = 0

@@ -75,3 +75,60 @@ def parse(text: str) -> Recurrence:
         return Recurrence(DAY_MIN, hh * 60 + mm, duration)
     raise ScheduleError(f"not a recurrence: {text!r} (e.g. 'every 1h at :00 for 30m', "
                         "'daily at 20:00 for 30m')")
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaSpec:
+    """An operator's recurring arena: its variant and options, when, and each deal's time."""
+
+    text: str  # as written: part of each instance's id, so every process agrees on it
+    variant: str
+    options: tuple[tuple[str, str], ...]
+    recurrence: Recurrence
+    deal_seconds: int
+
+    def instance_id(self, starts_at: int) -> str:
+        """The id of the instance starting at ``starts_at``: the same on every process."""
+        import hashlib
+
+        return hashlib.sha256(f"{self.text}|{starts_at}".encode()).hexdigest()[:16]
+
+    def instances(self, now_ms: int) -> list[int]:
+        """The starts of the instance running at ``now_ms`` (if any) and of the next one."""
+        period_ms = self.recurrence.period * MINUTE_MS
+        nxt = self.recurrence.next_start(now_ms)
+        previous = nxt - period_ms
+        out = [nxt]
+        if previous + self.recurrence.duration * MINUTE_MS > now_ms:
+            out.insert(0, previous)
+        return out
+
+
+def parse_arenas(text: str) -> tuple[ArenaSpec, ...]:
+    """Operators' recurring arenas, ``;``-separated, each
+    ``<variant> [key=value …] | <recurrence> | <deal seconds>``, e.g.
+    ``unlimited draw=3 | every 1h at :00 for 30m | 300; forty-and-eight | daily at 20:00 for
+    45m | 180``. Variants and options are checked when the server creates an instance."""
+    specs = []
+    for part in (p.strip() for p in text.split(";")):
+        if not part:
+            continue
+        fields = [f.strip() for f in part.split("|")]
+        if len(fields) != 3 or not fields[0]:
+            raise ScheduleError(f"an arena is '<variant> [k=v …] | <recurrence> | <deal "
+                                f"seconds>', not {part!r}")
+        words = fields[0].split()
+        options = []
+        for word in words[1:]:
+            if "=" not in word:
+                raise ScheduleError(f"an option is key=value, not {word!r}")
+            key, value = word.split("=", 1)
+            options.append((key, value))
+        if not fields[2].isdigit() or not 30 <= int(fields[2]) <= 1800:
+            raise ScheduleError("deal seconds run 30..1800")
+        rec = parse(fields[1])
+        if int(fields[2]) > rec.duration * 60:
+            raise ScheduleError("a deal must fit in the arena's window")
+        specs.append(ArenaSpec(" ".join(part.split()), words[0], tuple(options), rec,
+                               int(fields[2])))
+    return tuple(specs)

@@ -205,3 +205,25 @@ async def test_the_stored_standings_are_the_rules_standings(redis_url: str) -> N
         assert (await ts.results(tid, "p00"))[0] == stored
     finally:
         await store.redis.aclose()
+
+
+async def test_operators_recurring_arenas_are_listed_once(redis_url: str) -> None:
+    from solrace.shared.tournaments.schedule import parse_arenas
+
+    specs = parse_arenas(f"{VARIANT} cells=5 empty_fill=any | every 15m for 10m | 60")
+    async with harness.running_server(redis_url, arenas=specs) as server, \
+            harness.accounts(harness.ws_url(server), "dave") as (dave,):
+        first = await server.ctx.arenas.schedule(specs)
+        assert first == await server.ctx.arenas.schedule(specs)  # the same ids, once
+        listing = await dave.tournaments()
+        listed = {t["tournament"]: t for k in ("upcoming", "live") for t in listing[k]}
+        assert set(first) == set(listed)
+        upcoming = listing["upcoming"][0]
+        assert upcoming["name"] == "Seven by Five arena" and not upcoming["private"]
+        assert upcoming["ends_at"] - upcoming["starts_at"] == 10 * 60_000
+        assert upcoming["starts_at"] % (15 * 60_000) == 0
+        joined = await dave.tournament_join(upcoming["tournament"])  # entries open before
+        assert joined["entrants"] == 1 and joined["state"] == "open"
+        with pytest.raises(ClientError) as err:
+            await dave.tournament_play(upcoming["tournament"])
+        assert err.value.code == "not_running"

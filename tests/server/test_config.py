@@ -22,6 +22,7 @@ from solrace.server.ops.config import (
     parse_duration,
     uvloop_available,
 )
+from solrace.shared.tournaments.schedule import parse_arenas
 
 SECRET = "s3cret-value-0123456789"
 
@@ -64,6 +65,8 @@ SAMPLES: dict[str, tuple[tuple[str, object], tuple[str, object]]] = {
     "trusted_proxies": (("10.0.0.1", ("10.0.0.1",)), ("10.0.0.1, ::1", ("10.0.0.1", "::1"))),
     "wait_replicas": (("1", 1), ("2", 2)),
     "wait_timeout": (("0.5", 0.5), ("2s", 2.0)),
+    "arenas": (("", ()), ("unlimited | every 1h at :00 for 30m | 300",
+                          parse_arenas("unlimited | every 1h at :00 for 30m | 300"))),
 }  # fmt: skip
 
 

@@ -336,3 +336,33 @@ def test_next_starts() -> None:
         day + 86_400_000 + 20 * 3_600_000)
     assert schedule.parse("every 2h at :30 for 45m").starts(day, 3) == [
         day + 30 * 60_000, day + 150 * 60_000, day + 270 * 60_000]
+
+
+def test_operators_arenas_parse() -> None:
+    specs = schedule.parse_arenas(
+        "unlimited draw=3 | every 1h at :00 for 30m | 300;"
+        " forty-and-eight |  daily at 20:00 for 45m | 180 ;")
+    assert [(s.variant, s.options, s.recurrence, s.deal_seconds) for s in specs] == [
+        ("unlimited", (("draw", "3"),), schedule.Recurrence(60, 0, 30), 300),
+        ("forty-and-eight", (), schedule.Recurrence(1440, 1200, 45), 180)]
+    assert schedule.parse_arenas("") == ()
+
+
+@pytest.mark.parametrize("text", [
+    "unlimited | every 1h at :00 for 30m",  # no deal time
+    "unlimited | every 1h at :00 for 30m | 10",  # too short a deal
+    "unlimited | every 1h at :00 for 10m | 900",  # a deal longer than the window
+    "unlimited draw | every 1h at :00 for 30m | 300",  # an option without a value
+    " | every 1h at :00 for 30m | 300",
+])
+def test_bad_arena_specs_are_refused(text: str) -> None:
+    with pytest.raises(schedule.ScheduleError):
+        schedule.parse_arenas(text)
+
+
+def test_instances_are_the_running_one_and_the_next_with_stable_ids() -> None:
+    spec = schedule.parse_arenas("unlimited | every 1h at :00 for 30m | 300")[0]
+    day = 20_000 * 86_400_000
+    assert spec.instances(day + 10 * 60_000) == [day, day + 3_600_000]  # one is running
+    assert spec.instances(day + 40 * 60_000) == [day + 3_600_000]  # between two
+    assert spec.instance_id(day) == spec.instance_id(day) != spec.instance_id(day + 1)
