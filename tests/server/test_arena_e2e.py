@@ -227,3 +227,46 @@ async def test_operators_recurring_arenas_are_listed_once(redis_url: str) -> Non
         with pytest.raises(ClientError) as err:
             await dave.tournament_play(upcoming["tournament"])
         assert err.value.code == "not_running"
+
+
+async def test_a_process_killed_mid_arena_loses_no_move_and_no_point(
+        redis_url: str, tmp_path: Any) -> None:
+    """The entrant's deal runs on process one; one is SIGKILLed mid-deal; the entrant
+    reconnects to process two, resumes the same deal with every acked move, wins it, and the
+    standings count it."""
+    async with harness.two_processes(redis_url, tmp_path, "--rate", "1000",
+                                     "--burst", "1000") as (one, two):
+        alice = harness.AccountClient(one.url, name="alice")
+        await alice.connect()
+        try:
+            t = await alice.tournament_create("Crash arena", VARIANT, OPTIONS, minutes=10,
+                                              deal_seconds=120)
+            tid = t["tournament"]
+            await alice.tournament_join(tid)
+            first = await alice.tournament_play(tid)
+            rid = first["race"]["race"]
+            await alice.wait_running(rid)
+            meta = await _meta(redis_url, tid)
+            line = [m.text() for m in solve((VARIANT, OPTIONS, deal_seed(int(meta["master"]),
+                                                                          1)),
+                                            Budget(200_000)).moves]
+            await _play_line(alice, rid, line[:7])
+            one.kill()
+            assert await harness.read_log(redis_url, rid, alice.player) == line[:7]
+            alice.url = two.url
+            await alice.reconnect()
+            again = await alice.tournament_play(tid)
+            assert again["race"]["race"] == rid and again["deal"] == 1  # resumed, not dealt
+            assert alice.boards[rid]["seq"] == 7
+            await _play_line(alice, rid, line[7:])
+            await alice.next_event(race=rid, k="end", timeout=20)
+            async with asyncio.timeout(10):
+                while True:
+                    s = await alice.tournament_standings(tid)
+                    if s["rows"] and s["rows"][0]["played"] == 1:
+                        break
+                    await asyncio.sleep(0.2)
+            row = s["rows"][0]
+            assert (row["name"], row["won"], row["points"]) == ("alice", 1, 5)
+        finally:
+            await alice.close()
