@@ -1,6 +1,6 @@
 // Boot: one connection to the server that served this page (same origin), a hash router
 // (#/, #/join/CODE, #/race/ID, #/watch, #/watch/ID, #/daily[/VARIANT], #/leaderboard/VARIANT,
-// #/profile[/NAME], #/replay/ID; for moderators #/mod, #/mod/case/ID, #/mod/audit) and the
+// #/profile[/NAME], #/replay/ID, #/tournaments, #/tournament/ID; for moderators #/mod, #/mod/case/ID, #/mod/audit) and the
 // "reconnecting…" banner.
 import { Connection } from "./connection.js";
 import { button, h, nameTag, toast } from "./dom.js";
@@ -12,6 +12,7 @@ import * as daily from "./pages/daily.js";
 import * as profile from "./pages/profile.js";
 import * as replay from "./pages/replay.js";
 import * as moderation from "./pages/moderation.js";
+import * as tournaments from "./pages/tournaments.js";
 
 const scheme = location.protocol === "https:" ? "wss" : "ws";
 const conn = new Connection(`${scheme}://${location.host}/`);
@@ -27,6 +28,8 @@ const ROUTES = [
   [/^leaderboard\/([a-z-]+)$/, daily.mountLeaderboard],
   [/^profile(?:\/([A-Za-z0-9_.-]+))?$/, profile.mount],
   [/^replay\/([a-z0-9]+)$/, replay.mount],
+  [/^tournaments$/, tournaments.mountList],
+  [/^tournament\/([A-Za-z0-9]{6,32})$/, tournaments.mount],
   [/^mod$/, moderation.mountQueue],
   [/^mod\/case\/([a-z0-9]+:[A-Za-z0-9_-]+)$/, moderation.mountCase],
   [/^mod\/audit$/, moderation.mountAudit],

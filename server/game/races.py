@@ -119,6 +119,9 @@ class RaceService(MovePath):
                 out[k] = int(m[k])
         if m.get("winnable"):
             out["winnable"] = True
+        if m.get("tournament"):  # a tournament's deal: which tournament, which deal
+            out["tournament"] = m["tournament"]
+            out["deal"] = int(m["deal"])
         if m.get("verdict"):  # written only after the end (server/game/verdicts.py)
             out["verdict"] = stored_verdict(m)
         if info.home and info.home != self.home and rec.state in LIVE:

@@ -116,6 +116,7 @@ from solrace.shared.protocol.shapes import ABSENT, ShapeError
 from solrace.shared.protocol.tournaments import (
     TOURNAMENT_REQUESTS,
     TournamentCreate,
+    TournamentInfo,
     TournamentJoin,
     TournamentList,
     TournamentPlay,
@@ -216,6 +217,7 @@ __all__ = [
     "ShapeError",
     "Sync",
     "TournamentCreate",
+    "TournamentInfo",
     "TournamentJoin",
     "TournamentList",
     "TournamentPlay",

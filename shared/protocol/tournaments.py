@@ -70,6 +70,18 @@ class TournamentJoin(Request):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentInfo(Request):
+    """A tournament's summary (by id or invite code), entering nothing."""
+
+    TYPE: ClassVar[str] = "tournament.info"
+    tournament: str
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_ref(self.TYPE, self.tournament)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentPlay(Request):
     """The entrant's current deal (resumed), or the next one; ``berserk`` halves the next
     deal's time limit for a bonus if won."""
@@ -97,5 +109,5 @@ class TournamentStandings(Request):
         _check_ref(self.TYPE, self.tournament)
 
 
-TOURNAMENT_REQUESTS = (TournamentList, TournamentCreate, TournamentJoin, TournamentPlay,
-                       TournamentStandings)
+TOURNAMENT_REQUESTS = (TournamentList, TournamentCreate, TournamentInfo, TournamentJoin,
+                       TournamentPlay, TournamentStandings)

@@ -31,6 +31,12 @@ async def on_create(conn: Session, svc: Services, req: P.TournamentCreate) -> di
     return P.reply(req.id, "tournament", tournament=await svc.arenas.summary(tid))
 
 
+@handles(P.TournamentInfo)
+async def on_info(conn: Session, svc: Services, req: P.TournamentInfo) -> dict[str, Any]:
+    tid = await svc.arenas.resolve_id(req.tournament)
+    return P.reply(req.id, "tournament", tournament=await svc.arenas.summary(tid))
+
+
 @handles(P.TournamentJoin)
 async def on_join(conn: Session, svc: Services, req: P.TournamentJoin) -> dict[str, Any]:
     require_account(conn, "a tournament")

@@ -1,0 +1,200 @@
+// Tournaments: the list (#/tournaments: upcoming with a countdown, live, finished) with a form
+// to create a private arena, and one tournament (#/tournament/ID-OR-CODE): its window, entry,
+// the next deal (berserk or not), the live standings, and once it is over the master seed
+// checked against its commitment in this browser. The rules: docs/tournaments.md.
+import { commitment } from "../deals.js";
+import { button, clock, h, optionsText, section, toast, variants } from "../dom.js";
+
+function when(ms) {
+  return new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}
+
+function row(t, now) {
+  const status = t.state === "open" ? `starts in ${clock(t.starts_at - now)}`
+    : t.state === "running" ? `ends in ${clock(t.ends_at - now)}` : `ended ${when(t.ends_at)}`;
+  return h("li", {}, h("a", { href: `#/tournament/${t.tournament}`, text: t.name }),
+    h("span", { class: "muted small", text: ` · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${t.entrants} entered · ${status}` }));
+}
+
+export async function mountList(app, conn) {
+  const lists = h("div");
+  const show = async () => {
+    const r = await conn.request("tournaments", { limit: 20 });
+    const now = conn.now();
+    lists.replaceChildren(...["upcoming", "live", "finished"].map((k) => section(
+      { upcoming: "Upcoming", live: "Live", finished: "Finished" }[k],
+      r[k].length ? h("ul", { class: "rows", "aria-label": `${k} tournaments` }, r[k].map((t) => row(t, now)))
+        : h("p", { class: "muted", text: "None." }))));
+  };
+  app.append(h("div", { class: "hero" }, h("h1", { text: "Tournaments" }),
+    h("p", {}, "Arenas: everyone plays the same deals, one after another, for points. ",
+      "A win scores 4, +1 if fast, +1 if berserk; three wins in a row score double; a deal not won scores 0–2 for the cards you brought home.")),
+  await createForm(conn), lists);
+  await show();
+  const timer = setInterval(() => show().catch(() => {}), 5000);
+  return () => clearInterval(timer);
+}
+
+async function createForm(conn) {
+  if (!conn.account) {
+    return section("Create an arena", h("p", { class: "muted" }, "Creating and entering tournaments needs an account: ", h("a", { href: "#/", text: "register or log in in the lobby" }), "."));
+  }
+  const all = await variants();
+  const name = h("input", { id: "t-name", value: "Friends' arena", maxlength: "40" });
+  const variant = h("select", { id: "t-variant" }, all.map((v) => h("option", { value: v.name, text: v.title })));
+  const minutes = h("input", { id: "t-minutes", type: "number", min: "10", max: "120", value: "30" });
+  const deal = h("input", { id: "t-deal", type: "number", min: "30", max: "1800", value: "300" });
+  const create = async () => {
+    try {
+      const r = await conn.request("tournament.create", {
+        name: name.value, variant: variant.value, minutes: Number(minutes.value),
+        deal_seconds: Number(deal.value),
+        options: variant.value === "seven-by-five" ? { cells: "5", empty_fill: "any" } : {},
+      });
+      location.hash = `#/tournament/${r.tournament.tournament}`;
+    } catch (err) { toast(err.message, "error"); }
+  };
+  return section("Create a private arena",
+    h("div", { class: "form" },
+      h("label", { for: "t-name", text: "Name " }), name,
+      h("label", { for: "t-variant", text: "Game " }), variant,
+      h("label", { for: "t-minutes", text: "Minutes " }), minutes,
+      h("label", { for: "t-deal", text: "Seconds per deal " }), deal),
+    h("div", { class: "actions" }, button("Create", create, { class: "primary" })));
+}
+
+export async function mount(app, conn, ref) {
+  const page = new TournamentPage(app, conn, ref);
+  await page.start();
+  return () => page.stop();
+}
+
+class TournamentPage {
+  constructor(app, conn, ref) {
+    this.app = app;
+    this.conn = conn;
+    this.ref = ref;
+    this.t = null;
+    this.standings = null;
+    this.nodes = {};
+  }
+
+  async start() {
+    const n = this.nodes;
+    n.head = h("div", { class: "hero" });
+    n.status = h("p", { class: "t-status", role: "status" });
+    n.actions = h("div", { class: "actions" });
+    n.table = h("div", { class: "t-standings", "aria-live": "polite" });
+    n.verify = h("div");
+    this.app.append(n.head, n.status, n.actions, section("Standings", n.table), n.verify);
+    const r = await this.conn.request("tournament.info", { tournament: this.ref });
+    this.t = r.tournament;
+    this.onStandings = (ev) => { if (ev.detail.tournament === this.t.tournament) this.showStandings(ev.detail); };
+    this.conn.addEventListener("standings", this.onStandings);
+    this.offResume = this.conn.onResume(() => this.follow().catch(() => {}));
+    await this.follow();
+    this.render();
+    this.timer = setInterval(() => this.tick(), 1000);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    if (this.onStandings) this.conn.removeEventListener("standings", this.onStandings);
+    if (this.offResume) this.offResume();
+    if (this.t) this.conn.request("tournament.standings", { tournament: this.t.tournament, follow: false }).catch(() => {});
+  }
+
+  now() { return this.conn.now(); }
+
+  async follow() {
+    this.showStandings(await this.conn.request("tournament.standings", { tournament: this.t.tournament, follow: true }));
+  }
+
+  render() {
+    const t = this.t;
+    this.nodes.head.replaceChildren(h("h1", { text: t.name }),
+      h("p", { class: "muted", text: `Arena · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${when(t.starts_at)} – ${when(t.ends_at).slice(11)} · ${t.deal_seconds} s per deal` }),
+      t.code ? h("p", {}, "Invite: ", h("code", { class: "t-code", text: t.code }), " · link ", h("a", { href: `#/tournament/${t.code}`, text: `${location.origin}/#/tournament/${t.code}` })) : null,
+      h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: t.commitment.slice(0, 16) + "…" }), " (the master seed is revealed when it is over)"));
+    this.tick();
+    this.renderActions();
+    if (t.master_seed !== undefined) this.showVerification();
+  }
+
+  tick() {
+    const t = this.t;
+    if (!t) return;
+    const now = this.now();
+    const state = now < t.starts_at ? "open" : now < t.ends_at ? "running" : t.state;
+    const text = state === "open" ? `Starts in ${clock(t.starts_at - now)}.`
+      : state === "running" ? `Running: ${clock(t.ends_at - now)} left${now < t.cutoff ? ` · entries close in ${clock(t.cutoff - now)}` : " · entries closed"}.`
+        : "Over: the last deals are finishing, then the standings are final.";
+    if (this.nodes.status.textContent !== text) this.nodes.status.textContent = text;
+    if (state !== this.shownState) { this.shownState = state; this.renderActions(); }
+  }
+
+  entered() { return Boolean(this.standings && this.standings.my_rank); }
+
+  renderActions() {
+    const t = this.t;
+    const now = this.now();
+    const a = this.nodes.actions;
+    if (!this.conn.account) {
+      a.replaceChildren(h("p", { class: "muted" }, "Entering needs an account: ", h("a", { href: "#/", text: "register or log in" }), "."));
+      return;
+    }
+    if (!this.entered()) {
+      a.replaceChildren(now < t.cutoff ? button("Enter", () => this.enter(), { class: "primary" }) : h("p", { class: "muted", text: "Entries are closed." }));
+      return;
+    }
+    if (now < t.starts_at || now >= t.ends_at) {
+      a.replaceChildren(h("p", { class: "muted", text: now < t.starts_at ? "You are in. Your first deal comes when it starts." : "You played. The standings below are the result." }));
+      return;
+    }
+    const berserk = h("input", { type: "checkbox", id: "t-berserk" });
+    a.replaceChildren(button("Play your next deal", () => this.play(berserk.checked), { class: "primary" }),
+      h("label", { for: "t-berserk" }, berserk, " Berserk: half the time, +1 point if won"));
+  }
+
+  async enter() {
+    try {
+      this.t = (await this.conn.request("tournament.join", { tournament: this.t.tournament })).tournament;
+      await this.follow();
+      this.render();
+    } catch (err) { toast(err.message, "error"); }
+  }
+
+  async play(berserk) {
+    try {
+      const r = await this.conn.request("tournament.play", { tournament: this.t.tournament, berserk });
+      location.hash = `#/race/${r.race.race}`;
+    } catch (err) { toast(err.message, "error"); }
+  }
+
+  showStandings(s) {
+    const before = this.entered();
+    this.standings = s;
+    const me = this.conn.player;
+    let last = 0;
+    const rows = [];
+    for (const r of s.rows) {
+      if (r.rank > last + 1) rows.push(h("tr", {}, h("td", { colspan: "5", text: "…" })));
+      last = r.rank;
+      rows.push(h("tr", { class: r.player === me ? "me" : "" },
+        h("td", { text: String(r.rank) }), h("td", { text: r.name + (r.fire ? " 🔥" : "") }),
+        h("td", { text: String(r.points) }), h("td", { text: `${r.won}/${r.played}` })));
+    }
+    this.nodes.table.replaceChildren(h("p", { class: "muted", text: `${s.entrants} entered${s.my_rank ? ` · you are #${s.my_rank}` : ""}` }),
+      rows.length ? h("table", { class: "standings" },
+        h("thead", {}, h("tr", {}, ["#", "player", "points", "won"].map((x) => h("th", { text: x })))),
+        h("tbody", {}, rows)) : h("p", { class: "muted", text: "Nobody has entered yet." }));
+    if (before !== this.entered()) this.renderActions();
+  }
+
+  async showVerification() {
+    const t = this.t;
+    const ok = (await commitment(t.master_seed)) === t.commitment;
+    this.nodes.verify.replaceChildren(section("Verify the deals",
+      h("p", { class: ok ? "verified" : "error", text: ok ? `Master seed ${t.master_seed}: its SHA-256 is the commitment published before the start — checked in this browser.` : "The revealed master seed does NOT match the commitment." })));
+  }
+}
