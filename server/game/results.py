@@ -109,7 +109,7 @@ class Results:
             return
         waiting = await self._held(info, rec, standings) if self.fairplay is not None \
             else set()
-        day = day_of(rec.num("started_at") + max(int(r["elapsed"]) for r in standings))
+        day = day_of(await self.store.server_time_ms())  # the race just ended: today
         for row in standings:  # a rated race is ranked: counted once its result is clear
             if row["player"] not in waiting:
                 await self._count_ranked(row["player"], info.variant, info.options, day, row)
