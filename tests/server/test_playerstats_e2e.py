@@ -14,6 +14,7 @@ from solrace.server.store import Store
 from solrace.shared import playerstats as ps
 from test_daily import FAST, WIN_VARIANT, end_of, eventually, open_store, redis_today, store_daily
 from test_fairplay_e2e import HOLD, admin, instant_win
+from test_fairplay_ratings import race_between
 
 BACKENDS = ("single", "cluster")
 DAILY_KEY = "unlimited|draw=1,foundation_takeback=yes"
@@ -128,3 +129,29 @@ async def test_a_rated_race_counts_for_each_racer(redis_url: str) -> None:
                 assert game["played"] == 1 and game["won"] == 0 and game["run"] == 0
                 assert profile["days"][-1] == {"date": today, "played": 1, "won": 0}
                 assert profile["badges"]["current"]["days_won"] == 0
+
+
+async def games_of(c: Client, name: str) -> list[dict[str, Any]]:
+    return list((await c.request("profile", name=name))["games"])
+
+
+async def test_a_held_rated_result_counts_once_cleared_the_clear_one_at_once(redis_url: str
+                                                                          ) -> None:
+    """Zoom's machine-speed moves are held; calm's result is clear and counts at once; zoom's
+    counts (and its day) only when a moderator clears it."""
+    async with harness.running_server(redis_url, **FAST, fair_play="hold") as server:
+        url = harness.ws_url(server)
+        async with harness.accounts(url, "zoom", "calm", "mod") as (zoom, calm, mod):
+            rid = await race_between(url, zoom, calm)
+            await zoom.next_event(t="review")
+            (calm_game,) = await eventually(lambda: games_of(mod, "calm"), bool)
+            assert calm_game["played"] == 1 and calm_game["won"] == 0
+            assert await games_of(mod, "zoom") == []
+            days = (await mod.request("profile", name="zoom"))["days"]
+            assert days[-1]["played"] == 0
+            assert admin(redis_url, "grant", "mod", "moderator").returncode == 0
+            await mod.request("mod.clear", case=f"{rid}:{zoom.player}", reason="a fast human")
+            (zoom_game,) = await eventually(lambda: games_of(mod, "zoom"), bool)
+            assert zoom_game["played"] == 1 and zoom_game["avg_home"] >= 0
+            profile = await mod.request("profile", name="zoom")
+            assert profile["days"][-1] == {"date": profile["today"], "played": 1, "won": 0}
