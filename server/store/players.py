@@ -67,6 +67,11 @@ class PlayersMixin(StoreCore):
         self._count()
         return decode_map(stats), decode_map(days)
 
+    async def player_days(self, pid: str) -> dict[str, str]:
+        """The player's per-day hash alone (the badges; see :meth:`game_stats`)."""
+        self._count()
+        return decode_map(await self.redis.hgetall(Keys.player_days(pid)))
+
     async def stats(self, pid: str) -> dict[str, str]:
         self._count()
         return decode_map(await self.redis.hgetall(Keys.stats(pid)))

@@ -39,7 +39,7 @@ async def _you(svc: Services, pid: str, variant: str, today: str) -> dict[str, A
     """The caller's daily streak in ``variant`` and this month's badge (docs/leaderboards.md)."""
     stats = _stats_by_variant(await svc.store.stats(pid))
     streak = playerstats.daily_streaks(stats, today).get(variant, {"current": 0, "best": 0})
-    _, days = await svc.store.game_stats_of(pid)
+    days = await svc.store.player_days(pid)
     return {"streak": streak["current"], "best_streak": streak["best"],
             "badge": playerstats.badges(days, today)["current"]}
 
