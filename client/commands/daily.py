@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from solrace.client.commands import CommandError, use_color, variant_name
 from solrace.client.commands.leaderboard import RANK_RULE, fetch, versus_par
 from solrace.client.commands.play import RaceTerminal, interrupted
+from solrace.client.commands.profile import you_lines
 from solrace.client.library import Client, ClientError
 from solrace.client.render import paint
 from solrace.client.session import login, refusal, who
@@ -67,6 +69,7 @@ def info_lines(info: Mapping[str, Any], *, color: bool = False) -> list[str]:
         f"par {info.get('par')} moves (the solver's winning line: this deal can be won)",
     ]
     lines.append(attempt_line(info))
+    lines += you_lines(info.get("you"), variant, color=color)
     yesterday = info.get("yesterday")
     if yesterday and yesterday.get("seed") is not None:
         lines.append(f"yesterday ({yesterday.get('date')}):")
@@ -214,6 +217,9 @@ async def daily_main(args: argparse.Namespace) -> int:
             if term.ranked:
                 row = await my_rank(client, variant, info.get("date"))
                 print("\n".join(rank_lines(row, variant, color=color, par=info.get("par"))))
+                with contextlib.suppress(ClientError):  # the streak and badge it earned
+                    after = await client.request("daily", variant=variant)
+                    print("\n".join(you_lines(after.get("you"), variant, color=color)))
             else:
                 print("practice game: not ranked")
         return code

@@ -122,18 +122,20 @@ class FairPlayService:
         return await self._screen(info, rec, row, info.kind, None, False)
 
     async def screen_race(self, info: RaceInfo, rec: RaceRecord,
-                          standings: list[dict[str, Any]]) -> bool:
+                          standings: list[dict[str, Any]]) -> set[str]:
         """Score every racer of a finished rated race (its winner with the solver's analysis);
-        True when a result is held or pending (the race's rating changes then wait)."""
+        the players whose result is held or pending (the race's rating changes then wait,
+        and their statistics until cleared)."""
         ranks = {row["player"]: int(row["rank"]) for row in standings}
         for pid in ranks:  # the win-trading signal reads who met whom
             await self.store.push_rated_race(pid, {"race": info.rid, "ranks": ranks})
-        waiting = False
+        waiting = set()
         for row in standings:
             analyse = self.analyses is not None and row["result"] == "won" \
                 and int(row["rank"]) == 1
             status = await self._screen(info, rec, row, "race", None, analyse)
-            waiting = status in (HELD, PENDING) or waiting
+            if status in (HELD, PENDING):
+                waiting.add(row["player"])
         return waiting
 
     async def race_held(self, rid: str) -> bool:

@@ -28,6 +28,7 @@ from solrace.server.game.lifecycle import is_over
 from solrace.server.game.races import Player, RaceInfo, RaceService
 from solrace.server.game.worker import Worker
 from solrace.server.store import DAILY_TTL, RaceRecord, Store
+from solrace.shared import playerstats
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
@@ -283,16 +284,21 @@ class DailyService:
         if await self.store.record_daily(day, info.variant, row["player"], rank_key(entry),
                                          entry, listed=review == "clear") and review == "clear":
             await self.count_stats(row["player"], info.variant, day, row["result"] == "won",
-                                   int(row["elapsed"]))
+                                   int(row["elapsed"]), int(row.get("home") or 0))
         if self.fairplay is not None:  # a pending result is stored: its analysis may decide
             await self.fairplay.start_analyses(info.rid)
 
-    async def count_stats(self, pid: str, variant: str, day: str, won: bool, elapsed: int
-                          ) -> None:
-        """A listed attempt in the player's own stats (dailies, streak, wins, best time) —
-        at once, or when a moderator clears a held one: a profile never shows a held time."""
+    async def count_stats(self, pid: str, variant: str, day: str, won: bool, elapsed: int,
+                          home: int = 0) -> None:
+        """A listed attempt in the player's own stats (dailies, streak, wins, best time, the
+        statistics per options, the day's counts and the month's badge) — at once, or when a
+        moderator clears a held one: a profile never shows a held time."""
         if won:  # first: a reader that sees the attempt counted sees its win too
             await self.store.win_stats(pid, variant, True, False, elapsed)
+        opts = options_text(self.variant_name(variant)[1])
+        await self.store.game_stats(pid, playerstats.config_key(variant, opts), day, won,
+                                    elapsed, home, daily=True,
+                                    keep_from=playerstats.prune_before(day))
         await self.store.daily_stats(pid, variant, day, previous_day(day), won)
 
     def use_fairplay(self, fairplay: FairPlayService) -> None:
@@ -305,7 +311,8 @@ class DailyService:
         if case["kind"] == "daily" and case["status"] == "clear":
             await self.count_stats(case["player"], case["variant"], case["day"],
                                    case["result"]["result"] == "won",
-                                   int(case["result"]["elapsed"]))
+                                   int(case["result"]["elapsed"]),
+                                   int(case["result"].get("home") or 0))
 
     # ------------------------------------------------------------------ leaderboards
 

@@ -12,9 +12,12 @@ from typing import Any
 
 from solrace.server.fairplay.ratings import log_entry, replay
 from solrace.server.fairplay.service import FairPlayService
+from solrace.server.game.daily import day_of
 from solrace.server.game.races import RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
+from solrace.shared import playerstats
 from solrace.shared.ratings import Rating, race_results, rate_race, update
+from solrace.shared.rules import options_text
 
 log = logging.getLogger("solrace.results")
 
@@ -104,22 +107,38 @@ class Results:
         pending = self._pending.pop(info.rid, [])
         if not pending:
             return
-        if self.fairplay is not None and await self._held(info, rec, standings):
+        waiting = await self._held(info, rec, standings) if self.fairplay is not None \
+            else set()
+        day = day_of(await self.store.server_time_ms())  # the race just ended: today
+        for row in standings:  # a rated race is ranked: counted once its result is clear
+            if row["player"] not in waiting:
+                await self._count_ranked(row["player"], info.variant, info.options, day, row)
+        if waiting:
+            assert self.fairplay is not None
             await self.store.hold_ratings(info.rid, [p.wire() for p in pending])
             await self.fairplay.start_analyses(info.rid)  # its outcome may release them now
             return
         await self._store_all(info.rid, info.variant, pending)
 
+    async def _count_ranked(self, pid: str, variant: str, options: dict[str, str], day: str,
+                            row: dict[str, Any]) -> None:
+        """A rated race's clear result in the player's statistics per variant and options and
+        in the day's counts (docs/leaderboards.md, "Statistics")."""
+        await self.store.game_stats(
+            pid, playerstats.config_key(variant, options_text(options)), day,
+            row["result"] == "won", int(row["elapsed"]), int(row.get("home") or 0),
+            daily=False, keep_from=playerstats.prune_before(day))
+
     async def _held(self, info: RaceInfo, rec: RaceRecord, standings: list[dict[str, Any]]
-                    ) -> bool:
-        """Whether fair play holds a result of the race (a screening fault holds nothing: it
-        must not cost the racers their rating changes)."""
+                    ) -> set[str]:
+        """The racers whose result fair play holds or is still deciding (a screening fault
+        holds nothing: it must not cost the racers their rating changes)."""
         assert self.fairplay is not None
         try:
             return await self.fairplay.screen_race(info, rec, standings)
         except Exception:
             log.exception("fair-play screening failed for race %s", info.rid)
-            return False
+            return set()
 
     async def _store_all(self, rid: str, variant: str, pending: list[PendingRating]) -> None:
         banned = await self.store.banned_players()
@@ -135,7 +154,13 @@ class Results:
         race is held, its rating changes apply (to the ratings as they are now; a banned
         player's games count for no one)."""
         assert self.fairplay is not None
-        if case["kind"] != "race" or await self.fairplay.race_held(case["race"]):
+        if case["kind"] != "race":
+            return
+        if case["status"] == "clear":  # its statistics, as they would have been counted
+            await self._count_ranked(case["player"], case["variant"],
+                                     case["deal"]["options"], day_of(case["created_at"]),
+                                     case["result"])
+        if await self.fairplay.race_held(case["race"]):
             return
         held = await self.store.take_held_ratings(case["race"])
         if held:

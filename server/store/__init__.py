@@ -81,6 +81,10 @@ key (type) — holds — TTL
   ``:races_won``, ``:dailies``, ``:daily_wins``, ``:streak``, ``:best_streak``,
   ``:last_daily`` — no TTL
 * ``sr:rating:{<pid>}`` (hash) — ``<variant>`` -> ``rating,rd,volatility,games`` — no TTL
+* ``sr:gstats:{<pid>}`` (hash) — counted ranked results per ``<variant>|<options>``:
+  ``…:played``, ``:won``, ``:home``, ``:best``, ``:run``, ``:best_run``, ``:t<seconds>`` — no TTL
+* ``sr:days:{<pid>}`` (hash) — per UTC date ``<date>:p``, ``:w``, ``:d`` (ranked games, won,
+  dailies won) — dates older than 400 days pruned on write
 * ``sr:profile:{<lower name>}`` (string) — the player id that last held a name — 1 year
 * ``sr:race:{<rid>}:fp:<pid>`` (string) — the fair-play case of a ranked result (status,
   score with every signal, evidence, history) — DAILY_TTL

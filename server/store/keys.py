@@ -188,6 +188,21 @@ class Keys:
         return f"sr:rating:{{{pid}}}"
 
     @staticmethod
+    def game_stats(pid: str) -> str:
+        """(hash) counted ranked results per ``<variant>|<options>``: ``…:played``, ``:won``,
+        ``:home`` (cards home, summed), ``:best`` (ms), ``:run``, ``:best_run``, and
+        ``:t<seconds>`` (won games by whole seconds, for the median) — no TTL; the player's
+        tag, so :data:`.lua.GAME_STATS` writes it with :meth:`player_days` in one slot."""
+        return f"sr:gstats:{{{pid}}}"
+
+    @staticmethod
+    def player_days(pid: str) -> str:
+        """(hash) per UTC date ``<date>:p`` (ranked games counted), ``:w`` (won), ``:d``
+        (ranked dailies won, any variant: the monthly badges) — no TTL; dates older than
+        ``playerstats.DAYS_KEPT`` days are pruned when a new date is first counted."""
+        return f"sr:days:{{{pid}}}"
+
+    @staticmethod
     def profile(name: str) -> str:
         return f"sr:profile:{{{name.lower()}}}"
 

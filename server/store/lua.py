@@ -394,6 +394,39 @@ redis.call('HSET', KEYS[1], v .. ':last_daily', ARGV[2])
 return streak
 """
 
+# KEYS gstats days | ARGV config date won(1/0) time_ms home daily(1/0) prune_before
+# One counted ranked result (a listed daily, a rated race's cleared result) in the player's
+# statistics per variant and options and in the per-day counts (the chart, the badges). Both
+# keys carry the player's tag. The first result of a new date prunes dates before prune_before.
+GAME_STATS = """
+local c = ARGV[1] .. ':'
+local won = ARGV[3] == '1'
+redis.call('HINCRBY', KEYS[1], c .. 'played', 1)
+redis.call('HINCRBY', KEYS[1], c .. 'home', tonumber(ARGV[5]))
+if won then
+  local t = tonumber(ARGV[4])
+  redis.call('HINCRBY', KEYS[1], c .. 'won', 1)
+  local best = redis.call('HGET', KEYS[1], c .. 'best')
+  if not best or t < tonumber(best) then redis.call('HSET', KEYS[1], c .. 'best', ARGV[4]) end
+  redis.call('HINCRBY', KEYS[1], c .. 't' .. tostring(math.floor(t / 1000)), 1)
+  local run = redis.call('HINCRBY', KEYS[1], c .. 'run', 1)
+  if run > tonumber(redis.call('HGET', KEYS[1], c .. 'best_run') or '0') then
+    redis.call('HSET', KEYS[1], c .. 'best_run', run)
+  end
+else
+  redis.call('HSET', KEYS[1], c .. 'run', 0)
+end
+local d = ARGV[2]
+if redis.call('HINCRBY', KEYS[2], d .. ':p', 1) == 1 then
+  for _, f in ipairs(redis.call('HKEYS', KEYS[2])) do
+    if string.sub(f, 1, 10) < ARGV[7] then redis.call('HDEL', KEYS[2], f) end
+  end
+end
+if won then redis.call('HINCRBY', KEYS[2], d .. ':w', 1) end
+if won and ARGV[6] == '1' then redis.call('HINCRBY', KEYS[2], d .. ':d', 1) end
+return 1
+"""
+
 # KEYS lock | ARGV owner: delete the lock only if this owner holds it
 UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end

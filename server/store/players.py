@@ -24,6 +24,7 @@ class PlayersMixin(StoreCore):
         self._daily_stats = self._script(lua.DAILY_STATS)
         self._win_stats = self._script(lua.WIN_STATS)
         self._rating_cas = self._script(lua.RATING_CAS)
+        self._game_stats = self._script(lua.GAME_STATS)
 
     async def daily_stats(self, pid: str, variant: str, day: str, yesterday: str,
                           won: bool) -> int:
@@ -43,6 +44,33 @@ class PlayersMixin(StoreCore):
         """Count a finished race (any result) in the player's all-time ``<variant>:races``."""
         self._count()
         await self.redis.hincrby(Keys.stats(pid), f"{variant}:races", 1)
+
+    async def game_stats(self, pid: str, config: str, day: str, won: bool, time_ms: int,
+                         home: int, daily: bool, keep_from: str) -> None:
+        """Count one ranked result (listed or cleared by fair play) in the player's statistics
+        of ``config`` (``playerstats.config_key``) and in ``day``'s counts; the first result
+        of a date drops the per-day counts of dates before ``keep_from``
+        (``playerstats.prune_before``)."""
+        self._count()
+        await self.batcher.call(self._game_stats,
+                                keys=[Keys.game_stats(pid), Keys.player_days(pid)],
+                                args=[config, day, "1" if won else "0", int(time_ms),
+                                      int(home), "1" if daily else "0",
+                                      keep_from])
+
+    async def game_stats_of(self, pid: str) -> tuple[dict[str, str], dict[str, str]]:
+        """The player's statistics hash and per-day hash (see :meth:`game_stats`)."""
+        async with self.redis.pipeline(transaction=False) as p:
+            p.hgetall(Keys.game_stats(pid))
+            p.hgetall(Keys.player_days(pid))
+            stats, days = await p.execute()
+        self._count()
+        return decode_map(stats), decode_map(days)
+
+    async def player_days(self, pid: str) -> dict[str, str]:
+        """The player's per-day hash alone (the badges; see :meth:`game_stats`)."""
+        self._count()
+        return decode_map(await self.redis.hgetall(Keys.player_days(pid)))
 
     async def stats(self, pid: str) -> dict[str, str]:
         self._count()

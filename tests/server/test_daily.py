@@ -670,6 +670,11 @@ async def test_solrace_daily_plays_the_ranked_attempt_then_practice(
         assert f"seed {yesterday_seed} (sha256 matches" in out
         assert "you won" in out
         assert "you are #1 of 1" in out and "order: winners first" in out
+        # before the attempt: no streak yet; after it, the streak and the month's badge it earned
+        head, _, tail = out.partition("you are #1 of 1")
+        assert "your Unlimited daily streak: 0 days (best 0)" in head
+        assert "your Unlimited daily streak: 1 day (best 1)" in tail
+        assert "your monthly badge: " in tail and "(1 of " in tail and "bronze at 5" in tail
 
         code, out, err = await run_cli(tmp_path, "daily", *base)
         assert code == 1 and "you have played today's ranked unlimited daily" in err
@@ -683,3 +688,4 @@ async def test_solrace_daily_plays_the_ranked_attempt_then_practice(
 
         code, out, err = await run_cli(tmp_path, "daily", "--info", *base)
         assert code == 0 and "your ranked attempt: finished" in out
+        assert "your Unlimited daily streak: 1 day (best 1)" in out

@@ -1,6 +1,7 @@
 // Dailies (#/daily): per variant today's certified deal, the one ranked attempt, practice
 // after it; and a leaderboard page (#/leaderboard/VARIANT): top, around me, par.
 import { button, h, nameTag, optionsText, section, seconds, toast, variants } from "../dom.js";
+import { youNode } from "../stats.js";
 
 export async function mount(app, conn, variant = "unlimited") {
   if (!conn.name) {
@@ -30,6 +31,7 @@ function fillDaily(card, conn, v, d) {
   };
   card.replaceChildren(...[h("h3", { text: v.title }),
     h("p", { class: "muted", text: `${d.date} · ${optionsText(d.options)} · par ${d.par} moves` }),
+    youNode(d.you),
     h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: d.commitment.slice(0, 16) + "…" })),
     d.yesterday ? h("p", { class: "muted small", text: `Yesterday's seed: ${d.yesterday.seed}` }) : null,
     d.attempt_review === "held" ? h("p", { class: "review held", role: "status", text: "Your ranked result is under review: it appears on the leaderboard once a moderator clears it." }) : null,

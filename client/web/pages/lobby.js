@@ -2,6 +2,7 @@
 // won), quick pairing, creating a race (seats, time limit, rated) with an invite link, your
 // unfinished races, live races to watch and today's dailies. Also #/join/CODE (invite links).
 import { button, h, optionsText, section, toast, variants } from "../dom.js";
+import { badgeNode, streakText } from "../stats.js";
 import { signIn } from "./account.js";
 
 // How often deals can be won, from docs/solver.md (the solver's measured figures).
@@ -21,6 +22,7 @@ export async function mount(app, conn) {
   const you = signIn(conn, () => mount(app.replaceChildren() || app, conn));
   const settings = raceSettings(conn);
   const waiting = h("div", { class: "waiting", role: "status" });
+  const daily = h("div", { class: "you-daily" });
   const list = h("div", { class: "variants" });
   for (const v of await variants()) list.append(variantCard(v, conn, settings, waiting));
   const mine = h("ul", { class: "rows", "aria-label": "your races" });
@@ -32,7 +34,7 @@ export async function mount(app, conn) {
       h("p", { text: "Everyone plays the identical deal. Fastest to clear it wins; the deal is committed before the start and revealed at the end, so anyone can check it." }),
       h("div", { class: "play-now" }, playNow(conn, first, waiting),
         h("span", { class: "muted small", text: `A quick race of ${first.title} against the next player who asks${conn.name ? "" : ", as a guest with a made-up name (you can register later)"}.` }))),
-    section("You", you), waiting,
+    section("You", you, daily), waiting,
     section("Play", settings.node, list),
     section("Your races", mine), section("Live races", live),
     section("Today's dailies", h("p", { text: "One certified-winnable deal per variant per day, the same for everyone, one ranked attempt." }),
@@ -40,9 +42,19 @@ export async function mount(app, conn) {
   );
   if (conn.name) {
     conn.request("races.mine").then((r) => fillMine(mine, r.races)).catch(() => {});
+    conn.request("profile").then((p) => fillStreak(daily, p)).catch(() => {});
   } else mine.append(h("li", { class: "muted", text: "Play as a guest or log in first." }));
   conn.request("races.live", { limit: 10 }).then((r) => fillLive(live, r.races)).catch(() => {});
   return () => { if (waiting.dataset.queued) conn.request("quick.cancel").catch(() => {}); };
+}
+
+/** Your best live daily streak and this month's badge, linked to your profile. */
+function fillStreak(node, p) {
+  const live = Object.values(p.streaks || {});
+  const best = live.reduce((a, st) => (st.current > a.current ? st : a), { current: 0, best: 0 });
+  const longest = live.reduce((a, st) => Math.max(a, st.best), 0);
+  node.replaceChildren(...[h("span", { class: "streak", text: streakText(best.current, longest) }),
+    badgeNode(p.badges && p.badges.current), h("a", { href: "#/profile", text: "your statistics" })].filter(Boolean));
 }
 
 /** A made-up guest name: "guest-" and four hex digits (as the CLI makes them). */

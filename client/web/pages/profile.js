@@ -1,6 +1,8 @@
-// A player's profile (#/profile, #/profile/NAME): ratings per variant, streaks, best times.
-import { h, nameTag, section, seconds, variantTitle } from "../dom.js";
+// A player's profile (#/profile, #/profile/NAME): ratings per variant, streaks, best times,
+// the month's badge, statistics per variant and options, the last 30 days as a chart.
+import { h, nameTag, section, seconds, variants as allVariants, variantTitle } from "../dom.js";
 import { reportButton } from "../report.js";
+import { badgeNode, chart, statsTable, streakText } from "../stats.js";
 
 export async function mount(app, conn, name) {
   if (!conn.name) {
@@ -32,5 +34,18 @@ export async function mount(app, conn, name) {
     section("Ratings and records", rows.length ? h("table", { class: "standings" },
       h("thead", {}, h("tr", {}, ["variant", "rating", "races won", "wins", "best time", "dailies", "daily streak"].map((t) => h("th", { text: t })))),
       h("tbody", {}, rows)) : h("p", { class: "muted", text: "No games on record yet: race or play a daily." })));
+  const all = await allVariants();
+  const title = (n) => (all.find((x) => x.name === n) || { title: n }).title;
+  const streaks = Object.entries(p.streaks || {});
+  if (p.badges) {
+    app.append(section("Streaks and badges",
+      streaks.length ? h("ul", { class: "rows" }, streaks.map(([v, st]) => h("li", {}, h("span", { text: title(v) }), h("span", { class: "streak", text: streakText(st.current, st.best) }))))
+        : h("p", { class: "muted", text: "No ranked daily played yet." }),
+      h("p", {}, "This month: ", badgeNode(p.badges.current)),
+      p.badges.past.length ? h("div", { class: "badges", "aria-label": "earlier months" }, p.badges.past.map(badgeNode)) : null,
+      h("p", { class: "muted small", text: "A month's badge counts the UTC days with a won ranked daily (any variant): bronze 5, silver 10, gold 20, diamond every day of the month." })));
+  }
+  if (p.games) app.append(section("Statistics", statsTable(p.games, title)));
+  if (p.days) app.append(section("Last 30 days", chart(p.days)));
   return null;
 }

@@ -8,6 +8,7 @@ import { button, clock, h, nameTag, optionsText, section, seconds, toast, varian
 import { Announcer, BoardKeys, displayControls, helpDialog } from "../keyboard.js";
 import { sound } from "../sound.js";
 import { reportButton } from "../report.js";
+import { youNode } from "../stats.js";
 import { applyDelta, fold, verdictText } from "./racestate.js";
 
 export async function mount(app, conn, rid) {
@@ -386,6 +387,18 @@ class RacePage {
     }
   }
 
+  /** The end of a ranked daily: the streak and month's badge it earned (counted just after the
+   * end, so asked twice), or why it does not count yet (a result under review). */
+  async dailyYou(node, variant) {
+    for (const wait of [400, 1500]) {
+      await new Promise((ok) => setTimeout(ok, wait));
+      let d;
+      try { d = await this.conn.request("daily", { variant }); } catch { return; }
+      const review = d.attempt_review && d.attempt_review !== "clear";
+      node.replaceChildren(...[review ? h("p", { class: "muted", text: "Your streak and badge count this result once the fair-play check clears it." }) : null, youNode(d.you)].filter(Boolean));
+    }
+  }
+
   ending(s) {
     const n = this.nodes.end;
     if (!s.end) { n.replaceChildren(); return; }
@@ -412,12 +425,14 @@ class RacePage {
       });
     }
     const winner = s.end.standings[0];
+    const you = s.kind === "daily" && s.end.standings.some((r) => r.player === this.conn.player) ? h("div", { class: "daily-you", "aria-live": "polite" }) : null;
+    if (you) this.dailyYou(you, s.variant);
     n.replaceChildren(section("Race over",
       h("p", { class: "result-line", text: endLine(s.end, this.conn.player) }),
       table,
       h("p", { class: "muted small order", text: "Order: who won, by time; then more cards home, then who got those cards home first, then more moves." }),
       s.verdict ? h("p", { class: `verdict verdict-${s.verdict.outcome}`, "aria-live": "polite", text: verdictText(s.verdict) }) : null,
-      seed, check,
+      you, seed, check,
       h("div", { class: "actions" },
         s.kind === "race" ? button("Rematch", async () => {
           const r = await this.request("race.rematch", { race: this.rid });

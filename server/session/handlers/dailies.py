@@ -8,6 +8,7 @@ from solrace.server.game.daily import previous_day
 from solrace.server.game.results import rating_view
 from solrace.server.session.handlers.accounts import require_account, require_human
 from solrace.server.session.handlers.base import handles
+from solrace.shared import playerstats
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
@@ -30,7 +31,25 @@ async def on_daily(conn: Session, svc: Services, req: P.DailyInfo) -> dict[str, 
     yesterday = await svc.store.daily(previous_day(day), name)
     if yesterday is not None:
         out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)
+    out["you"] = await _you(svc, conn.me.pid, name, day)
     return P.reply(req.id, "daily", **out)
+
+
+async def _you(svc: Services, pid: str, variant: str, today: str) -> dict[str, Any]:
+    """The caller's daily streak in ``variant`` and this month's badge (docs/leaderboards.md)."""
+    stats = _stats_by_variant(await svc.store.stats(pid))
+    streak = playerstats.daily_streaks(stats, today).get(variant, {"current": 0, "best": 0})
+    days = await svc.store.player_days(pid)
+    return {"streak": streak["current"], "best_streak": streak["best"],
+            "badge": playerstats.badges(days, today)["current"]}
+
+
+def _stats_by_variant(raw: dict[str, str]) -> dict[str, dict[str, Any]]:
+    stats: dict[str, dict[str, Any]] = {}
+    for key, value in raw.items():
+        variant, _, field = key.rpartition(":")
+        stats.setdefault(variant, {})[field] = value if field == "last_daily" else int(value)
+    return stats
 
 
 async def _start(conn: Session, svc: Services, req_id: Any, rid: str, **extra: Any) -> None:
@@ -87,9 +106,11 @@ async def on_profile(conn: Session, svc: Services, req: P.Profile) -> dict[str, 
                 raise ProtocolError("player_not_found", f"no player called {req.name}")
             pid, name = found, req.name
     ratings = {v: rating_view(t) for v, t in (await store.all_ratings(pid)).items()}
-    stats: dict[str, dict[str, Any]] = {}
-    for key, value in (await store.stats(pid)).items():
-        variant, _, field = key.rpartition(":")
-        stats.setdefault(variant, {})[field] = value if field == "last_daily" else int(value)
+    stats = _stats_by_variant(await store.stats(pid))
+    today = await svc.daily.today()
+    games, days = await store.game_stats_of(pid)
     return P.reply(req.id, "profile", player=pid, name=name, title=title, ratings=ratings,
-                   stats=stats)
+                   stats=stats, today=today, streaks=playerstats.daily_streaks(stats, today),
+                   games=[g.wire() for g in playerstats.config_stats(games)],
+                   days=playerstats.last_days(days, today),
+                   badges=playerstats.badges(days, today))
