@@ -236,6 +236,7 @@ class Daily(Shape):
     attempt_state: str | None
     attempt_review: ReviewStatus | None
     yesterday: dict = ABSENT
+    you: dict = ABSENT  # the caller's streak and this month's badge
 
 
 @message("leaderboard")
@@ -260,6 +261,11 @@ class ProfileReply(Shape):
     title: Title
     ratings: dict
     stats: dict
+    today: str
+    streaks: dict
+    games: list
+    days: list
+    badges: dict
 
 
 # ----------------------------------------------------------------------------- unsolicited (7)
