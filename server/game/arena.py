@@ -22,6 +22,7 @@ from solrace.server.game.lifecycle import is_over
 from solrace.server.game.racemodel import Player
 from solrace.server.game.races import RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
+from solrace.server.store.keys import RETENTION
 from solrace.shared.engine import Game
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
@@ -35,6 +36,7 @@ from solrace.shared.variants import VARIANTS, resolve
 log = logging.getLogger("solrace.arena")
 
 KIND = "arena"
+BANNED_LAST = 10**13 - 1  # the latest "reached" the standings' 13 digits hold: ranked last
 TOP = 10  # rows of the top of the standings every entrant sees
 AROUND = 2  # rows either side of the entrant's own
 MIN_DEAL_S, MAX_DEAL_S = 30, 1800
@@ -58,8 +60,8 @@ def state_at(meta: dict[str, str], now: int) -> machine.TournamentState:
 
 def deal_result(stored: dict[str, Any]) -> scoring.DealResult:
     """A stored result as the scoring sees it: a held deal counts as nothing (no points, no
-    win) until a moderator clears it."""
-    held = stored.get("review", "clear") != "clear"
+    win) until a moderator clears it, and so does every deal of a banned entrant."""
+    held = stored.get("review", "clear") != "clear" or bool(stored.get("banned"))
     won = bool(stored["won"]) and not held
     return scoring.DealResult(
         int(stored["k"]), won, int(stored["elapsed"]), int(stored["limit"]),
@@ -73,6 +75,8 @@ def totals(stored: list[dict[str, Any]]) -> tuple[int, int, int, bool, int]:
     results = [deal_result(r) for r in stored]
     points = scoring.deal_points(results)
     reached = max((r.ended_at for r, p in zip(results, points) if p > 0), default=0)
+    if any(r.get("banned") for r in stored):
+        reached = BANNED_LAST  # after every entrant with as many points (none)
     return (sum(points), sum(1 for r in results if r.won), len(results),
             scoring.on_fire(results), reached)
 
@@ -217,6 +221,7 @@ class ArenaService:
             raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
         if res == "closed":  # the script's check of the cut-off, as machine.may_enter says
             raise ProtocolError("entries_closed", "the late-entry cut-off has passed")
+        await self.ts.add_entered(player.pid, tid, RETENTION)
         return self.public(tid, await self._meta(tid), now)
 
     async def play(self, player: Player, tid: str, berserk: bool) -> tuple[str, int]:
@@ -334,6 +339,24 @@ class ArenaService:
                                           "set")
             if status != "stale":
                 return
+
+    async def ban(self, pid: str, banned: bool) -> int:
+        """A ban takes every point of the player in every tournament they entered (their
+        deals stay recorded, counting nothing); an unban gives them back. Returns how many
+        tournaments changed."""
+        changed = 0
+        for tid in await self.ts.entered(pid):
+            for _ in range(10):
+                stored, rev = await self.ts.results(tid, pid)
+                if not stored:
+                    break
+                every = [{**r, "banned": banned} for r in stored]
+                status = await self.ts.record(tid, pid, len(every), every[-1], totals(every),
+                                              rev, "all", every)
+                if status != "stale":
+                    changed += status == "ok"
+                    break
+        return changed
 
     # ------------------------------------------------------------------ standings
 

@@ -8,6 +8,7 @@ future operator tool call these, never the pieces.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from solrace.server.accounts.names import reserved_for_accounts
@@ -32,6 +33,9 @@ class Moderation:
         self.store = store
         self.fairplay = fairplay
         self.results = results
+        # called with (player, banned) on a ban and an unban: tournaments take the player's
+        # points away or give them back (server/game/arena.py); each returns how many changed
+        self.on_ban: list[Callable[[str, bool], Awaitable[int]]] = []
 
     async def _audit(self, by: str, action: str, target: str, reason: str,
                      details: str = "") -> str:
@@ -99,9 +103,11 @@ class Moderation:
         removed = await self.fairplay.remove_player(pid, daily_days(today), list(VARIANTS))
         rebuilt = await self.results.rebuild_opponents(pid)
         closed = await self.store.close_reports(pid)
+        tournaments = sum([await hook(pid, True) for hook in self.on_ban])
         await self._audit(by, "ban", acct["name"], reason,
                           f"sessions ended {ended}, results removed {removed}, ratings "
-                          f"rebuilt {rebuilt}, reports closed {closed}")
+                          f"rebuilt {rebuilt}, reports closed {closed}, tournament "
+                          f"standings changed {tournaments}")
         return {"player": pid, "name": acct["name"], "sessions": ended, "removed": removed,
                 "ratings_rebuilt": rebuilt}
 
@@ -114,8 +120,10 @@ class Moderation:
         await self.store.set_banned(pid, False)
         restored = await self.fairplay.restore_player(pid, daily_days(today), list(VARIANTS))
         rebuilt = await self.results.rebuild_opponents(pid)
+        tournaments = sum([await hook(pid, False) for hook in self.on_ban])
         await self._audit(by, "unban", acct["name"], reason,
-                          f"results restored {restored}, ratings rebuilt {rebuilt}")
+                          f"results restored {restored}, ratings rebuilt {rebuilt}, "
+                          f"tournament standings changed {tournaments}")
         return {"player": pid, "name": acct["name"], "restored": restored,
                 "ratings_rebuilt": rebuilt}
 

@@ -175,6 +175,7 @@ class Server:
         verdicts = VerdictService(store, races, budget_nodes=cfg.verdict_budget)
         arenas = ArenaService(store, races, fairplay)
         fairplay.on_decided.append(arenas.decided)
+        moderation.on_ban.append(arenas.ban)
         standings = StandingsFeed(store.tournaments.version, arenas.standings)
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,

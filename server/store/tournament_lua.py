@@ -58,8 +58,9 @@ return {'ok'}
 """
 
 #: RESULT: KEYS meta, entrants, rank, stat, cur, list; ARGV pid, k, result (msgpack), points,
-#: won, played, fire, reached_at, rev, mode. ``append``: adds deal k's result once; ``set``:
-#: replaces recorded deal k's (a review decided). Either way the entrant's totals are set,
+#: won, played, fire, reached_at, rev, mode[, results…]. ``append``: adds deal k's result once;
+#: ``set``: replaces recorded deal k's (a review decided); ``all``: replaces every result with
+#: ARGV[11…] (k = how many: a ban or an unban). Either way the entrant's totals are set,
 #: computed by the caller from the list it read at revision ``rev``: ``ok``, ``dup`` (deal k is
 #: recorded already), ``stale`` (the list changed since: read again), ``order``.
 RESULT = """
@@ -74,6 +75,10 @@ if ARGV[10] == 'set' then
   if n < k then return 'order' end
   if rev ~= tonumber(ARGV[9]) then return 'stale' end
   redis.call('LSET', KEYS[6], k - 1, ARGV[3])
+elseif ARGV[10] == 'all' then
+  if n ~= k then return 'order' end
+  if rev ~= tonumber(ARGV[9]) then return 'stale' end
+  for i = 11, #ARGV do redis.call('LSET', KEYS[6], i - 11, ARGV[i]) end
 else
   if n >= k then return 'dup' end
   if n ~= k - 1 then return 'order' end

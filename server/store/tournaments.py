@@ -10,6 +10,8 @@ Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
 * ``…:entrants`` (hash) pid -> ``<joined>|<name>``; ``…:rank`` (zset) the standings;
   ``…:stat`` (hash) pid -> ``points|won|played|fire|reached_at|rev``; ``…:cur`` (hash)
   pid -> ``rid|k|started_at|berserk``; ``…:d:<pid>`` (list) the entrant's results, msgpack;
+* ``sr:player:{<pid>}:tournaments`` (set) — the tournaments a player entered (a ban reaches
+  them all);
 * ``sr:tournaments`` (zset, its own slot) — tournament ids scored by ``starts_at``, public
   ones only; ``sr:tcode:{<CODE>}`` (string) — a private tournament's id by its invite code.
 
@@ -43,6 +45,11 @@ def keys(tid: str, pid: str | None = None) -> list[str]:
     if pid is not None:
         out.append(f"{b}:d:{pid}")
     return out
+
+
+def player_key(pid: str) -> str:
+    """(set) the tournaments a player entered — RETENTION, refreshed on entry."""
+    return f"sr:player:{{{pid}}}:tournaments"
 
 
 def code_key(code: str) -> str:
@@ -135,16 +142,31 @@ class TournamentStore:
         return [msgpack.unpackb(r, raw=False) for r in raw], rev
 
     async def record(self, tid: str, pid: str, k: int, result: dict[str, Any],
-                     totals: tuple[int, int, int, bool, int], rev: int, mode: str) -> str:
-        """Append (``mode`` append) or replace (``set``) deal ``k``'s result with the
-        entrant's new totals (points, won, played, fire, reached_at)."""
+                     totals: tuple[int, int, int, bool, int], rev: int, mode: str,
+                     every: list[dict[str, Any]] | None = None) -> str:
+        """Append (``mode`` append) or replace (``set``) deal ``k``'s result — or replace all
+        ``k`` results with ``every`` (``all``) — with the entrant's new totals (points, won,
+        played, fire, reached_at)."""
         points, won, played, fire, reached = totals
         self._count()
         res = await self.batcher.call(
             self._result, keys=keys(tid, pid),
             args=[pid, k, msgpack.packb(result), points, won, played, 1 if fire else 0,
-                  reached, rev, mode])
+                  reached, rev, mode, *(msgpack.packb(r) for r in every or ())])
         return _s(res)
+
+    async def add_entered(self, pid: str, tid: str, ttl: int) -> None:
+        """Remember that the player entered ``tid`` (a ban reaches every tournament of it)."""
+        key = player_key(pid)
+        self._count()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, tid)
+            pipe.expire(key, ttl)
+            await pipe.execute()
+
+    async def entered(self, pid: str) -> list[str]:
+        self._count()
+        return sorted(_s(t) for t in await self.redis.smembers(player_key(pid)))
 
     async def standings(self, tid: str, pid: str | None, top: int, around: int
                         ) -> tuple[int, int, int, list[tuple[int, str, str, str]]]:

@@ -270,3 +270,42 @@ async def test_a_process_killed_mid_arena_loses_no_move_and_no_point(
             assert (row["name"], row["won"], row["points"]) == ("alice", 1, 5)
         finally:
             await alice.close()
+
+
+async def test_a_ban_takes_an_entrants_points_and_an_unban_gives_them_back(
+        redis_url: str) -> None:
+    async with harness.running_server(redis_url, **FAST) as server, \
+            harness.accounts(harness.ws_url(server), "erin", "finn") as (erin, finn):
+        t = await erin.tournament_create("Ban arena", VARIANT, OPTIONS, minutes=10,
+                                         deal_seconds=120)
+        tid = t["tournament"]
+        for c in (erin, finn):
+            await c.tournament_join(tid)
+        rid = (await erin.tournament_play(tid))["race"]["race"]
+        await erin.wait_running(rid)
+        meta = await _meta(redis_url, tid)
+        line = solve((VARIANT, OPTIONS, deal_seed(int(meta["master"]), 1)), Budget(200_000))
+        await _play_line(erin, rid, [m.text() for m in line.moves])
+        await erin.next_event(race=rid, k="end")
+
+        async def points() -> dict[str, int]:
+            for _ in range(50):
+                s = await finn.tournament_standings(tid)
+                got = {r["name"]: r["points"] for r in s["rows"]}
+                if got.get("erin") in (0, 5) and got.get("erin") == want.get("erin"):
+                    return got
+                await asyncio.sleep(0.1)
+            return got
+
+        want = {"erin": 5}
+        assert await points() == {"erin": 5, "finn": 0}
+        today = await server.ctx.daily.today()
+        out = await server.ctx.moderation.ban("operator", "erin", "cheating", today)
+        assert out["name"] == "erin"
+        want = {"erin": 0}
+        assert await points() == {"erin": 0, "finn": 0}
+        s = await finn.tournament_standings(tid)
+        assert s["rows"][0]["name"] == "finn"  # erin's points are gone: finn ranks first
+        await server.ctx.moderation.unban("operator", "erin", "appeal upheld", today)
+        want = {"erin": 5}
+        assert await points() == {"erin": 5, "finn": 0}
