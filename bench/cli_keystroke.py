@@ -24,6 +24,7 @@ then ``--baseline /tmp/base/client``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import json
 import os
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +69,13 @@ sys.exit(main())
 class Terminal:
     """The CLI in a pseudo-terminal, its output fed to an emulated screen."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], rows: int = ROWS) -> None:
         self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, COLS, 0, 0))
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
                                      start_new_session=True, close_fds=True)
         os.close(slave)
-        self.screen = pyte.Screen(COLS, ROWS)
+        self.screen = pyte.Screen(COLS, rows)
         self.screen.write_process_input = self._answer  # cursor-position reports
         self.stream = pyte.ByteStream(self.screen)
         self.log = bytearray()
@@ -143,22 +145,52 @@ class Terminal:
         os.close(self.master)
 
 
-def time_keys(client_dir: str, url: str, home: Path, name: str,
-              args: argparse.Namespace) -> tuple[list[float], int]:
-    """The keystroke times (ms) of one CLI session, and the bytes it printed."""
+@contextlib.contextmanager
+def serving(work: Path) -> Iterator[str]:
+    """A private Redis and one solrace server while inside; the server's URL."""
+    redis_proc = RedisProcess(data_dir=work / "redis", appendonly=True).start()
+    try:
+        (work / "server").mkdir()
+        server = Listening("solrace", [
+            sys.executable, "-m", "solrace.server", "--host", "127.0.0.1", "--port", "0",
+            "--redis-url", redis_proc.url, "--data-dir", str(work / "server"),
+            "--secret", SECRET, *SERVER_FLAGS,
+        ], work).wait()  # fmt: skip
+        try:
+            yield server.url
+        finally:
+            server.stop()
+    finally:
+        redis_proc.stop()
+
+
+def practice(url: str, home: Path, name: str, *, client_dir: str = "", seed: int = 7,
+             bots: list[str] | tuple[str, ...] = (), rows: int = ROWS) -> Terminal:
+    """``solrace practice unlimited`` in a pseudo-terminal, its first board on screen."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SOLRACE_") or k.startswith("SOLRACE_COMPILED")}
     env.update(SOLRACE_HOME=str(home), TERM="xterm-256color")
     for var in ("COLUMNS", "LINES", "NO_COLOR"):
         env.pop(var, None)
     argv = [sys.executable, "-c", LAUNCHER, client_dir, "practice", "unlimited",
-            "--seed", str(args.seed), "--server", url, "--name", name]
-    for bot in args.bots:
+            "--seed", str(seed), "--server", url, "--name", name]
+    for bot in bots:
         argv += ["--bot", bot]
-    term = Terminal(argv, env)
-    times: list[float] = []
+    term = Terminal(argv, env, rows)
     try:
         term.until(lambda: term.moves() == 0 and "move>" in term.text(), STARTUP)
+    except BaseException:
+        term.close()
+        raise
+    return term
+
+
+def time_keys(client_dir: str, url: str, home: Path, name: str,
+              args: argparse.Namespace) -> tuple[list[float], int]:
+    """The keystroke times (ms) of one CLI session, and the bytes it printed."""
+    term = practice(url, home, name, client_dir=client_dir, seed=args.seed, bots=args.bots)
+    times: list[float] = []
+    try:
         term.drain(0.5)
         for k in range(1, args.keys + 1):
             term.type("s")
@@ -200,29 +232,19 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="cli-keystroke-") as tmp:
         work = Path(tmp)
-        redis_proc = RedisProcess(data_dir=work / "redis", appendonly=True).start()
-        (work / "server").mkdir()
-        server = Listening("solrace", [
-            sys.executable, "-m", "solrace.server", "--host", "127.0.0.1", "--port", "0",
-            "--redis-url", redis_proc.url, "--data-dir", str(work / "server"),
-            "--secret", SECRET, *SERVER_FLAGS,
-        ], work).wait()  # fmt: skip
         trees = [("this tree", "")]
         if args.baseline:
             trees.append(("baseline", str(Path(args.baseline).resolve())))
         times: dict[str, list[float]] = {label: [] for label, _ in trees}
         printed = dict.fromkeys(times, 0)
-        try:
+        with serving(work) as url:
             for r in range(args.rounds):  # the trees take turns: drift in load hits both
                 for i, (label, where) in enumerate(trees):
                     home = work / f"home{r}-{i}"
                     home.mkdir()
-                    got, out = time_keys(where, server.url, home, f"key{r}x{i}", args)
+                    got, out = time_keys(where, url, home, f"key{r}x{i}", args)
                     times[label] += got
                     printed[label] += out
-        finally:
-            server.stop()
-            redis_proc.stop()
 
     rows = [summary(label, times[label], printed[label]) for label in times]
     game = "solo" if not args.bots else "vs " + " + ".join(args.bots)
