@@ -6,18 +6,15 @@ Three problems every such command has, solved once here:
   the same environment fallbacks (``SOLRACE_SERVER``; ``SOLRACE_NAME`` when the server has no
   current session, see :mod:`solrace.client.session`).
 * **Input while output keeps coming.** A player types moves while rivals' progress arrives.
-  :func:`typed_lines` hands each typed line to the event loop, so events render while the user
-  types. At a terminal (stdin and stdout both) prompt-toolkit reads them:
-  ``PromptSession.prompt_async`` keeps the prompt and the half-typed line (with line editing
-  and history) at the bottom, and everything printed meanwhile goes above it through
-  prompt-toolkit's stdout proxy (what ``patch_stdout`` installs). Elsewhere
-  :class:`StdinLines` reads standard input on a thread with ``os.read`` on the raw descriptor:
-  a thread (not ``loop.connect_read_pipe``) because stdin may be a pipe or a regular file, and
-  only a thread reads both; the raw descriptor (not ``sys.stdin``) because a daemon thread
-  blocked inside a buffered reader could deadlock the interpreter's shutdown.
-* **Updating a screen.** :class:`Screen` draws a frame in place on a terminal (home, then each
-  line erased to its end, no clearing: no flicker) and, when stdout is not a terminal, appends
-  plain frames and lines, which is what logs, pipes and tests want.
+  :class:`StdinLines` reads standard input on a thread with ``os.read`` on the raw descriptor
+  and hands complete lines to the event loop, so events render while the user types. A thread
+  (not ``loop.connect_read_pipe``) because stdin may be a terminal, a pipe or a regular file,
+  and only a thread reads all three; the raw descriptor (not ``sys.stdin``) because a daemon
+  thread blocked inside a buffered reader could deadlock the interpreter's shutdown.
+* **Updating a screen.** :class:`Screen` draws a frame in place on a terminal (clear and home,
+  then single lines patched with save/restore cursor, so what the user is typing is not
+  disturbed) and, when stdout is not a terminal, appends plain frames and lines, which is what
+  logs, pipes and tests want.
 
 Plus the formatting both ``play`` and ``watch`` print: clocks, the standings table and the
 revealed seed checked against the commitment published before the start.
@@ -32,12 +29,11 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import sys
 import threading
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, TextIO, cast
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
 
 from solrace.client.render import pad, paint, visible_width
 from solrace.shared.prng import commitment
@@ -184,57 +180,6 @@ class StdinLines:
                 return
 
 
-@contextlib.asynccontextmanager
-async def typed_lines(queue: asyncio.Queue[tuple[str, Any]],
-                      prompt: Callable[[], str]) -> AsyncIterator[None]:
-    """Typed lines arrive on ``queue`` as ``("line", text)``, end of input as ``("line",
-    None)``, while inside. At a terminal prompt-toolkit reads them behind ``prompt()`` (asked
-    again at every redraw: it follows the race) and what is printed to ``sys.stdout`` meanwhile
-    goes above the prompt; Ctrl-C is SIGINT, as in a line-mode terminal. Elsewhere
-    :class:`StdinLines`."""
-    if not interactive():
-        StdinLines(queue).start()  # typed-ahead lines wait in the pipe
-        yield
-        return
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.buffer import Buffer
-    from prompt_toolkit.formatted_text import ANSI
-    from prompt_toolkit.patch_stdout import StdoutProxy
-
-    session: PromptSession[str] = PromptSession(lambda: ANSI(prompt()))
-
-    def accept(buffer: Buffer) -> bool:
-        """Enter: the line to the queue, the prompt emptied for the next one. One prompt runs
-        for the whole race: a new ``prompt_async`` per line (prompt-toolkit's usual way) set
-        the terminal up again each time, which made every keystroke's frame ~3 ms slower
-        (bench/cli_keystroke.py)."""
-        queue.put_nowait(("line", buffer.text))
-        return False  # not kept: the buffer is reset (and the line goes to the history)
-
-    session.default_buffer.accept_handler = accept
-
-    async def read() -> None:
-        try:
-            await session.prompt_async()
-        except EOFError:  # Ctrl-D
-            await queue.put(("line", None))
-        except KeyboardInterrupt:
-            signal.raise_signal(signal.SIGINT)
-
-    # patch_stdout's proxy without its 0.2 s pause between writes: a frame is drawn at once
-    with StdoutProxy(raw=True, sleep_between_writes=0.0) as proxy:
-        saved = sys.stdout
-        sys.stdout = cast(TextIO, proxy)
-        reader = asyncio.create_task(read())
-        try:
-            yield
-        finally:
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reader
-            sys.stdout = saved
-
-
 # ------------------------------------------------------------------------------ output
 
 HOME = "\x1b[H"
@@ -243,36 +188,49 @@ ERASE_BELOW = "\x1b[J"  # from the cursor to the end of the screen
 
 
 class Screen:
-    """A frame redrawn in place on a terminal; appended frames and lines elsewhere. Written to
-    ``out``, or to whatever ``sys.stdout`` is at the time (prompt-toolkit's proxy while a
-    prompt runs)."""
+    """A frame redrawn in place on a terminal; appended frames and lines elsewhere."""
 
     def __init__(self, out: TextIO | None = None, *, tty: bool | None = None) -> None:
-        self._out = out
+        self.out = out if out is not None else sys.stdout
         self.tty = _isatty(self.out) if tty is None else tty
-
-    @property
-    def out(self) -> TextIO:
-        return self._out if self._out is not None else sys.stdout
+        self.rows = 0  # lines of the frame on screen (tty)
+        self.prompt = ""
 
     def write(self, text: str) -> None:
         self.out.write(text)
         self.out.flush()
 
-    def frame(self, lines: Sequence[str]) -> None:
-        """The whole picture: on a terminal it replaces the screen.
+    def frame(self, lines: Sequence[str], prompt: str = "") -> None:
+        """The whole picture: on a terminal it replaces the screen and ends with ``prompt``.
 
         Drawn over the old frame from the top (each line erased to its end, the rest of the
-        screen below erased), not cleared first: no flicker on every update."""
+        screen below the prompt erased), not cleared first: no flicker on every update."""
         if self.tty:
+            self.rows, self.prompt = len(lines), prompt
             body = "".join(f"{line}{ERASE_LINE}\n" for line in lines)
-            self.write(f"{HOME}{body}{ERASE_BELOW}")
+            self.write(f"{HOME}{body}{prompt}{ERASE_BELOW}")
         else:
             self.write("\n".join(lines) + "\n")
 
+    def fits(self) -> bool:
+        """Does the frame (and its prompt) fit on the terminal without scrolling?"""
+        return self.rows + 1 <= shutil.get_terminal_size((80, 24)).lines
+
+    def patch(self, row: int, text: str) -> bool:
+        """Rewrite frame line ``row`` in place, the cursor (mid-typing) left where it was.
+        False when that cannot be done (not a terminal, or the frame scrolled)."""
+        if not self.tty or row >= self.rows or not self.fits():
+            return False
+        self.write(f"\x1b7\x1b[{row + 1};1H\x1b[2K{text}\x1b8")
+        return True
+
     def line(self, text: str) -> None:
-        """One line of log (callers on a terminal normally redraw the frame instead)."""
-        self.write(text + "\n")
+        """One line of log: printed as is off a terminal; on a terminal, above the prompt
+        (callers on a terminal normally patch a frame line instead)."""
+        if self.tty:
+            self.write(f"\r\x1b[2K{text}\n{self.prompt}")
+        else:
+            self.write(text + "\n")
 
     def width(self) -> int:
         return shutil.get_terminal_size((160, 50)).columns
@@ -407,6 +365,5 @@ __all__ = [
     "seed_lines",
     "standings_lines",
     "table",
-    "typed_lines",
     "verdict_line",
 ]

@@ -31,7 +31,7 @@ class RaceEvents:
             self.on_presence(msg)
         elif kind == "spectators" and msg.get("race") == self.rid:
             self.spectators = int(msg.get("count", 0))
-            self.update()
+            self.refresh("status")
 
     def on_presence(self, msg: dict[str, Any]) -> None:
         """A rival's connection state: shown on their line, announced when it changes."""
@@ -44,6 +44,7 @@ class RaceEvents:
             return
         self.message(f"{racer.name} is back" if online else
                      f"{racer.name} disconnected (their game and clock go on)")
+        self.refresh("rivals")
 
     def on_event(self, ev: dict[str, Any]) -> None:
         v, k = int(ev["v"]), ev.get("k")
@@ -121,7 +122,7 @@ class RaceEvents:
         if not loud:
             return
         if self.screen.tty:
-            self.update()
+            self.refresh("rivals")
             if ev.get("result"):
                 self.message(f"{racer.name} {self._finish_words(racer)}")
         else:

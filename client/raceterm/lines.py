@@ -128,7 +128,7 @@ class TypedLines:
                 await self.reconnect()
                 resent = True
         self.my_result = "resigned"
-        self.update()
+        self.refresh("status")
         playing = [r for r in self.racers.values() if r.pid != self.me and not r.result]
         self.message("you resigned; waiting for the others to finish" if playing
                      else "you resigned; the race is over")
@@ -192,7 +192,7 @@ class TypedLines:
         """The earlier messages (the frame shows the last few only)."""
         past = list(self.history)[-HISTORY:]
         if self.screen.tty:
-            self.screen.frame([*self.frame(), "earlier messages:", *past])
+            self.screen.frame([*self.frame(), "earlier messages:", *past], self.prompt())
         else:
             for line in ["earlier messages:", *past]:
                 self.screen.line(line)

@@ -1,6 +1,5 @@
 """The race terminal's screen: what the frame shows (title, lobby, board, status, rivals,
-messages), redrawn whole on a terminal (the prompt below it is prompt-toolkit's), printed as
-plain lines otherwise."""
+messages), redrawn whole or one part in place on a terminal, printed as plain lines otherwise."""
 
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ class RaceScreen:
         self.messages.append(text)
         self.history.append(text)
         if self.screen.tty:
-            self.redraw()
+            self.refresh("messages")
         else:
             self.screen.line(text)
 
@@ -123,10 +122,14 @@ class RaceScreen:
             lines += board_lines(board["view"], self.color)
         else:
             lines += self.lobby_lines()
-        lines += ["", self.status_line()]
+        lines.append("")
+        self.slots = {"status": len(lines)}
+        lines.append(self.status_line())
         if self.state in ("running", "finished"):
+            self.slots["rivals"] = len(lines)
             lines += [self.rival_line(r) for r in self.racers.values() if r.pid != self.me]
         lines.append("")
+        self.slots["messages"] = len(lines)
         lines += list(self.messages) + [""] * (MESSAGES - len(self.messages))
         return lines
 
@@ -139,7 +142,7 @@ class RaceScreen:
 
     def redraw(self) -> None:
         if self.screen.tty:
-            self.screen.frame(self.frame())
+            self.screen.frame(self.frame(), self.prompt())
             return
         board = self.board
         if self.state in ("running", "finished") and board:
@@ -147,11 +150,22 @@ class RaceScreen:
         elif self.state in ("lobby", "queued"):
             self.screen.frame(self.lobby_lines())
 
-    def update(self) -> None:
-        """Something only the terminal frame shows changed (a clock, a count): redrawn on a
-        terminal, nothing to print elsewhere."""
-        if self.screen.tty:
+    def refresh(self, slot: str) -> None:
+        """Rewrite one part of the terminal frame in place (a full redraw if it cannot)."""
+        if not self.screen.tty:
+            return
+        if slot == "status":
+            rows = [self.status_line()]
+        elif slot == "rivals":
+            rows = [self.rival_line(r) for r in self.racers.values() if r.pid != self.me]
+        else:
+            rows = list(self.messages) + [""] * (MESSAGES - len(self.messages))
+        start = self.slots.get(slot)
+        if start is None or not all(self.screen.patch(start + i, t) for i, t in enumerate(rows)):
             self.redraw()
+
+    def tick(self) -> None:
+        self.refresh("status")
 
     def finish(self) -> None:
         assert self.end is not None

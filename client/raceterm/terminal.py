@@ -25,19 +25,18 @@ from solrace.client.raceterm.model import (
 )
 from solrace.client.raceterm.screen import RaceScreen
 from solrace.client.session import CONNECT_ERRORS
-from solrace.client.tui import Screen, interactive, typed_lines
+from solrace.client.tui import Screen, StdinLines, interactive
 
 
 class RaceTerminal(RaceEvents, TypedLines, RaceScreen):
     """One race played at the terminal: events and typed lines in, a screen out.
 
     Everything that happens arrives on one queue — server messages (pumped from the client's
-    event iterator), typed lines (:func:`~solrace.client.tui.typed_lines`) — and is handled
-    in order, so the screen never shows two updates interleaved. Events up to ``quiet_until``
-    (a resume's replay of history) update the picture without announcing each step. Server
-    messages are handled by :class:`~.events.RaceEvents`, typed lines by
-    :class:`~.lines.TypedLines`, the screen by :class:`~.screen.RaceScreen`; their state is set
-    here, in ``__init__``.
+    event iterator), typed lines (from :class:`StdinLines`) — and is handled in order, so the
+    screen never shows two updates interleaved. Events up to ``quiet_until`` (a resume's
+    replay of history) update the picture without announcing each step. Server messages are
+    handled by :class:`~.events.RaceEvents`, typed lines by :class:`~.lines.TypedLines`, the
+    screen by :class:`~.screen.RaceScreen`; their state is set here, in ``__init__``.
     """
 
     def __init__(self, client: Client, url: str, *, color: bool, auto_ready: bool,
@@ -59,6 +58,7 @@ class RaceTerminal(RaceEvents, TypedLines, RaceScreen):
         self.held: deque[str] = deque()
         self.messages: deque[str] = deque(maxlen=MESSAGES)
         self.history: deque[str] = deque(maxlen=HISTORY)
+        self.slots: dict[str, int] = {}
         self.offset = 0  # server clock minus local clock, ms
         self.spectators = 0
         self.ready_sent = False
@@ -109,16 +109,7 @@ class RaceTerminal(RaceEvents, TypedLines, RaceScreen):
         handle events and input until the race ends or the user quits."""
         self._ensure_pump()
         summary = await enter()
-        async with typed_lines(self.inbox, self.prompt):
-            await self._loop(summary)
-        if self.end is not None:
-            self.finish()
-        if self._pump is not None:
-            self._pump.cancel()
-        return 0
-
-    async def _loop(self, summary: dict[str, Any] | None) -> None:
-        """Events and typed lines, in order, until the race is done."""
+        StdinLines(self.inbox).start()  # typed-ahead lines wait in the pipe or the tty buffer
         if summary is None:
             self.state = "queued"
             self.redraw()
@@ -135,13 +126,20 @@ class RaceTerminal(RaceEvents, TypedLines, RaceScreen):
                 if self.verdict_due is not None and time.monotonic() >= self.verdict_due:
                     self.done = True  # the standings now; the verdict stays "checking"
                     continue
-                self.update()  # the clocks
+                self.tick()
                 continue
             if kind == "msg":
                 await self.on_message(item)
             else:
                 await self.on_line(item)
             await self._play_held()
+            if kind == "line" and self.screen.tty and not self.done:
+                self.redraw()  # the entered line scrolled the prompt: put it back in place
+        if self.end is not None:
+            self.finish()
+        if self._pump is not None:
+            self._pump.cancel()
+        return 0
 
     # ------------------------------------------------------------------ entering a race
 
