@@ -165,6 +165,12 @@ class RaceScreen:
             self.redraw()
 
     def tick(self) -> None:
+        """The clock's line, patched in place. On a terminal shorter than the frame a patch
+        cannot be made and a redraw would wipe what the player is typing from view (the
+        terminal's line mode does not draw it again): the clock then waits for the next real
+        change of the frame."""
+        if self.screen.tty and not self.screen.fits():
+            return
         self.refresh("status")
 
     def finish(self) -> None:

@@ -1,11 +1,8 @@
 """``solrace practice`` at a (pseudo-)terminal, through ``bench/cli_keystroke.py``: the benchmark
 runs and times every keystroke, and the prompt behaves as a player needs it to — a half-typed
-move stays on screen while the clocks tick, Ctrl-D is end of input, ``quit`` exits.
-
-On a terminal shorter than the frame it does not: every tick redraws the whole frame, and what
-the terminal's line mode holds of a half-typed line is not drawn again (it is still sent on
-Enter). A prompt of its own would fix that at a cost per keystroke (docs/performance.md, "The
-terminal client"); the case is kept as a strict xfail so that a fix shows."""
+move stays on screen while the clocks tick — also on a terminal shorter than the frame, where
+the clock waits for the next real change rather than wipe the typed text — Ctrl-D is end of
+input, ``quit`` exits."""
 
 from __future__ import annotations
 
@@ -44,11 +41,7 @@ def _last_line(term: cli_keystroke.Terminal) -> str:
     return term.text().splitlines()[-1]
 
 
-SHORT = pytest.mark.xfail(strict=True, reason="a frame taller than the terminal is redrawn "
-                          "whole every tick, and the line mode's typed text is not redrawn")
-
-
-@pytest.mark.parametrize("rows", [50, pytest.param(24, marks=SHORT)])
+@pytest.mark.parametrize("rows", [50, 24])
 def test_typing_survives_redraws(url: str, tmp_path: Path, rows: int) -> None:
     term = cli_keystroke.practice(url, tmp_path, f"tty{rows}", rows=rows)
     try:
