@@ -333,11 +333,13 @@ class Client(HomeMixin):
 
     async def tournament_create(self, name: str, variant: str,
                                 options: dict[str, str] | None = None, *, starts_in: int = 0,
-                                minutes: int = 30, deal_seconds: int = 300) -> dict[str, Any]:
-        """A new private arena; its summary carries the invite ``code``."""
+                                minutes: int = 30, deal_seconds: int = 300,
+                                format: str = "arena", deals: int = 3) -> dict[str, Any]:
+        """A new private arena (or ``format="event"`` of ``deals`` deals); its summary
+        carries the invite ``code``."""
         r = await self.request("tournament.create", name=name, variant=variant,
                                options=options or {}, starts_in=starts_in, minutes=minutes,
-                               deal_seconds=deal_seconds)
+                               deal_seconds=deal_seconds, format=format, deals=deals)
         return r["tournament"]
 
     async def tournament_join(self, tournament: str) -> dict[str, Any]:

@@ -22,7 +22,13 @@ from solrace.client.library import Client, ClientError
 from solrace.client.raceterm.terminal import RaceTerminal
 from solrace.client.render import paint
 from solrace.client.session import login, refusal, who
-from solrace.client.tui import add_server_arguments, options_text, resolve_name, resolve_server
+from solrace.client.tui import (
+    add_server_arguments,
+    clock,
+    options_text,
+    resolve_name,
+    resolve_server,
+)
 
 NAME = "tournament"
 HELP = "arenas: list, create, join, play your next deal, standings"
@@ -40,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--deal-seconds", type=int, default=300,
                         help="each deal's time limit, 30-1800")
     create.add_argument("--starts-in", type=int, default=0, metavar="SECONDS")
+    create.add_argument("--event", type=int, default=0, metavar="DEALS",
+                        help="a scheduled event of DEALS deals (1-5) instead of an arena: "
+                        "entries close at the start, ranked by deals won, then time")
     for action, text in (("join", "enter a tournament"),
                          ("play", "play your current deal, or your next"),
                          ("standings", "the standings")):
@@ -77,8 +86,12 @@ def standings_lines(s: Mapping[str, Any], *, color: bool = False) -> list[str]:
             lines.append("   …")
         last = r["rank"]
         flame = " 🔥" if r["fire"] else ""
-        lines.append(f"{r['rank']:>4}. {r['name']:<20} {r['points']:>4} pts  "
-                     f"{r['won']}/{r['played']} won{flame}")
+        if "time" in r:  # an event: deals won, then total time, then cards home
+            lines.append(f"{r['rank']:>4}. {r['name']:<20} {r['won']} won  "
+                         f"{clock(r['time'])}  {r['home']} home")
+        else:
+            lines.append(f"{r['rank']:>4}. {r['name']:<20} {r['points']:>4} pts  "
+                         f"{r['won']}/{r['played']} won{flame}")
     return lines
 
 
@@ -119,7 +132,9 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
         options = dict(kv.split("=", 1) for kv in args.option if "=" in kv)
         t = await client.tournament_create(args.title, args.variant, options,
                                            starts_in=args.starts_in, minutes=args.minutes,
-                                           deal_seconds=args.deal_seconds)
+                                           deal_seconds=args.deal_seconds,
+                                           format="event" if args.event else "arena",
+                                           deals=args.event or 3)
         print(summary_line(t))
         print(f"invite: solrace tournament join {t['code']}")
         return 0

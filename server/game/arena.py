@@ -23,12 +23,13 @@ from solrace.server.game.racemodel import Player
 from solrace.server.game.races import RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
 from solrace.server.store.keys import RETENTION
+from solrace.server.store.tournaments import Totals
 from solrace.shared.engine import Game
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
 from solrace.shared.tournaments import arena as scoring
-from solrace.shared.tournaments import machine
+from solrace.shared.tournaments import event, machine
 from solrace.shared.tournaments.schedule import ArenaSpec
 from solrace.shared.tournaments.seeds import deal_seed
 from solrace.shared.variants import VARIANTS, resolve
@@ -36,7 +37,10 @@ from solrace.shared.variants import VARIANTS, resolve
 log = logging.getLogger("solrace.arena")
 
 KIND = "arena"
-BANNED_LAST = 10**13 - 1  # the latest "reached" the standings' 13 digits hold: ranked last
+BANNED_LAST = 10**13 - 1  # the largest tiebreak the standings' 13 digits hold: ranked last
+HOME_MAX = 999_999  # an event's tiebreak is HOME_MAX − cards home: more cards first
+EVENT_WON_WEIGHT = 2**40  # an event's score: −won × this + total time (ms), exact in a double
+EVENT_GRACE_MS = 5_000  # after an event's end, for its last deals' ends to be recorded
 TOP = 10  # rows of the top of the standings every entrant sees
 AROUND = 2  # rows either side of the entrant's own
 MIN_DEAL_S, MAX_DEAL_S = 30, 1800
@@ -49,11 +53,13 @@ def new_id() -> str:
 
 
 def state_at(meta: dict[str, str], now: int) -> machine.TournamentState:
-    """The tournament's state at ``now``: open before its start, running until every deal
-    started before its end has run out of time, then finished."""
+    """The tournament's state at ``now``: open before its start; then running — an arena
+    until every deal started before its end has run out of time, an event until its end (its
+    deals end with it) — then finished."""
     if now < int(meta["starts_at"]):
         return S.OPEN
-    if now < int(meta["ends_at"]) + int(meta["deal_ms"]):
+    tail = int(meta["deal_ms"]) if meta["format"] == F.ARENA else EVENT_GRACE_MS
+    if now < int(meta["ends_at"]) + tail:
         return S.RUNNING
     return S.FINISHED
 
@@ -70,15 +76,27 @@ def deal_result(stored: dict[str, Any]) -> scoring.DealResult:
         bool(stored["resigned"]), int(stored["ended_at"]))
 
 
-def totals(stored: list[dict[str, Any]]) -> tuple[int, int, int, bool, int]:
-    """(points, won, played, fire, reached_at) of an entrant's results in order."""
+def totals(stored: list[dict[str, Any]], meta: dict[str, str] | None = None) -> Totals:
+    """An entrant's totals and rank key from their results in order, by the tournament's
+    format (``meta``; none: an arena)."""
     results = [deal_result(r) for r in stored]
+    banned = any(r.get("banned") for r in stored)
+    if meta is not None and meta["format"] == F.EVENT:
+        deals, limit = int(meta["deals"]), int(meta["deal_ms"])
+        counted = results[:deals]
+        won = sum(1 for r in counted if r.won)
+        time_ms = event.total_time(counted, deals, limit)
+        home = sum(r.best_home - r.dealt_home for r in counted)
+        tiebreak = BANNED_LAST if banned else HOME_MAX - home
+        return Totals(won, won, len(results), False, tiebreak, time_ms,
+                      -won * EVENT_WON_WEIGHT + time_ms)
     points = scoring.deal_points(results)
     reached = max((r.ended_at for r, p in zip(results, points) if p > 0), default=0)
-    if any(r.get("banned") for r in stored):
+    if banned:
         reached = BANNED_LAST  # after every entrant with as many points (none)
-    return (sum(points), sum(1 for r in results if r.won), len(results),
-            scoring.on_fire(results), reached)
+    won = sum(1 for r in results if r.won)
+    return Totals(sum(points), won, len(results), scoring.on_fire(results), reached, 0,
+                  -(sum(points) * 4096 + won))
 
 
 class ArenaService:
@@ -99,14 +117,24 @@ class ArenaService:
 
     async def create(self, creator: str, *, name: str, variant: str, options: dict[str, str],
                      starts_at: int, minutes: int, deal_seconds: int, private: bool,
-                     tid: str | None = None, late: bool = False) -> str:
-        """A new arena (``late``: an operator's instance may have started already: its
-        window is kept as scheduled, not moved to now)."""
+                     tid: str | None = None, late: bool = False, fmt: str = "arena",
+                     deals: int = 3) -> str:
+        """A new arena — or a scheduled event of ``deals`` deals (``fmt`` event: its window
+        is the deals' time, entries close at the start). ``late``: an operator's instance may
+        have started already: its window is kept as scheduled, not moved to now."""
         try:
             v, opts, _ = resolve(variant, options)
         except Exception as exc:
             raise ProtocolError("bad_option", str(getattr(exc, "reason", exc))) from None
         now = await self.store.server_time_ms()
+        is_event = fmt == F.EVENT
+        if is_event:
+            if not event.MIN_DEALS <= deals <= event.MAX_DEALS:
+                raise ProtocolError("bad_option", f"an event has {event.MIN_DEALS}.."
+                                    f"{event.MAX_DEALS} deals")
+            minutes = max(scoring.MIN_WINDOW_MIN, -(-deals * deal_seconds // 60))
+        elif fmt != F.ARENA:
+            raise ProtocolError("bad_option", "format is arena or event")
         if not scoring.MIN_WINDOW_MIN <= minutes <= scoring.MAX_WINDOW_MIN:
             raise ProtocolError("bad_option", f"an arena lasts {scoring.MIN_WINDOW_MIN}.."
                                 f"{scoring.MAX_WINDOW_MIN} minutes")
@@ -118,17 +146,19 @@ class ArenaService:
         if starts_at - now > MAX_LEAD_MS:
             raise ProtocolError("bad_option", "an arena starts within a week")
         master = secrets.randbits(64)
-        window = minutes * 60_000
+        window = deals * deal_seconds * 1000 if is_event else minutes * 60_000
         tid = tid or new_id()
         meta = {
-            "format": F.ARENA.value, "name": name, "variant": v.name,
-            "options": options_text(opts), "starts_at": starts_at,
+            "format": F.EVENT.value if is_event else F.ARENA.value, "name": name,
+            "variant": v.name, "options": options_text(opts), "starts_at": starts_at,
             "ends_at": starts_at + window,
-            "cutoff": scoring.late_entry_cutoff(starts_at, window),
+            "cutoff": starts_at if is_event else scoring.late_entry_cutoff(starts_at, window),
             "deal_ms": deal_seconds * 1000, "master": master,
             "commitment": commitment(master), "created_by": creator, "created_at": now,
             "private": "1" if private else "0", "entrants": 0, "v": 0,
         }
+        if is_event:
+            meta["deals"] = deals
         if private:
             meta["code"] = secrets.token_hex(4).upper()
         if not await self.ts.create(tid, meta, public=not private):
@@ -162,6 +192,8 @@ class ArenaService:
             "commitment": meta["commitment"], "entrants": int(meta.get("entrants", 0)),
             "state": state.value, "private": meta.get("private") == "1",
         }
+        if meta.get("deals"):
+            out["deals"] = int(meta["deals"])
         if meta.get("code"):
             out["code"] = meta["code"]
         if state is S.FINISHED:
@@ -216,7 +248,8 @@ class ArenaService:
 
     async def enter(self, player: Player, tid: str) -> dict[str, Any]:
         now = await self.store.server_time_ms()
-        res = await self.ts.enter(tid, player.pid, player.name, now)
+        meta = await self._meta(tid)
+        res = await self.ts.enter(tid, player.pid, player.name, now, totals([], meta))
         if res == "missing":
             raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
         if res == "closed":  # the script's check of the cut-off, as machine.may_enter says
@@ -227,9 +260,11 @@ class ArenaService:
     async def play(self, player: Player, tid: str, berserk: bool) -> tuple[str, int]:
         """The race of the entrant's current deal (resumed), or of their next one."""
         meta = await self._meta(tid)
+        if berserk and meta["format"] == F.EVENT:
+            raise ProtocolError("bad_option", "berserk is an arena's; an event has none")
         now = await self.store.server_time_ms()
         if now < int(meta["starts_at"]):
-            raise ProtocolError("not_running", "the arena has not started",
+            raise ProtocolError("not_running", "the tournament has not started",
                                 retry_after=max(1, (int(meta["starts_at"]) - now + 999) // 1000))
         cur = await self.ts.current(tid, player.pid)
         k = 1
@@ -243,16 +278,22 @@ class ArenaService:
             stored, _ = await self.ts.results(tid, player.pid)
             if len(stored) < k:  # the race is gone without a result: should not happen
                 raise ProtocolError("unavailable", "your last deal's result is not recorded")
-            next_at = scoring.next_deal_at(deal_result(stored[k - 1]), started)
+            next_at = scoring.next_deal_at(deal_result(stored[k - 1]), started) \
+                if meta["format"] == F.ARENA else now  # an event's next deal comes at once
             if now < next_at:
                 raise ProtocolError("deal_not_ready", "after a resignation the next deal "
                                     "comes when the resigned one's time would have run out",
                                     retry_after=max(1, (next_at - now + 999) // 1000))
             k += 1
         if now >= int(meta["ends_at"]):
-            raise ProtocolError("not_running", "the arena is over")
+            raise ProtocolError("not_running", "the tournament is over")
         deal_ms = int(meta["deal_ms"])
         limit_s = (deal_ms // 2 if berserk else deal_ms) // 1000
+        if meta["format"] == F.EVENT:
+            if k > int(meta["deals"]):
+                raise ProtocolError("not_running", "you have played every deal of the event")
+            # the event's deals end with it: a late deal has what is left of the window
+            limit_s = max(1, min(deal_ms, int(meta["ends_at"]) - now) // 1000)
         options = dict(kv.split("=", 1) for kv in meta["options"].split(",") if kv)
         rid, _ = await self.races.create(
             player, meta["variant"], options, 1, limit_s, False,
@@ -309,12 +350,13 @@ class ArenaService:
             "berserk": rec.meta.get("berserk") == "1", "resigned": row["result"] == "resigned",
             "ended_at": rec.num("started_at") + elapsed, "review": review,
         }
+        meta = await self._meta(tid)
         for _ in range(10):
             stored, rev = await self.ts.results(tid, pid)
             if len(stored) >= k:
                 return
-            status = await self.ts.record(tid, pid, k, result, totals([*stored, result]), rev,
-                                          "append")
+            status = await self.ts.record(tid, pid, k, result, totals([*stored, result], meta),
+                                          rev, "append")
             if status != "stale":
                 if status not in ("ok", "dup"):
                     log.warning("arena %s deal %d of %s not recorded: %s", tid, k, pid, status)
@@ -330,13 +372,14 @@ class ArenaService:
         if rec is None or "tournament" not in rec.meta:
             return
         tid, k, pid = rec.meta["tournament"], int(rec.meta["deal"]), case["player"]
+        meta = await self._meta(tid)
         for _ in range(10):
             stored, rev = await self.ts.results(tid, pid)
             if len(stored) < k:
                 return
             stored[k - 1] = {**stored[k - 1], "review": case["status"]}
-            status = await self.ts.record(tid, pid, k, stored[k - 1], totals(stored), rev,
-                                          "set")
+            status = await self.ts.record(tid, pid, k, stored[k - 1], totals(stored, meta),
+                                          rev, "set")
             if status != "stale":
                 return
 
@@ -346,13 +389,16 @@ class ArenaService:
         tournaments changed."""
         changed = 0
         for tid in await self.ts.entered(pid):
+            meta = await self.ts.meta(tid)
+            if meta is None:
+                continue
             for _ in range(10):
                 stored, rev = await self.ts.results(tid, pid)
                 if not stored:
                     break
                 every = [{**r, "banned": banned} for r in stored]
-                status = await self.ts.record(tid, pid, len(every), every[-1], totals(every),
-                                              rev, "all", every)
+                status = await self.ts.record(tid, pid, len(every), every[-1],
+                                              totals(every, meta), rev, "all", every)
                 if status != "stale":
                     changed += status == "ok"
                     break
@@ -363,10 +409,16 @@ class ArenaService:
     async def standings(self, tid: str, pid: str | None) -> dict[str, Any]:
         """The top of the standings and the entrant's neighbourhood."""
         v, n, mine, rows = await self.ts.standings(tid, pid, TOP, AROUND)
+        meta = await self._meta(tid)
+        is_event = meta["format"] == F.EVENT
         out = []
         for rank, who, name, stat in rows:
-            points, won, played, fire, _reached, _rev = (int(x) for x in stat.split("|"))
-            out.append({"rank": rank, "player": who, "name": name, "points": points,
-                        "won": won, "played": played, "fire": bool(fire)})
+            points, won, played, fire, tiebreak, extra, _rev = (int(x) for x in stat.split("|"))
+            row = {"rank": rank, "player": who, "name": name, "points": points, "won": won,
+                   "played": played, "fire": bool(fire)}
+            if is_event:  # before a result, an entrant's time is every deal's whole limit
+                row["time"] = extra if played else int(meta["deals"]) * int(meta["deal_ms"])
+                row["home"] = HOME_MAX - tiebreak if 0 < tiebreak <= HOME_MAX else 0
+            out.append(row)
         return {"tournament": tid, "v": v, "entrants": n, "my_rank": mine or None,
                 "rows": out}

@@ -4,19 +4,22 @@ Cluster too.
 
 KEYS of every script, in order: the tournament's hash, ``…:entrants`` (hash pid -> joined
 number ``|`` name), ``…:rank`` (zset), ``…:stat`` (hash pid -> ``points|won|played|fire|
-reached|rev``), ``…:cur`` (hash pid -> the entrant's current deal ``rid|k|started_at|berserk``),
+tiebreak|extra|rev``), ``…:cur`` (hash pid -> the entrant's current deal
+``rid|k|started_at|berserk``),
 then, where named, ``…:d:<pid>`` (list: the entrant's deal results, msgpack, in order).
 
-The rank zset orders the standings by itself: score = −(points × 4096 + won), member =
-``<reached_at, 13 digits>|<joined, 6 digits>|<pid>``; members of equal score sort by their
-bytes, so ``ZRANK`` is the rank of docs/tournaments.md (most points, most won, reached first,
-entered first).
+The rank zset orders the standings by itself: the score and the tiebreak come from the
+format's rules (server/game/arena.py: an arena's score is −(points × 4096 + won), its tiebreak
+the time its points were reached; an event's score −won × 2^40 + total time, its tiebreak
+999 999 − cards home), the member is ``<tiebreak, 13 digits>|<joined, 6 digits>|<pid>``;
+members of equal score sort by their bytes, so ``ZRANK`` is the rank of docs/tournaments.md.
 """
 
 from __future__ import annotations
 
-#: ENTER: KEYS meta, entrants, rank, stat; ARGV pid, name, now. Returns the entrant's joined
-#: number (1, 2, …; the same on a repeat) or an error string: ``missing``, ``closed``.
+#: ENTER: KEYS meta, entrants, rank, stat; ARGV pid, name, now, score, tiebreak (an entrant
+#: with no result yet, by the format's rules). Returns the entrant's joined number (1, 2, …;
+#: the same on a repeat) or an error string: ``missing``, ``closed``.
 ENTER = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
 local have = redis.call('HGET', KEYS[2], ARGV[1])
@@ -26,8 +29,9 @@ local cutoff = tonumber(redis.call('HGET', KEYS[1], 'cutoff'))
 if now >= cutoff then return 'closed' end
 local joined = redis.call('HINCRBY', KEYS[1], 'entrants', 1)
 redis.call('HSET', KEYS[2], ARGV[1], joined .. '|' .. ARGV[2])
-redis.call('ZADD', KEYS[3], 0, string.format('%013d|%06d|%s', 0, joined, ARGV[1]))
-redis.call('HSET', KEYS[4], ARGV[1], '0|0|0|0|0|0')
+redis.call('ZADD', KEYS[3], tonumber(ARGV[4]),
+           string.format('%013d|%06d|%s', tonumber(ARGV[5]), joined, ARGV[1]))
+redis.call('HSET', KEYS[4], ARGV[1], '0|0|0|0|' .. ARGV[5] .. '|0|0')
 redis.call('HINCRBY', KEYS[1], 'v', 1)
 local at = redis.call('PEXPIRETIME', KEYS[1])
 if at > 0 then
@@ -58,11 +62,12 @@ return {'ok'}
 """
 
 #: RESULT: KEYS meta, entrants, rank, stat, cur, list; ARGV pid, k, result (msgpack), points,
-#: won, played, fire, reached_at, rev, mode[, results…]. ``append``: adds deal k's result once;
-#: ``set``: replaces recorded deal k's (a review decided); ``all``: replaces every result with
-#: ARGV[11…] (k = how many: a ban or an unban). Either way the entrant's totals are set,
-#: computed by the caller from the list it read at revision ``rev``: ``ok``, ``dup`` (deal k is
-#: recorded already), ``stale`` (the list changed since: read again), ``order``.
+#: won, played, fire, tiebreak, extra, rev, mode, score[, results…]. ``append``: adds deal k's
+#: result once; ``set``: replaces recorded deal k's (a review decided); ``all``: replaces every
+#: result with ARGV[13…] (k = how many: a ban or an unban). Either way the entrant's totals
+#: are set and its place in the rank zset (``score``, then ``tiebreak``, then entry order),
+#: all computed by the caller from the list it read at revision ``rev``: ``ok``, ``dup`` (deal
+#: k is recorded already), ``stale`` (the list changed since: read again), ``order``.
 RESULT = """
 local pid = ARGV[1]
 local entry = redis.call('HGET', KEYS[2], pid)
@@ -71,27 +76,28 @@ local n = redis.call('LLEN', KEYS[6])
 local k = tonumber(ARGV[2])
 local stat = redis.call('HGET', KEYS[4], pid)
 local rev = tonumber(string.match(stat, '(%d+)$'))
-if ARGV[10] == 'set' then
+local mode = ARGV[11]
+if mode == 'set' then
   if n < k then return 'order' end
-  if rev ~= tonumber(ARGV[9]) then return 'stale' end
+  if rev ~= tonumber(ARGV[10]) then return 'stale' end
   redis.call('LSET', KEYS[6], k - 1, ARGV[3])
-elseif ARGV[10] == 'all' then
+elseif mode == 'all' then
   if n ~= k then return 'order' end
-  if rev ~= tonumber(ARGV[9]) then return 'stale' end
-  for i = 11, #ARGV do redis.call('LSET', KEYS[6], i - 11, ARGV[i]) end
+  if rev ~= tonumber(ARGV[10]) then return 'stale' end
+  for i = 13, #ARGV do redis.call('LSET', KEYS[6], i - 13, ARGV[i]) end
 else
   if n >= k then return 'dup' end
   if n ~= k - 1 then return 'order' end
-  if rev ~= tonumber(ARGV[9]) then return 'stale' end
+  if rev ~= tonumber(ARGV[10]) then return 'stale' end
   redis.call('RPUSH', KEYS[6], ARGV[3])
 end
 local joined = tonumber(string.match(entry, '^(%d+)|'))
-local reached = tonumber(string.match(stat, '^%d+|%d+|%d+|%d+|(%d+)'))
-redis.call('ZREM', KEYS[3], string.format('%013d|%06d|%s', reached, joined, pid))
-redis.call('ZADD', KEYS[3], -(tonumber(ARGV[4]) * 4096 + tonumber(ARGV[5])),
+local tiebreak = tonumber(string.match(stat, '^%d+|%d+|%d+|%d+|(%d+)'))
+redis.call('ZREM', KEYS[3], string.format('%013d|%06d|%s', tiebreak, joined, pid))
+redis.call('ZADD', KEYS[3], tonumber(ARGV[12]),
            string.format('%013d|%06d|%s', tonumber(ARGV[8]), joined, pid))
 redis.call('HSET', KEYS[4], pid, table.concat({ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8],
-                                                rev + 1}, '|'))
+                                                ARGV[9], rev + 1}, '|'))
 redis.call('HINCRBY', KEYS[1], 'v', 1)
 return 'ok'
 """
@@ -112,7 +118,7 @@ local function rows(lo, hi)
     out[#out + 1] = lo + i
     out[#out + 1] = pid
     out[#out + 1] = string.match(entry, '^%d+|(.*)$')
-    out[#out + 1] = redis.call('HGET', KEYS[4], pid) or '0|0|0|0|0|0'
+    out[#out + 1] = redis.call('HGET', KEYS[4], pid) or '0|0|0|0|0|0|0'
   end
 end
 rows(0, tonumber(ARGV[2]) - 1)

@@ -8,7 +8,7 @@ Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
   deal_ms, commitment, master (the master seed: never sent before ``ends_at``), code,
   created_by, private, entrants (a counter), v (the standings' version);
 * ``…:entrants`` (hash) pid -> ``<joined>|<name>``; ``…:rank`` (zset) the standings;
-  ``…:stat`` (hash) pid -> ``points|won|played|fire|reached_at|rev``; ``…:cur`` (hash)
+  ``…:stat`` (hash) pid -> ``points|won|played|fire|tiebreak|extra|rev``; ``…:cur`` (hash)
   pid -> ``rid|k|started_at|berserk``; ``…:d:<pid>`` (list) the entrant's results, msgpack;
 * ``sr:player:{<pid>}:tournaments`` (set) — the tournaments a player entered (a ban reaches
   them all);
@@ -21,7 +21,7 @@ The scripts are :mod:`.tournament_lua`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 from redis.asyncio import Redis
@@ -32,6 +32,20 @@ from solrace.server.store.keys import RETENTION
 from solrace.server.store.records import _s
 
 LIST_KEY = "sr:tournaments"
+
+
+class Totals(NamedTuple):
+    """An entrant's standing as stored: what the rows show (points, won, played, fire,
+    extra: an event's total time) and where it ranks (score, then tiebreak, both from the
+    format's rules; lower first)."""
+
+    points: int
+    won: int
+    played: int
+    fire: bool
+    tiebreak: int
+    extra: int
+    score: float
 
 
 def _base(tid: str) -> str:
@@ -108,9 +122,12 @@ class TournamentStore:
         self._count()
         await self.redis.zremrangebyscore(LIST_KEY, 0, before)
 
-    async def enter(self, tid: str, pid: str, name: str, now: int) -> int | str:
+    async def enter(self, tid: str, pid: str, name: str, now: int, start: Totals
+                    ) -> int | str:
+        """Enter ``pid`` with ``start``: the totals of an entrant with no result yet."""
         self._count()
-        res = await self.batcher.call(self._enter, keys=keys(tid)[:4], args=[pid, name, now])
+        res = await self.batcher.call(self._enter, keys=keys(tid)[:4],
+                                      args=[pid, name, now, start.score, start.tiebreak])
         return int(res) if isinstance(res, int) else _s(res)
 
     async def set_deal(self, tid: str, pid: str, k: int, rid: str, started: int,
@@ -142,17 +159,17 @@ class TournamentStore:
         return [msgpack.unpackb(r, raw=False) for r in raw], rev
 
     async def record(self, tid: str, pid: str, k: int, result: dict[str, Any],
-                     totals: tuple[int, int, int, bool, int], rev: int, mode: str,
+                     totals: Totals, rev: int, mode: str,
                      every: list[dict[str, Any]] | None = None) -> str:
         """Append (``mode`` append) or replace (``set``) deal ``k``'s result — or replace all
-        ``k`` results with ``every`` (``all``) — with the entrant's new totals (points, won,
-        played, fire, reached_at)."""
-        points, won, played, fire, reached = totals
+        ``k`` results with ``every`` (``all``) — with the entrant's new :class:`Totals`."""
+        t = totals
         self._count()
         res = await self.batcher.call(
             self._result, keys=keys(tid, pid),
-            args=[pid, k, msgpack.packb(result), points, won, played, 1 if fire else 0,
-                  reached, rev, mode, *(msgpack.packb(r) for r in every or ())])
+            args=[pid, k, msgpack.packb(result), t.points, t.won, t.played,
+                  1 if t.fire else 0, t.tiebreak, t.extra, rev, mode, t.score,
+                  *(msgpack.packb(r) for r in every or ())])
         return _s(res)
 
     async def add_entered(self, pid: str, tid: str, ttl: int) -> None:

@@ -34,11 +34,14 @@ class TournamentList(Request):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentCreate(Request):
-    """A new arena: private (an invite code) unless an operator lists it."""
+    """A new private tournament (an invite code): an arena, or a scheduled event of
+    ``deals`` deals (its window is their time; ``minutes`` is then not used)."""
 
     TYPE: ClassVar[str] = "tournament.create"
     name: str
     variant: str
+    format: str = "arena"
+    deals: int = 3
     options: dict[str, str | int] = field(default_factory=dict)
     starts_in: int = 0  # seconds from now
     minutes: int = 30
@@ -55,6 +58,9 @@ class TournamentCreate(Request):
         check_int(self.TYPE, "starts_in", self.starts_in, 0, MAX_STARTS_IN, "bad_option")
         check_int(self.TYPE, "minutes", self.minutes, 10, 120, "bad_option")
         check_int(self.TYPE, "deal_seconds", self.deal_seconds, 30, 1800, "bad_option")
+        check_int(self.TYPE, "deals", self.deals, 1, 5, "bad_option")
+        if self.format not in ("arena", "event"):
+            raise ProtocolError("bad_option", "tournament.create: format is arena or event")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -176,7 +176,7 @@ async def test_the_stored_standings_are_the_rules_standings(redis_url: str) -> N
         entrants: dict[str, list[dict[str, Any]]] = {}
         for i in range(12):
             pid = f"p{i:02d}"
-            assert await ts.enter(tid, pid, f"name{i}", 0) == i + 1
+            assert await ts.enter(tid, pid, f"name{i}", 0, totals([])) == i + 1
             entrants[pid] = []
         for _ in range(40):
             pid = rng.choice(sorted(entrants))
@@ -309,3 +309,64 @@ async def test_a_ban_takes_an_entrants_points_and_an_unban_gives_them_back(
         await server.ctx.moderation.unban("operator", "erin", "appeal upheld", today)
         want = {"erin": 5}
         assert await points() == {"erin": 5, "finn": 0}
+
+
+async def test_a_scheduled_event_ranks_by_deals_won_then_time(redis_url: str) -> None:
+    """Two deals of 30 s, starting together: gia wins deal 1 and resigns deal 2 (her time:
+    deal 1's, then the whole limit); hal resigns both (the whole limit twice); ivy entered
+    and played nothing. Entries close at the start; a third deal is refused."""
+    async with harness.running_server(redis_url, **FAST) as server, \
+            harness.accounts(harness.ws_url(server), "gia", "hal", "ivy") as (gia, hal, ivy):
+        t = await gia.tournament_create("Evening event", VARIANT, OPTIONS, starts_in=2,
+                                        deal_seconds=30, format="event", deals=2)
+        tid = t["tournament"]
+        assert t["format"] == "event" and t["deals"] == 2
+        assert t["ends_at"] - t["starts_at"] == 60_000 and t["cutoff"] == t["starts_at"]
+        for c in (gia, hal, ivy):
+            await c.tournament_join(tid)
+        with pytest.raises(ClientError) as err:
+            await gia.tournament_play(tid)
+        assert err.value.code == "not_running" and err.value.extra["retry_after"] >= 1
+        await asyncio.sleep(max(0.0, (t["starts_at"] - await server.ctx.store.server_time_ms())
+                                / 1000) + 0.05)
+        late = harness.AccountClient(harness.ws_url(server), name="jon")
+        await late.connect()
+        with pytest.raises(ClientError) as err:
+            await late.tournament_join(tid)
+        assert err.value.code == "entries_closed"
+        await late.close()
+
+        meta = await _meta(redis_url, tid)
+        d1 = await gia.tournament_play(tid)
+        with pytest.raises(ClientError) as err:
+            await gia.tournament_play(tid, berserk=True)
+        assert err.value.code == "bad_option"  # an event has no berserk
+        rid = d1["race"]["race"]
+        await gia.wait_running(rid)
+        line = solve((VARIANT, OPTIONS, deal_seed(int(meta["master"]), 1)), Budget(200_000))
+        await _play_line(gia, rid, [m.text() for m in line.moves])
+        end = await gia.next_event(race=rid, k="end")
+        won_in = end["standings"][0]["elapsed"]
+        d2 = await gia.tournament_play(tid)  # at once after a deal: no wait in an event
+        assert d2["deal"] == 2
+        await gia.resign(d2["race"]["race"])
+        for deal in (1, 2):
+            r = await hal.tournament_play(tid)
+            assert r["deal"] == deal
+            await hal.resign(r["race"]["race"])
+            await hal.next_event(race=r["race"]["race"], k="end")
+        with pytest.raises(ClientError) as err:
+            await hal.tournament_play(tid)
+        assert err.value.code == "not_running"  # every deal played
+        async with asyncio.timeout(10):
+            while True:
+                s = await ivy.tournament_standings(tid)
+                if sum(r["played"] for r in s["rows"]) == 4:
+                    break
+                await asyncio.sleep(0.1)
+        rows = {r["name"]: r for r in s["rows"]}
+        assert [r["name"] for r in s["rows"]] == ["gia", "hal", "ivy"]
+        assert (rows["gia"]["won"], rows["gia"]["time"]) == (1, won_in + 30_000)
+        assert (rows["hal"]["won"], rows["hal"]["time"]) == (0, 60_000)
+        assert rows["hal"]["home"] >= 0 and rows["ivy"]["time"] == 60_000
+        assert s["my_rank"] == 3

@@ -128,8 +128,9 @@ def sample(param: inspect.Parameter) -> Any:
         return [("t1f1", 1, True, b"\x80"), ("sw", 1, False, b"\x80")]
     if hint.startswith("Sequence[tuple[str, str]"):  # anonymise's leaderboard keys
         return [("lb-a", "member-a"), ("lb-b", "member-b")]
-    if hint.startswith("tuple[int, int, int, bool, int]"):  # an arena entrant's totals
-        return (1, 1, 1, True, 1)
+    if hint.startswith("Totals"):  # a tournament entrant's totals
+        from solrace.server.store.tournaments import Totals
+        return Totals(1, 1, 1, True, 1, 1, -1.0)
     if hint.startswith(("Sequence", "list")):
         return [f"{param.name}-a", f"{param.name}-b"]
     if hint.startswith("dict"):

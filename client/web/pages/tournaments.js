@@ -44,19 +44,25 @@ async function createForm(conn) {
   const variant = h("select", { id: "t-variant" }, all.map((v) => h("option", { value: v.name, text: v.title })));
   const minutes = h("input", { id: "t-minutes", type: "number", min: "10", max: "120", value: "30" });
   const deal = h("input", { id: "t-deal", type: "number", min: "30", max: "1800", value: "300" });
+  const format = h("select", { id: "t-format" }, h("option", { value: "arena", text: "Arena: deal after deal for points" }),
+    h("option", { value: "event", text: "Event: a few deals, everyone starting together" }));
+  const deals = h("input", { id: "t-deals", type: "number", min: "1", max: "5", value: "3" });
   const create = async () => {
     try {
       const r = await conn.request("tournament.create", {
         name: name.value, variant: variant.value, minutes: Number(minutes.value),
-        deal_seconds: Number(deal.value),
+        deal_seconds: Number(deal.value), format: format.value, deals: Number(deals.value),
+        starts_in: format.value === "event" ? 60 : 0,
         options: variant.value === "seven-by-five" ? { cells: "5", empty_fill: "any" } : {},
       });
       location.hash = `#/tournament/${r.tournament.tournament}`;
     } catch (err) { toast(err.message, "error"); }
   };
-  return section("Create a private arena",
+  return section("Create a private tournament",
     h("div", { class: "form" },
       h("label", { for: "t-name", text: "Name " }), name,
+      h("label", { for: "t-format", text: "Format " }), format,
+      h("label", { for: "t-deals", text: "Deals (event) " }), deals,
       h("label", { for: "t-variant", text: "Game " }), variant,
       h("label", { for: "t-minutes", text: "Minutes " }), minutes,
       h("label", { for: "t-deal", text: "Seconds per deal " }), deal),
@@ -113,7 +119,7 @@ class TournamentPage {
   render() {
     const t = this.t;
     this.nodes.head.replaceChildren(h("h1", { text: t.name }),
-      h("p", { class: "muted", text: `Arena · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${when(t.starts_at)} – ${when(t.ends_at).slice(11)} · ${t.deal_seconds} s per deal` }),
+      h("p", { class: "muted", text: `${t.format === "event" ? `Event of ${t.deals} deals` : "Arena"} · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${when(t.starts_at)} – ${when(t.ends_at).slice(11)} · ${t.deal_seconds} s per deal` }),
       t.code ? h("p", {}, "Invite: ", h("code", { class: "t-code", text: t.code }), " · link ", h("a", { href: `#/tournament/${t.code}`, text: `${location.origin}/#/tournament/${t.code}` })) : null,
       h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: t.commitment.slice(0, 16) + "…" }), " (the master seed is revealed when it is over)"));
     this.tick();
@@ -153,7 +159,7 @@ class TournamentPage {
     }
     const berserk = h("input", { type: "checkbox", id: "t-berserk" });
     a.replaceChildren(button("Play your next deal", () => this.play(berserk.checked), { class: "primary" }),
-      h("label", { for: "t-berserk" }, berserk, " Berserk: half the time, +1 point if won"));
+      t.format === "event" ? null : h("label", { for: "t-berserk" }, berserk, " Berserk: half the time, +1 point if won"));
   }
 
   async enter() {
@@ -177,16 +183,18 @@ class TournamentPage {
     const me = this.conn.player;
     let last = 0;
     const rows = [];
+    const isEvent = s.rows.some((r) => r.time !== undefined);
     for (const r of s.rows) {
       if (r.rank > last + 1) rows.push(h("tr", {}, h("td", { colspan: "5", text: "…" })));
       last = r.rank;
       rows.push(h("tr", { class: r.player === me ? "me" : "" },
         h("td", { text: String(r.rank) }), h("td", { text: r.name + (r.fire ? " 🔥" : "") }),
-        h("td", { text: String(r.points) }), h("td", { text: `${r.won}/${r.played}` })));
+        isEvent ? [h("td", { text: String(r.won) }), h("td", { text: clock(r.time) }), h("td", { text: String(r.home) })]
+          : [h("td", { text: String(r.points) }), h("td", { text: `${r.won}/${r.played}` })]));
     }
     this.nodes.table.replaceChildren(h("p", { class: "muted", text: `${s.entrants} entered${s.my_rank ? ` · you are #${s.my_rank}` : ""}` }),
       rows.length ? h("table", { class: "standings" },
-        h("thead", {}, h("tr", {}, ["#", "player", "points", "won"].map((x) => h("th", { text: x })))),
+        h("thead", {}, h("tr", {}, (isEvent ? ["#", "player", "won", "time", "home"] : ["#", "player", "points", "won"]).map((x) => h("th", { text: x })))),
         h("tbody", {}, rows)) : h("p", { class: "muted", text: "Nobody has entered yet." }));
     if (before !== this.entered()) this.renderActions();
   }

@@ -27,7 +27,7 @@ async def on_create(conn: Session, svc: Services, req: P.TournamentCreate) -> di
         conn.me.pid, name=req.name, variant=req.variant,
         options={k: str(v) for k, v in req.options.items()},
         starts_at=now + 1000 * req.starts_in, minutes=req.minutes,
-        deal_seconds=req.deal_seconds, private=True)
+        deal_seconds=req.deal_seconds, private=True, fmt=req.format, deals=req.deals)
     return P.reply(req.id, "tournament", tournament=await svc.arenas.summary(tid))
 
 
