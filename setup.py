@@ -45,7 +45,7 @@ def _accel():  # shared/accel.py by its path: the package is not importable whil
 
 
 accel = _accel()
-CORE_FLAGS = ["-O3", "-std=c99"]  # the cores' own (klondike.c's header)
+CORE_FLAGS = ["-O3", "-std=c99"]  # the cores: plain C99
 MODULE_FLAGS = ["-O2", "-fno-strict-aliasing"]  # cythonized modules
 QUIET = ["-g0", "-w"]  # no debug info, no warnings of generated code
 
