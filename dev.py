@@ -7,7 +7,7 @@
 
 The virtual environment lives in ``.venv``; solrace is installed into it in editable mode, which
 compiles its hot modules (Cython) and the solver's C cores in place when a C compiler is here
-(``setup.py``; the first time about two minutes, later only what changed) and installs it pure
+(``setup.py``; the first time one to two minutes, later only what changed) and installs it pure
 Python otherwise. It is installed again whenever ``pyproject.toml``, ``setup.py`` or the source
 of a compiled part changes. ``SOLRACE_COMPILED=python`` runs everything from source. Debian splits
 ``ensurepip`` out of Python into the ``python3.X-venv`` package: when it is missing and we run
