@@ -7,21 +7,19 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# A C compiler: the solver's Klondike core (shared/solver/klondike.c) is built on first use;
-# without one the server falls back to the Python search (docs/solver.md, "The compiled core").
-# It also compiles the hot modules with Cython at image build (shared/accel.py).
+# A C compiler: `pip install .` compiles the hot modules (Cython) and the solver's C cores
+# (setup.py); without one the image would run everything from the .py files
+# (docs/performance.md, "Compiled hot modules"; docs/solver.md, "The compiled cores").
 RUN apt-get update \
     && apt-get install -y --no-install-recommends gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY shared ./shared
 COPY server ./server
 COPY client ./client
-ENV SOLRACE_COMPILED_DIR=/app/compiled
 RUN pip install . \
-    && python -m solrace.shared.accelbuild \
     && useradd --system --home-dir /app --shell /usr/sbin/nologin solrace \
     && mkdir -p /app/data \
     && chown solrace /app/data

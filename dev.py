@@ -5,9 +5,11 @@
     python3 dev.py test [pytest args]     install into .venv, lint, run the whole test suite
     python3 dev.py solrace [args]         run the client, .venv/bin/solrace (not on PATH)
 
-The virtual environment lives in ``.venv``. ``serve`` and ``test`` first compile the hot
-modules with Cython when a C compiler is here (``shared/accel.py``; once, about a minute;
-``SOLRACE_COMPILED=python`` skips it and runs everything from source). Debian splits
+The virtual environment lives in ``.venv``; solrace is installed into it in editable mode, which
+compiles its hot modules (Cython) and the solver's C cores in place when a C compiler is here
+(``setup.py``; the first time one to two minutes, later only what changed) and installs it pure
+Python otherwise. It is installed again whenever ``pyproject.toml``, ``setup.py`` or the source
+of a compiled part changes. ``SOLRACE_COMPILED=python`` runs everything from source. Debian splits
 ``ensurepip`` out of Python into the ``python3.X-venv`` package: when it is missing and we run
 as root, it is installed with apt-get; otherwise the command says exactly what to install.
 """
@@ -15,6 +17,7 @@ as root, it is installed with apt-get; otherwise the command says exactly what t
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -44,6 +47,24 @@ def _install_venv_support() -> None:
     _run("apt-get", "install", "-y", "-q", pkg, env=env)
 
 
+def _install_key() -> str:
+    """What an install depends on: the project's settings and every compiled part's source
+    (listed in shared/accel.py, read here by its path); a change to any of them means
+    installing again."""
+    spec = importlib.util.spec_from_file_location("_solrace_accel", ROOT / "shared" / "accel.py")
+    assert spec is not None and spec.loader is not None
+    accel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(accel)
+    files = [Path("pyproject.toml"), Path("setup.py"), Path("shared", "accel.py"),
+             *(Path(*n.split(".")[1:]).with_suffix(".py") for n in accel.MODULES),
+             *(Path("shared", "solver", f"{c}.c") for c in accel.CORES),
+             Path("shared", "solver", accel.CORE_ENTRY)]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.as_posix().encode() + b"\0" + (ROOT / f).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def ensure_env() -> None:
     if not PY.exists():
         print(f"dev.py: creating {VENV}", flush=True)
@@ -52,25 +73,24 @@ def ensure_env() -> None:
         except ImportError:
             _install_venv_support()
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    want = _install_key()
     if not STAMP.exists() or STAMP.read_text() != want:
-        print("dev.py: installing solrace and its test tools", flush=True)
+        print("dev.py: installing solrace and its test tools (compiling its hot modules and "
+              "solver cores when a C compiler is here; SOLRACE_COMPILED=python runs from source)",
+              flush=True)
         _run(PY, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-e", f"{ROOT}[test]")
         STAMP.write_text(want)
 
 
-def build_compiled() -> None:
-    """Compile the hot modules (shared/accel.py) when Cython, a C compiler and Python.h are
-    here; a no-op when their builds are current. Without them the modules run from source.
-    After a good build ``SOLRACE_COMPILED=require`` is set for the child (unless the caller
-    chose a mode): a module that failed to load compiled then fails loudly instead of quietly
-    running slower, and the test suite proves it runs the compiled modules."""
-    if os.environ.get("SOLRACE_COMPILED", "").strip().lower() == "python":
+def choose_compiled() -> None:
+    """After an install that compiled every hot module, set ``SOLRACE_COMPILED=require`` for
+    the child (unless the caller chose a mode): a module that failed to load compiled then
+    fails loudly instead of quietly running slower, and the test suite proves it runs the
+    compiled modules."""
+    if os.environ.get("SOLRACE_COMPILED"):
         return
-    print("dev.py: compiling the hot modules if needed (SOLRACE_COMPILED=python skips)",
-          flush=True)
-    ok = subprocess.run([str(PY), "-m", "solrace.shared.accelbuild", "--strict"]).returncode == 0
-    if ok and not os.environ.get("SOLRACE_COMPILED"):
+    check = [str(PY), "-m", "solrace.shared.accelstatus", "--check"]
+    if subprocess.run(check, stdout=subprocess.DEVNULL).returncode == 0:
         os.environ["SOLRACE_COMPILED"] = "require"
 
 
@@ -97,7 +117,7 @@ def main(argv: list[str]) -> int:
     if cmd == "solrace":
         exe = BIN / "solrace"
         os.execv(str(exe), [str(exe), *rest])
-    build_compiled()
+    choose_compiled()
     if cmd == "serve":
         print(client_hint(), flush=True)
         os.execv(str(PY), [str(PY), "-m", "solrace.server", *rest])

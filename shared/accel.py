@@ -4,31 +4,35 @@ Why: the server is one process on one core, and most of its CPU per move is Pyth
 ``shared/`` (engine, views, protocol) and on the server's move path. Cython compiles those same
 ``.py`` files, unchanged, to C extension modules that run the same code without the bytecode
 interpreter's dispatch. They are an accelerator, never a requirement: on a machine with only
-Python 3.11 (no C compiler, no ``Python.h``, no Cython) everything runs from the ``.py`` files.
+Python 3.11 (no C compiler, no ``Python.h``) everything runs from the ``.py`` files.
 A few hot functions carry Cython's pure-Python declarations (``@cython.locals``: the C types
 of their locals, e.g. ``Game._legal``, ``views.advance``); the ``.py`` ignores them (without
 Cython it imports ``shared/nocython.py``, whose declarations are no-ops), and each declared
 local holds exactly that type, so both forms compute the same (docs/performance.md,
 "Compiled hot modules").
 
-How staleness is ruled out: a compiled module is never put next to its ``.py`` (Python would
-prefer it there, edited source or not). It is built into a cache directory under a name that
-carries a hash of the exact source bytes, the Python build and the compile settings
-(:func:`key`), and the import hook (:class:`Finder`, installed by ``solrace.shared`` and
-``solrace.server`` before any listed module is imported) loads it only when the hash of the
-``.py`` as it is now names an existing file. Edit a module and its old build simply no longer
-matches: that module runs from source until the next build. Building is a separate step
-(``python -m solrace.shared.accelbuild``, run by ``dev.py serve`` and ``dev.py test``), never
-done by an import, so a server never stalls compiling on start.
+How they are built: when solrace is installed (``setup.py``: every listed module is an optional
+setuptools extension, cythonized from its ``.py``; the solver's C cores, ``CORES``, likewise).
+A wheel carries them beside the ``.py`` files; an editable install (``pip install -e``, what
+``dev.py`` does) puts them into the source folders. Without a compiler the install still
+succeeds, with nothing compiled. Nothing compiles at import or at run time.
+
+How staleness is ruled out: Python's own import prefers an extension module to the ``.py``
+beside it, edited source or not. So the build also writes ``compiled.json`` (``MANIFEST``,
+beside this file): for each part it built, a hash of the exact source bytes and settings
+(:func:`key`). The import hook (:class:`Finder`, installed by ``solrace.shared`` and
+``solrace.server`` before any listed module is imported) answers for every listed module: its
+compiled file when the manifest's hash matches the ``.py`` as it is now, else the ``.py``
+itself. Edit a module of an editable install and it runs from source until the next install
+(``dev.py`` reinstalls when a compiled part's source changed).
 
 Switches (environment):
 
-* ``SOLRACE_COMPILED=python``: never load a compiled module (and ``build`` does nothing).
+* ``SOLRACE_COMPILED=python``: never load a compiled module.
 * ``SOLRACE_COMPILED=require``: a listed module without a current build raises ImportError.
-* ``SOLRACE_COMPILED_DIR=DIR``: the cache (default ``$XDG_CACHE_HOME/solrace/compiled``, else
-  ``~/.cache/solrace/compiled``).
 
-This module imports nothing from ``solrace``: it must run before any of it.
+``python -m solrace.shared.accelstatus`` lists which parts have a current build.
+This module imports nothing from ``solrace`` (``setup.py`` loads it by its path).
 """
 
 from __future__ import annotations
@@ -37,16 +41,15 @@ import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
-import sysconfig
 import types
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 ENV = "SOLRACE_COMPILED"
-DIR_ENV = "SOLRACE_COMPILED_DIR"
 
 # The modules compiled: the sans-I/O move path, the solver's Python search (the variants without
 # a C core: hints and verdicts), and the server's synchronous per-move helpers.
@@ -70,11 +73,15 @@ MODULES: tuple[str, ...] = (
     *(f"solrace.shared.{m}" for m in SHARED),
     *(f"solrace.server.{m}" for m in SERVER),
 )
+# The solver's C cores (shared/solver/NAME.c, loaded by ctypes: solver/fastcore.py), each built
+# with CORE_ENTRY as the extension module ``solrace.shared.solver._NAME``.
+CORES = ("klondike", "onepass", "fortyeight")
+CORE_ENTRY = "coremodule.c"
 
 # What the build does, part of every module's key: a change here rebuilds everything.
-DIRECTIVES = {"language_level": "3", "annotation_typing": "False", "binding": "True"}
-CFLAGS = ("-O2", "-fPIC", "-shared", "-fno-strict-aliasing", "-DNDEBUG")
+DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+MANIFEST = Path(__file__).with_name("compiled.json")
 
 loaded: dict[str, str] = {}  # module name -> the compiled file it was loaded from
 
@@ -83,55 +90,77 @@ def mode() -> str:
     return os.environ.get(ENV, "").strip().lower()
 
 
-def cache_dir() -> Path:
-    if os.environ.get(DIR_ENV):
-        return Path(os.environ[DIR_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "solrace" / "compiled"
+def key(name: str, sources: Iterable[bytes]) -> str:
+    """The hash the manifest records for ``name`` built from ``sources`` (their bytes): any
+    change to a source or to the settings gives another."""
+    h = hashlib.sha256(f"{name}\0{DIRECTIVES!r}\0".encode())
+    for source in sources:
+        h.update(source + b"\0")
+    return h.hexdigest()
 
 
-def key(name: str, source: bytes) -> str:
-    """The cache file name for ``name`` built from ``source``: any change to the source, the
-    Python build or the settings gives another name."""
-    h = hashlib.sha256()
-    for part in (name, sys.version, sysconfig.get_platform(), SUFFIX, repr(DIRECTIVES),
-                 " ".join(CFLAGS)):
-        h.update(part.encode() + b"\0")
-    h.update(source)
-    return f"{name}-{h.hexdigest()[:20]}{SUFFIX}"
-
-
-def compiled_path(name: str, source: Path, where: Path | None = None) -> Path | None:
-    """The current build of ``name`` (source at ``source``), or ``None`` if there is none."""
+def read_manifest(manifest: Path | None = None) -> dict[str, str]:
+    """The build's manifest (name -> :func:`key`), empty when nothing was built."""
     try:
-        target = (where or cache_dir()) / key(name, source.read_bytes())
+        data = json.loads((manifest or MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def built_file(name: str, folder: Path) -> Path:
+    """Where the build puts extension module ``name`` whose package lives in ``folder``."""
+    return folder / (name.rpartition(".")[2] + SUFFIX)
+
+
+def compiled_path(name: str, sources: Sequence[Path], manifest: Path | None = None
+                  ) -> Path | None:
+    """The current build of ``name`` (beside ``sources[0]``), or ``None`` when there is none
+    or it was built from other sources than these."""
+    built = built_file(name, sources[0].parent)
+    if not built.is_file():
+        return None
+    try:
+        want = key(name, (s.read_bytes() for s in sources))
     except OSError:
         return None
-    return target if target.is_file() else None
+    return built if read_manifest(manifest).get(name) == want else None
+
+
+def _source(fullname: str, path: Sequence[str] | None) -> Path | None:
+    tail = fullname.rpartition(".")[2] + ".py"
+    for entry in sys.path if path is None else path:
+        candidate = Path(entry or ".", tail)
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 class Finder(importlib.abc.MetaPathFinder):
-    """Answers for the listed modules only, with the cached build that matches their source;
-    for anything else, or without a current build, the ordinary import goes on."""
+    """Answers for the listed modules only: with the build that matches their source, else
+    with the ``.py`` itself (never a stale build beside it); for anything else the ordinary
+    import goes on."""
 
-    def __init__(self, names: Iterable[str], where: Path | None = None) -> None:
+    def __init__(self, names: Iterable[str], manifest: Path | None = None) -> None:
         self.names = frozenset(names)
-        self.where = where
+        self.manifest = manifest
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: object = None
                   ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.names:
             return None
-        source_spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        origin = getattr(source_spec, "origin", None)
-        if not origin or not origin.endswith(".py"):
+        source = _source(fullname, path)
+        if source is None:
             return None
-        built = compiled_path(fullname, Path(origin), self.where)
+        source_spec = importlib.util.spec_from_file_location(fullname, source)
+        if mode() == "python":
+            return source_spec
+        built = compiled_path(fullname, [source], self.manifest)
         if built is None:
             if mode() == "require":
                 raise ImportError(f"{ENV}=require but {fullname} has no current compiled "
-                                  f"build in {self.where or cache_dir()}", name=fullname)
-            return None
+                                  f"build (reinstall solrace with a C compiler)", name=fullname)
+            return source_spec
         loader = _Loader(fullname, str(built))
         spec = importlib.util.spec_from_file_location(fullname, built, loader=loader)
         try:  # open it now: a build that does not load falls back to the source import
@@ -174,10 +203,11 @@ def summary() -> str:
 
 
 def install() -> None:
-    """Put the finder first on ``sys.meta_path`` (once), unless ``SOLRACE_COMPILED=python``."""
-    if mode() == "python" or any(isinstance(f, Finder) for f in sys.meta_path):
-        return
-    sys.meta_path.insert(0, Finder(MODULES))
+    """Put the finder first on ``sys.meta_path`` (once). It stays there under
+    ``SOLRACE_COMPILED=python`` too: it is what keeps a build beside a ``.py`` from loading."""
+    if not any(isinstance(f, Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, Finder(MODULES))
 
 
-install()  # on import: solrace.shared and solrace.server import this module first
+if __name__ == "solrace.shared.accel":  # imported by solrace.shared and solrace.server first
+    install()  # (not when setup.py loads this file by its path)

@@ -56,13 +56,14 @@ def check_wire() -> Iterator[None]:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    """Whether this run exercises the compiled hot modules (shared/accel.py) or the source."""
-    from solrace.shared import accel, accelbuild
+    """Whether this run exercises the compiled parts (shared/accel.py) or the source."""
+    from solrace.shared import accel, accelstatus
 
-    current = sum(accel.compiled_path(n, accelbuild.source_of(n)) is not None
-                  for n in accel.MODULES)
-    return (f"solrace compiled modules: SOLRACE_COMPILED={accel.mode() or '(unset)'}, "
-            f"{current} of {len(accel.MODULES)} with a current build in {accel.cache_dir()}")
+    found = accelstatus.status()
+    current = sum(p is not None for p in found.values())
+    return (f"solrace compiled parts: SOLRACE_COMPILED={accel.mode() or '(unset)'}, "
+            f"{current} of {len(found)} with a current build (python -m "
+            f"solrace.shared.accelstatus)")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -94,7 +94,7 @@ def script_flags(script: str) -> frozenset[str]:
 @cache
 def known_flags() -> frozenset[str]:
     """Every flag of our programs: the client (every command and action), the server, the
-    bench scripts and the compiled modules' builder."""
+    bench scripts and the compiled parts' status command."""
     def every(parser: argparse.ArgumentParser) -> set[str]:
         out = _flags(parser)
         for sub in _subparsers(parser).values():
@@ -104,7 +104,7 @@ def known_flags() -> frozenset[str]:
     flags = every(client_parser()) | server_flags()
     for script in sorted((ROOT / "bench").glob("*.py")):
         flags |= script_flags(f"bench/{script.name}")
-    return frozenset(flags | script_flags("shared/accelbuild.py"))
+    return frozenset(flags | script_flags("shared/accelstatus.py"))
 
 
 # ---------------------------------------------------------------- what the documents say

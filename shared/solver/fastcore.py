@@ -1,101 +1,57 @@
-"""The compiled search core for Klondike (``klondike.c``), built on first use, loaded by ctypes.
+"""The compiled search core for Klondike (``klondike.c``), built at install, loaded by ctypes.
 
 Why this way: a solver spends its life in move generation and the transposition table, and
 Python pays about a hundred times a compiled program's cost per node there. The project must
 still install and run on a machine with nothing but Python 3.11, so the core is a plain C file
-(no Python headers) compiled with the system's C compiler (``$CC``, else ``cc``/``gcc``/
-``clang``) the first time it is needed, into a cache directory keyed by the source's hash;
-without a compiler, or with ``SOLRACE_SOLVER_CORE=python``, the pure-Python search runs
-instead and nothing else changes. The core covers Klondike (the Unlimited variant) only; its
-line is replayed through ``Game.push`` by :func:`~solrace.shared.solver.search.search_game`
-before it is reported won, like every line.
+(no Python API) that installing solrace compiles, when a C compiler is there, as the extension
+module ``solrace.shared.solver._klondike`` (setup.py; its only Python part is the empty module
+entry of ``coremodule.c``); this module loads that file's functions with ctypes. It loads only
+a build of the source beside it (the manifest of shared/accel.py); without one (no compiler at
+install, or ``klondike.c`` edited since), or with ``SOLRACE_SOLVER_CORE=python``, the
+pure-Python search runs instead and nothing else changes. Nothing is compiled at run time.
+The core covers Klondike (the Unlimited variant) only; its line is replayed through
+``Game.push`` by :func:`~solrace.shared.solver.search.search_game` before it is reported won,
+like every line.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
-import shutil
-import subprocess
-import sys
-import sysconfig
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from solrace.shared import accel
 from solrace.shared.engine import Game
 from solrace.shared.rules import AutoFill, Build, EmptyTableau
 from solrace.shared.solver.result import Budget, Outcome
 
 SOURCE = Path(__file__).with_name("klondike.c")
+ENTRY = Path(__file__).with_name(accel.CORE_ENTRY)
 ENV = "SOLRACE_SOLVER_CORE"  # "python": never use the compiled core; "c": fail without it
+MANIFEST: Path | None = None  # the build's manifest (None: accel.MANIFEST); tests point it away
 
 
-
-def _cache_dirs() -> list[Path]:
-    """Where the built core is kept: the user's cache, else a per-user temporary folder."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return [Path(base) / "solrace", Path(tempfile.gettempdir()) / f"solrace-{os.getuid()}"]
-
-
-def _compilers() -> list[str]:
-    names = [os.environ["CC"]] if os.environ.get("CC") else []
-    names += ["cc", "gcc", "clang"]
-    return [p for p in dict.fromkeys(shutil.which(n) or "" for n in names) if p]
-
-
-FLAGS = ("-O3", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-shared", "-fPIC")
-
-
-def _build(source: Path = SOURCE) -> ctypes.CDLL:
-    """Load ``source`` compiled, from the cache or built now (any core of this folder)."""
-    src = source.read_bytes()
-    tag = hashlib.sha256(src + " ".join((sys.platform, sysconfig.get_platform(), *FLAGS))
-                         .encode())
-    name = f"{source.stem}-{tag.hexdigest()[:16]}.so"
-    errors = []
-    compilers = _compilers()
-    for where in _cache_dirs():
-        target = where / name
-        if target.exists():
-            try:
-                return ctypes.CDLL(str(target))
-            except OSError as e:  # a broken cache entry: build it again
-                errors.append(f"{target}: {e}")
-        try:
-            where.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            errors.append(f"{where}: {e}")
-            continue
-        if not compilers:
-            errors.append("no C compiler found (cc, gcc, clang or $CC)")
-            break
-        for cc in compilers:
-            fd, tmp = tempfile.mkstemp(suffix=".so", dir=where)
-            os.close(fd)
-            cmd = [cc, *FLAGS, "-o", tmp, str(source)]
-            try:
-                run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-                if run.returncode == 0:
-                    os.replace(tmp, target)  # atomic: concurrent builders agree
-                    return ctypes.CDLL(str(target))
-                errors.append(f"{cc}: {run.stderr.strip()[:500]}")
-            except (OSError, subprocess.SubprocessError) as e:
-                errors.append(f"{cc}: {e}")
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-    raise OSError("; ".join(errors) or "the solver core could not be built")
+def built(source: Path) -> tuple[Path | None, str]:
+    """The current build of the core ``source`` (``klondike.c``, ...), or ``None`` and why."""
+    name = f"solrace.shared.solver._{source.stem}"
+    found = accel.compiled_path(name, [source, ENTRY], MANIFEST)
+    if found is not None:
+        return found, ""
+    if name in accel.read_manifest(MANIFEST):
+        return None, (f"the build of {source.name} is not of the source beside it "
+                      f"(edited since the install): reinstall solrace to rebuild it")
+    return None, (f"{source.name} was not compiled when solrace was installed "
+                  f"(no C compiler or Python headers then)")
 
 
 class Core:
-    """One compiled library (``source``): built on first use by :func:`_build`, its functions
-    declared by ``declare``, kept for the process; ``None`` when it is unavailable or turned off
-    (``SOLRACE_SOLVER_CORE=python``), a :class:`RuntimeError` when it is required (``=c``) and
-    unavailable. ``error`` says why it is unavailable, for people and tests."""
+    """One compiled library (``source``): the build made at install, loaded on first use with
+    its functions declared by ``declare``, kept for the process; ``None`` when it is unavailable
+    or turned off (``SOLRACE_SOLVER_CORE=python``), a :class:`RuntimeError` when it is required
+    (``=c``) and unavailable. ``error`` says why it is unavailable, for people and tests."""
 
     def __init__(self, source: Path, declare: Callable[[ctypes.CDLL], None]) -> None:
         self.source, self._declare = source, declare
@@ -110,12 +66,14 @@ class Core:
         with self._lock:
             if not self.tried:
                 self.tried = True
-                try:
-                    lib = _build(self.source)
-                    self._declare(lib)
-                    self.lib = lib
-                except OSError as e:
-                    self.error = str(e)
+                path, self.error = built(self.source)
+                if path is not None:
+                    try:
+                        lib = ctypes.CDLL(str(path))
+                        self._declare(lib)
+                        self.lib = lib
+                    except (OSError, AttributeError) as e:
+                        self.error = f"{path}: {e}"
         if self.lib is None and os.environ.get(ENV, "").lower() == "c":
             raise RuntimeError(f"{ENV}=c but the compiled solver core is unavailable: "
                                f"{self.error}")
@@ -157,7 +115,7 @@ KLONDIKE = Core(SOURCE, _declare)
 
 
 def library() -> ctypes.CDLL | None:
-    """The Klondike core (:class:`Core`), building it on first use."""
+    """The Klondike core (:class:`Core`), loaded on first use."""
     return KLONDIKE.library()
 
 

@@ -28,9 +28,9 @@
  * length; for j = 0 that is one card, for j >= 1 p[0..j] is a prefix of the root pile, written
  * as the first root pile with that prefix. Equal piles give equal codes and back.
  *
- * Python (shared/solver/fortyeight.py) compiles this file on first use with fastcore's builder
- * and calls it through ctypes; the line it returns is replayed through Game.push before it is
- * reported won. No Python headers: plain C99.
+ * Installing solrace compiles this file (setup.py, with the module entry of coremodule.c) and
+ * Python (shared/solver/fortyeight.py) calls it through ctypes; the line it returns is replayed
+ * through Game.push before it is reported won. No Python headers: plain C99.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,9 +4,10 @@ Why: Forty and Eight's pruned and plain depth-first searches — the portfolio m
 its deals — ran in Python at 20–30 thousand nodes per second. The core searches exactly the
 Python search's graph in exactly its order (stock macro-moves, delayed pairs, safe moves and
 the canonical key for the pruned member; the engine's moves one by one for the plain one), so
-at a node budget it gives the same answer, node count and line, only sooner. It is built and
-cached by :mod:`.fastcore`'s builder; without a compiler, or with ``SOLRACE_SOLVER_CORE=python``,
-the Python search runs and nothing else changes.
+at a node budget it gives the same answer, node count and line, only sooner. It is built when
+solrace is installed and loaded like the Klondike core (:mod:`.fastcore`); without a build (no
+C compiler at install), or with ``SOLRACE_SOLVER_CORE=python``, the Python search runs and
+nothing else changes.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ CORE = fastcore.Core(SOURCE, _declare)
 
 
 def library() -> ctypes.CDLL | None:
-    """The loaded core, building it on first use; ``None`` when unavailable or turned off."""
+    """The core built at install, loaded on first use; ``None`` when unavailable or turned off."""
     return CORE.library()
 
 

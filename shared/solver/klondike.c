@@ -13,9 +13,9 @@
  * walks of the same graph: best-first (its exhaustion a proof too) and a beam (a heuristic:
  * won or nothing), both deterministic at a node budget.
  *
- * Python (shared/solver/fastcore.py) compiles this file with the system C compiler on first use
- * and calls it through ctypes; the line it returns is replayed through Game.push before it is
- * reported won. No Python headers: plain C99.
+ * Installing solrace compiles this file (setup.py, with the module entry of coremodule.c) and
+ * Python (shared/solver/fastcore.py) calls it through ctypes; the line it returns is replayed
+ * through Game.push before it is reported won. No Python headers: plain C99.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -29,9 +29,9 @@
  * random order (op_solve's shuffle seed: the rdfs<k> restarts, Searcher(shuffle=k) in Python,
  * permutation for permutation).
  *
- * Python (shared/solver/onepass.py) compiles this file on first use with fastcore's builder and
- * calls it through ctypes; the line it returns is replayed through Game.push before it is
- * reported won. No Python headers: plain C99.
+ * Installing solrace compiles this file (setup.py, with the module entry of coremodule.c) and
+ * Python (shared/solver/onepass.py) calls it through ctypes; the line it returns is replayed
+ * through Game.push before it is reported won. No Python headers: plain C99.
  */
 #include <stdint.h>
 #include <stdlib.h>

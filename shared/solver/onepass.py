@@ -5,10 +5,9 @@ Why: on these one-pass games the Python search runs at 13–35 thousand nodes pe
 Double Aces and Kings pays for nodes (at 10k nodes a third of its deals are won, at 10 s well
 over half). The core searches exactly the Python search's graph in exactly its order — both
 portfolio members, depth-first and best-first, safe moves included — so at a node budget it
-gives the same answer, node count and line, only sooner. It is built and cached by
-:mod:`.fastcore`'s builder (the same compiler search, cache folder and atomic rename as the
-Klondike core); without a compiler, or with ``SOLRACE_SOLVER_CORE=python``, the Python search
-runs and nothing else changes.
+gives the same answer, node count and line, only sooner. It is built when solrace is installed
+and loaded like the Klondike core (:mod:`.fastcore`); without a build (no C compiler at install),
+or with ``SOLRACE_SOLVER_CORE=python``, the Python search runs and nothing else changes.
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ CORE = fastcore.Core(SOURCE, _declare)
 
 
 def library() -> ctypes.CDLL | None:
-    """The loaded core, building it on first use; ``None`` when unavailable or turned off."""
+    """The core built at install, loaded on first use; ``None`` when unavailable or turned off."""
     return CORE.library()
 
 

@@ -1,8 +1,9 @@
-"""The compiled hot modules (``shared/accel.py``, ``shared/accelbuild.py``): loaded when their
-build matches the source, never when it does not, off with ``SOLRACE_COMPILED=python``, and
-not needed at all (no compiler: every module runs from its ``.py``).
+"""The compiled hot modules (``shared/accel.py``, built at install by ``setup.py``): loaded when
+their build matches the source, never when it does not, off with ``SOLRACE_COMPILED=python``,
+and not needed at all (no compiler at install: every module runs from its ``.py``;
+tests/test_packaging.py builds such an install).
 
-Under ``python3 dev.py test`` on a machine with a compiler, dev.py builds them first and sets
+Under ``python3 dev.py test`` after an install that compiled every part, dev.py sets
 ``SOLRACE_COMPILED=require``, so this whole suite runs against the compiled modules; the
 first test checks that in this very process."""
 
@@ -11,16 +12,18 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from solrace.shared import accel, accelbuild
+from solrace.shared import accel, accelstatus
 
-TOOLS_MISSING = accelbuild.missing_tools()
-needs_tools = pytest.mark.skipif(TOOLS_MISSING is not None,
-                                 reason=f"cannot compile here: {TOOLS_MISSING}")
+ALL_BUILT = all(accelstatus.status().values())
+needs_build = pytest.mark.skipif(
+    not ALL_BUILT, reason="this install compiled not every part (no C compiler at install?): "
+    "python -m solrace.shared.accelstatus")
 
 # Print, for each listed module: where it was loaded from.
 WHERE = (
@@ -44,153 +47,127 @@ def _where(**extra: str) -> dict[str, str]:
 
 
 def test_this_suite_runs_the_modules_its_mode_says() -> None:
-    """Under ``require`` (dev.py test after a good build) every listed module is its compiled
+    """Under ``require`` (dev.py test after a full build) every listed module is its compiled
     build; under ``python`` none is; otherwise each is compiled exactly when a current build
     exists. Either way ``__file__`` tells the truth."""
     for name in accel.MODULES:
         module = importlib.import_module(name)
-        source = accelbuild.source_of(name)
+        source = accelstatus.sources(name)[0]
         if accel.mode() == "require":
             assert accel.loaded.get(name) == module.__file__, name
         if accel.mode() == "python":
             assert name not in accel.loaded and module.__file__ == str(source), name
         if name in accel.loaded:
             assert module.__file__ == accel.loaded[name]
-            assert module.__file__.endswith(accel.SUFFIX)
+            assert module.__file__ == str(accel.built_file(name, source.parent))
         else:
             assert Path(module.__file__) == source
 
 
-@needs_tools
-def test_every_listed_module_loads_compiled_when_a_compiler_exists(tmp_path: Path) -> None:
-    where = tmp_path / "cache"
-    shared_only = [n for n in accel.MODULES if ".shared." in n]
-    built = subprocess.run([sys.executable, "-m", "solrace.shared.accelbuild", "--strict",
-                            "--dir", str(where), *shared_only[:2]],
-                           env=_env(), capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr
-    # the two built load compiled, the rest from source: a build is per module
-    files = _where(SOLRACE_COMPILED_DIR=str(where))
-    for name, file in files.items():
-        if name in shared_only[:2]:
-            assert file.startswith(str(where)) and file.endswith(accel.SUFFIX), (name, file)
-        else:
-            assert file.endswith(".py"), (name, file)
-    # the real cache (dev.py test has filled it; built here otherwise): all, under require
-    built = subprocess.run([sys.executable, "-m", "solrace.shared.accelbuild", "--strict"],
-                           env=_env(), capture_output=True, text=True, timeout=900)
-    assert built.returncode == 0, built.stderr
+@needs_build
+def test_every_listed_module_loads_compiled_beside_its_source() -> None:
     files = _where(SOLRACE_COMPILED="require")
     assert set(files) == set(accel.MODULES)
     for name, file in files.items():
-        assert file.endswith(accel.SUFFIX) and Path(file).parent == accel.cache_dir(), name
+        source = accelstatus.sources(name)[0]
+        assert file == str(accel.built_file(name, source.parent)), name
+        assert file.endswith(accel.SUFFIX)
 
 
+@needs_build
 def test_python_switch_runs_every_module_from_source() -> None:
+    """Even with a current build beside every ``.py`` (which Python's own import would take)."""
     files = _where(SOLRACE_COMPILED="python")
     for name, file in files.items():
-        assert Path(file) == accelbuild.source_of(name)
+        assert Path(file) == accelstatus.sources(name)[0]
 
 
-def test_without_a_compiler_nothing_is_built_and_all_runs_from_source(tmp_path: Path) -> None:
-    """A fresh machine with only Python: no ``cc`` on PATH (and no $CC). The build says why
-    and exits 0 (1 with --strict); imports then find no build and use the ``.py`` files."""
-    where = tmp_path / "cache"
-    bare = tmp_path / "bin"
-    bare.mkdir()
-    env = _env(PATH=str(bare), SOLRACE_COMPILED_DIR=str(where))
-    env.pop("CC", None)
-    for strict, code in (([], 0), (["--strict"], 1)):
-        run = subprocess.run([sys.executable, "-m", "solrace.shared.accelbuild", *strict],
-                             env=env, capture_output=True, text=True, timeout=120)
-        assert run.returncode == code, run.stderr
-        assert "running from source" in run.stderr
-    assert not where.exists() or not any(where.iterdir())
-    files = _where(PATH=str(bare), SOLRACE_COMPILED_DIR=str(where))
-    for name, file in files.items():
-        assert Path(file) == accelbuild.source_of(name)
-    # and require says so loudly rather than running slower without a word
-    run = subprocess.run([sys.executable, "-c", WHERE], capture_output=True, text=True,
-                         env=_env(SOLRACE_COMPILED_DIR=str(where), SOLRACE_COMPILED="require"))
-    assert run.returncode != 0 and "no current compiled build" in run.stderr
+def _copy_of(name: str, folder: Path) -> tuple[Path, Path]:
+    """``name``'s ``.py`` and its build (when there is one) copied into ``folder``, with a
+    manifest naming that source: the files an install would have there."""
+    source = accelstatus.sources(name)[0]
+    shutil.copy(source, folder / source.name)
+    built = accel.built_file(name, source.parent)
+    if built.is_file():
+        shutil.copy(built, folder / built.name)
+    manifest = folder / "compiled.json"
+    manifest.write_text(json.dumps({name: accel.key(name, [source.read_bytes()])}))
+    return folder / source.name, manifest
 
 
-@needs_tools
+@needs_build
 def test_a_stale_build_never_shadows_the_edited_source(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Build a module, edit its ``.py``: the finder no longer answers for it (the old build's
-    name carries the old source's hash), so the import runs the edited source."""
-    src_dir, where = tmp_path / "src", tmp_path / "cache"
-    src_dir.mkdir()
-    where.mkdir()
-    source = src_dir / "accel_probe.py"
-    source.write_text("def answer():\n    return 1\n")
-    cc = accelbuild.compilers()[0]
-    built = accelbuild.build_one("accel_probe", source, where, cc)
-    assert built.is_file() and built.parent == where
-    monkeypatch.syspath_prepend(str(src_dir))
+    """A build beside its ``.py`` answers while the manifest's hash is the source's; edit the
+    ``.py`` and the finder answers with the edited source, though the build is still there."""
     monkeypatch.delenv("SOLRACE_COMPILED", raising=False)  # "require" would refuse the edit
-    finder = accel.Finder({"accel_probe"}, where)
-    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    monkeypatch.setattr(accel, "loaded", {})  # (this process's record stays as it was)
+    name = "solrace.shared.cards"
+    source, manifest = _copy_of(name, tmp_path)
+    finder = accel.Finder({name}, manifest)
+    spec = finder.find_spec(name, [str(tmp_path)])
+    assert spec is not None and spec.origin == str(accel.built_file(name, tmp_path))
+    source.write_text(source.read_text() + "\n# edited after the build\n")
+    spec = finder.find_spec(name, [str(tmp_path)])
+    assert spec is not None and spec.origin == str(source)
+    assert type(spec.loader).__name__ == "SourceFileLoader"
+    monkeypatch.setenv("SOLRACE_COMPILED", "require")
+    with pytest.raises(ImportError, match="no current compiled build"):
+        finder.find_spec(name, [str(tmp_path)])
 
-    sys.modules.pop("accel_probe", None)
-    probe = importlib.import_module("accel_probe")
-    assert probe.__file__ == str(built)
-    assert probe.answer() == 1 and type(probe.answer).__name__ == "cython_function_or_method"
 
-    source.write_text("def answer():\n    return 2\n")  # edited after the build
-    assert accel.compiled_path("accel_probe", source, where) is None
-    sys.modules.pop("accel_probe", None)
-    probe = importlib.import_module("accel_probe")
-    assert probe.__file__ == str(source) and probe.answer() == 2
-    sys.modules.pop("accel_probe", None)
+def test_without_a_build_the_source_answers_and_require_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine that had no compiler at install: no build, an empty manifest."""
+    name = "solrace.shared.cards"
+    source = accelstatus.sources(name)[0]
+    shutil.copy(source, tmp_path / source.name)
+    (tmp_path / "compiled.json").write_text("{}\n")
+    finder = accel.Finder({name}, tmp_path / "compiled.json")
+    monkeypatch.delenv("SOLRACE_COMPILED", raising=False)
+    spec = finder.find_spec(name, [str(tmp_path)])
+    assert spec is not None and spec.origin == str(tmp_path / source.name)
+    monkeypatch.setenv("SOLRACE_COMPILED", "require")
+    with pytest.raises(ImportError, match="no current compiled build"):
+        finder.find_spec(name, [str(tmp_path)])
 
 
 def test_the_key_covers_source_and_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    base = accel.key("solrace.shared.engine", b"x = 1\n")
-    assert base == accel.key("solrace.shared.engine", b"x = 1\n")
-    assert base != accel.key("solrace.shared.engine", b"x = 2\n")
-    assert base != accel.key("solrace.shared.views", b"x = 1\n")
-    monkeypatch.setitem(accel.DIRECTIVES, "annotation_typing", "True")
-    assert base != accel.key("solrace.shared.engine", b"x = 1\n")
+    base = accel.key("solrace.shared.engine", [b"x = 1\n"])
+    assert base == accel.key("solrace.shared.engine", [b"x = 1\n"])
+    assert base != accel.key("solrace.shared.engine", [b"x = 2\n"])
+    assert base != accel.key("solrace.shared.views", [b"x = 1\n"])
+    assert base != accel.key("solrace.shared.engine", [b"x = 1\n", b""])
+    monkeypatch.setitem(accel.DIRECTIVES, "annotation_typing", True)
+    assert base != accel.key("solrace.shared.engine", [b"x = 1\n"])
 
 
-@needs_tools
 def test_a_build_that_does_not_load_falls_back_to_source(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cache entry with the right name that is not a loadable module (a truncated file, a
-    disk error) warns and imports the ``.py``; under ``require`` it is an ImportError."""
-    src_dir, where = tmp_path / "src", tmp_path / "cache"
-    src_dir.mkdir()
-    where.mkdir()
-    source = src_dir / "accel_broken.py"
-    source.write_text("VALUE = 3\n")
-    (where / accel.key("accel_broken", source.read_bytes())).write_bytes(b"not an ELF file")
-    monkeypatch.syspath_prepend(str(src_dir))
-    monkeypatch.setattr(sys, "meta_path", [accel.Finder({"accel_broken"}, where), *sys.meta_path])
+    """A build with the right name and hash that is not a loadable module (a truncated file,
+    a disk error) warns and answers with the ``.py``; under ``require`` it is an ImportError."""
+    name = "solrace.shared.cards"
+    source, manifest = _copy_of(name, tmp_path)
+    accel.built_file(name, tmp_path).write_bytes(b"not an ELF file")
+    finder = accel.Finder({name}, manifest)
     monkeypatch.delenv("SOLRACE_COMPILED", raising=False)
-    sys.modules.pop("accel_broken", None)
     with pytest.warns(RuntimeWarning, match="does not load"):
-        module = importlib.import_module("accel_broken")
-    assert module.__file__ == str(source) and module.VALUE == 3
-    assert "accel_broken" not in accel.loaded
-    sys.modules.pop("accel_broken", None)
+        spec = finder.find_spec(name, [str(tmp_path)])
+    assert spec is not None and spec.origin == str(source)
     monkeypatch.setenv("SOLRACE_COMPILED", "require")
     with pytest.raises(ImportError):
-        importlib.import_module("accel_broken")
-    sys.modules.pop("accel_broken", None)
+        finder.find_spec(name, [str(tmp_path)])
 
 
-def test_without_cython_nothing_is_built(tmp_path: Path) -> None:
-    """Cython absent (hidden here): the build says so and leaves the cache empty."""
-    where = tmp_path / "cache"
-    code = ("import sys; sys.modules['Cython'] = None\n"
-            "from solrace.shared import accelbuild\n"
-            f"sys.exit(accelbuild.main(['--strict', '--dir', {str(where)!r}]))\n")
-    run = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 1 and "Cython is not installed" in run.stderr, run.stderr
-    assert not where.exists() or not any(where.iterdir())
+def test_the_status_command_lists_every_part() -> None:
+    run = subprocess.run([sys.executable, "-m", "solrace.shared.accelstatus"], env=_env(),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    for name in accelstatus.parts():
+        assert f"{name}: " in run.stdout
+    check = subprocess.run([sys.executable, "-m", "solrace.shared.accelstatus", "--check"],
+                           env=_env(), capture_output=True, text=True, timeout=120)
+    assert check.returncode == (0 if ALL_BUILT else 1) and not check.stdout
 
 
 # Without Cython installed: ``import cython`` fails, the declared modules take shared/nocython.py

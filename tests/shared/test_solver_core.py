@@ -1,5 +1,5 @@
-"""The compiled Klondike core (``shared/solver/klondike.c`` via ``fastcore``): it is built on
-first use or not at all, it searches exactly the graph the Python search does, and the
+"""The compiled Klondike core (``shared/solver/klondike.c`` via ``fastcore``): it is built at
+install or not at all, it searches exactly the graph the Python search does, and the
 Python search answers wherever it cannot.
 
 ``test_solver.py`` runs every solver test on both searches; this file checks what only the
@@ -8,7 +8,7 @@ core has.
 
 from __future__ import annotations
 
-import shutil
+import json
 import sys
 from pathlib import Path
 
@@ -88,36 +88,50 @@ def test_only_klondike_positions_from_play_go_to_the_core() -> None:
     assert solve(odd, Budget(nodes=4_000)).won
 
 
-@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
-                    reason="no C compiler")
-def test_the_core_is_built_on_first_use_into_the_cache(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(fastcore.ENV, raising=False)
-    monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
-    monkeypatch.setattr(fastcore.KLONDIKE, "tried", False)
-    monkeypatch.setattr(fastcore.KLONDIKE, "lib", None)
-    assert fastcore.library() is not None
-    assert [p.suffix for p in tmp_path.iterdir()] == [".so"]
+@needs_core
+def test_the_core_is_the_build_made_at_install() -> None:
+    """The extension module built beside ``klondike.c`` when solrace was installed (setup.py),
+    importable as such, its functions loaded with ctypes; nothing compiled at run time."""
+    import solrace.shared.solver._klondike as entry
+
+    path, why = fastcore.built(fastcore.SOURCE)
+    assert path is not None and not why
+    assert entry.__file__ == str(path) and path.parent == fastcore.SOURCE.parent
+    assert fastcore.library()._name == str(path)
     assert search_game(Game("unlimited", {}, 5), Budget(nodes=4_000), core="c").won
 
 
-def test_without_a_compiler_the_python_search_answers(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fresh machine with only Python: nothing to compile with, nothing cached."""
+def _fresh(monkeypatch: pytest.MonkeyPatch, manifest: Path) -> None:
     monkeypatch.delenv(fastcore.ENV, raising=False)
-    monkeypatch.delenv("CC", raising=False)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(fastcore, "MANIFEST", manifest)
     monkeypatch.setattr(fastcore.KLONDIKE, "tried", False)
     monkeypatch.setattr(fastcore.KLONDIKE, "lib", None)
     monkeypatch.setattr(fastcore.KLONDIKE, "error", None)
+
+
+def test_without_a_build_the_python_search_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine that had no C compiler at install: no build (here: a manifest naming none)."""
+    _fresh(monkeypatch, tmp_path / "compiled.json")
     assert fastcore.library() is None
-    assert "no C compiler" in (fastcore.KLONDIKE.error or "")
+    assert "not compiled when solrace was installed" in (fastcore.KLONDIKE.error or "")
     result = solve(("unlimited", {}, 5), Budget(nodes=4_000))
     assert result.won
     monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
     with pytest.raises(RuntimeError, match="unavailable"):
         fastcore.library()
+
+
+@needs_core
+def test_a_build_of_another_source_is_not_loaded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``klondike.c`` edited since the install (here: the manifest names another hash): the
+    build beside it is not of this source, so it is not loaded."""
+    manifest = tmp_path / "compiled.json"
+    manifest.write_text(json.dumps({"solrace.shared.solver._klondike": "0" * 64}))
+    _fresh(monkeypatch, manifest)
+    assert fastcore.library() is None
+    assert "edited since the install" in (fastcore.KLONDIKE.error or "")
 
 
 # ------------------------------------------------------------------ the blocking test

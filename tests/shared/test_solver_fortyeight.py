@@ -168,18 +168,16 @@ def test_only_forty_and_eight_positions_of_play_go_to_the_core(
     assert fortyeight.search(Game(F8, {}, 1), Budget(nodes=10), "dfs") is None
 
 
-def test_without_a_compiler_the_python_search_answers(
+def test_without_a_build_the_python_search_answers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fresh machine with only Python: nothing to compile with, nothing cached."""
+    """A machine that had no C compiler at install: no build (here: a manifest naming none)."""
     monkeypatch.delenv(fastcore.ENV, raising=False)
-    monkeypatch.delenv("CC", raising=False)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(fastcore, "MANIFEST", tmp_path / "compiled.json")
     monkeypatch.setattr(fortyeight.CORE, "tried", False)
     monkeypatch.setattr(fortyeight.CORE, "lib", None)
     monkeypatch.setattr(fortyeight.CORE, "error", None)
     assert fortyeight.library() is None
-    assert "no C compiler" in (fortyeight.CORE.error or "")
+    assert "not compiled when solrace was installed" in (fortyeight.CORE.error or "")
     result = search_game(Game(F8, {}, 10), Budget(nodes=3_000))
     assert result.won
     monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence

@@ -228,18 +228,16 @@ def test_only_positions_of_its_games_go_to_the_core(monkeypatch: pytest.MonkeyPa
     assert onepass.search(Game(DAK, {}, 1), Budget(nodes=10), "dfs") is None
 
 
-def test_without_a_compiler_the_python_search_answers(
+def test_without_a_build_the_python_search_answers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fresh machine with only Python: nothing to compile with, nothing cached."""
+    """A machine that had no C compiler at install: no build (here: a manifest naming none)."""
     monkeypatch.delenv(fastcore.ENV, raising=False)
-    monkeypatch.delenv("CC", raising=False)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(fastcore, "_cache_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(fastcore, "MANIFEST", tmp_path / "compiled.json")
     monkeypatch.setattr(onepass.CORE, "tried", False)
     monkeypatch.setattr(onepass.CORE, "lib", None)
     monkeypatch.setattr(onepass.CORE, "error", None)
     assert onepass.library() is None
-    assert "no C compiler" in (onepass.CORE.error or "")
+    assert "not compiled when solrace was installed" in (onepass.CORE.error or "")
     result = search_game(Game(DAK, R2S, 1), Budget(nodes=4_000))
     assert result.won
     monkeypatch.setenv(fastcore.ENV, "c")  # asked for the core: a clear error, no silence
