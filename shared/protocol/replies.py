@@ -66,15 +66,8 @@ class Registered(Shape):
 
 
 @message("logged_in")
-class LoggedIn(Shape):
-    player: str
-    name: str
-    token: str
-    session: str
-    account: bool
-    races: list
-    title: Title = ABSENT
-    roles: list = ABSENT
+class LoggedIn(Registered):
+    """The same fields as ``registered``: a session of an account, issued."""
 
 
 @message("logged_out")
