@@ -9,6 +9,11 @@ race's stream, and a pub/sub message ``<v>:<event>``.
 Cluster rule (checked for every registered script by tests/server/test_slots.py): every key in
 KEYS and every channel a script publishes on carries the same hash tag, so the script runs on
 one slot of one shard. On a cluster, :func:`sharded` turns ``PUBLISH`` into ``SPUBLISH``.
+
+Why one module of this size: the race's scripts share one prelude (``emit``, the clock) and one
+vocabulary of hash fields, and tests/server/test_lifecycle.py reads them side by side against
+the state table; the scripts of other jobs live beside their stores (``account_lua``,
+``deal_lua``, ``tournament_lua``).
 """
 
 import re
