@@ -39,7 +39,7 @@ from solrace.server.game.races import RaceService
 from solrace.server.game.results import Results
 from solrace.server.game.verdicts import VerdictService
 from solrace.server.moderation.actions import Moderation
-from solrace.server.ops import metrics, static
+from solrace.server.ops import metrics, static, upkeep
 from solrace.server.ops.config import Config, listener_url
 from solrace.server.ops.redisproc import RedisProcess, RedisProcessError
 from solrace.server.session.connection import Connection
@@ -181,11 +181,18 @@ class Server:
                            hints, bots, accounts, pool, verdicts, fairplay,
                            moderation, arenas, standings)
         if cfg.daily_prepare >= 0:
-            self._preparer = asyncio.create_task(self._prepare_dailies(cfg.daily_prepare))
+            # certify upcoming dailies ahead of time, hourly, so nobody waits for the solver
+            self._preparer = asyncio.create_task(upkeep.every(
+                "daily preparation", lambda: daily.prepare(cfg.daily_prepare), 3600, first=10))
         if cfg.pool_prepare and cfg.pool_size > 0:
-            self._pooler = asyncio.create_task(self._prepare_pools())
+            # keep the winnable pools topped up, after the dailies' first round (they share the
+            # machine's cores; a race that takes a seed refills its pool at once besides)
+            self._pooler = asyncio.create_task(upkeep.every(
+                "winnable pool preparation", pool.prepare, 60, first=15))
         if cfg.arenas:
-            self._scheduler = asyncio.create_task(self._schedule_arenas())
+            # the operators' recurring arenas, created ahead of their start
+            self._scheduler = asyncio.create_task(upkeep.every(
+                "scheduling arenas", lambda: arenas.schedule(cfg.arenas), 30))
         self.ws = await serve(
             self._handle,
             cfg.host,
@@ -310,39 +317,6 @@ class Server:
                     await self.ctx.store.refresh_spectators(rid, sorted(members), SPECTATOR_TTL_MS)
                 except Exception as exc:
                     log.warning("spectator refresh failed: %s", exc)
-
-    async def _schedule_arenas(self) -> None:
-        """Create the operators' recurring arenas ahead of their start (every 30 s)."""
-        assert self.ctx is not None
-        while True:
-            try:
-                await self.ctx.arenas.schedule(self.config.arenas)
-            except Exception as exc:
-                log.warning("scheduling arenas failed: %s", exc)
-            await asyncio.sleep(30)
-
-    async def _prepare_dailies(self, days_ahead: int) -> None:
-        """Certify upcoming dailies ahead of time (hourly), so nobody waits for the solver."""
-        assert self.ctx is not None
-        await asyncio.sleep(10)
-        while True:
-            try:
-                await self.ctx.daily.prepare(days_ahead)
-            except Exception as exc:
-                log.warning("daily preparation failed: %s", exc)
-            await asyncio.sleep(3600)
-
-    async def _prepare_pools(self) -> None:
-        """Keep the winnable pools topped up (after the dailies' first round: they share the
-        machine's cores; a race that takes a seed refills its pool at once besides)."""
-        assert self.ctx is not None
-        await asyncio.sleep(15)
-        while True:
-            try:
-                await self.ctx.pool.prepare()
-            except Exception as exc:
-                log.warning("winnable pool preparation failed: %s", exc)
-            await asyncio.sleep(60)
 
     async def _drain(self, ws: WsServer) -> None:
         """Wait for the connection handlers to return after ``close()`` — at most
