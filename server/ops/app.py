@@ -30,6 +30,7 @@ from solrace.server.fanout.hub import Hub, HubBase
 from solrace.server.fanout.hub_sharded import ShardedHub
 from solrace.server.fanout.spectate import Masks
 from solrace.server.fanout.standings import StandingsFeed
+from solrace.server.game.analysis import AnalysisService
 from solrace.server.game.arena import ArenaService
 from solrace.server.game.bots import BotService
 from solrace.server.game.daily import DailyService
@@ -75,6 +76,7 @@ class Context:
     fairplay: FairPlayService
     moderation: Moderation
     arenas: ArenaService
+    analyses: AnalysisService
     standings: StandingsFeed
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
@@ -179,7 +181,7 @@ class Server:
         standings = StandingsFeed(store.tournaments.version, arenas.standings)
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,
-                           moderation, arenas, standings)
+                           moderation, arenas, AnalysisService(store, races), standings)
         if cfg.daily_prepare >= 0:
             # certify upcoming dailies ahead of time, hourly, so nobody waits for the solver
             self._preparer = asyncio.create_task(upkeep.every(
@@ -362,6 +364,7 @@ class Server:
             if self.ctx.fairplay.analyses is not None:
                 await self.ctx.fairplay.analyses.close()
             await self.ctx.hints.close()
+            await self.ctx.analyses.close()
             await self.ctx.standings.close()
             await self.ctx.races.close()
             await self.ctx.hub.close()

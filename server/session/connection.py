@@ -134,6 +134,7 @@ class Connection(MoveStart, CloseTimer, Sending):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
+        self.analysing = False  # an analysis asked on this connection is being computed
         self._queue: deque[Any] = deque()  # Queued frames (or begun requests) for the worker
         self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it
         # a move started from the frame callback (_now): (its store reply — or, refused, the

@@ -131,6 +131,12 @@ class Keys:
         return f"sr:race:{{{rid}}}:log:{pid}"
 
     @staticmethod
+    def analysis(rid: str) -> str:
+        """(hash) racer id -> the JSON of "the move that lost it" for that racer's line,
+        computed on request after the end (server/game/analysis.py) — RETENTION."""
+        return f"sr:race:{{{rid}}}:analysis"
+
+    @staticmethod
     def events(rid: str) -> str:
         return f"sr:race:{{{rid}}}:ev"
 

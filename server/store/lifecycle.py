@@ -10,6 +10,7 @@ server/game/lifecycle.py for the state machine they enforce).
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from collections.abc import Sequence
@@ -177,6 +178,19 @@ class RaceLifecycleMixin(StoreCore):
             ready={_s(x) for x in ready},
             players=players,
         )
+
+    async def analysis(self, rid: str, pid: str) -> dict[str, Any] | None:
+        """The stored analysis of a racer's line (``Keys.analysis``), or None."""
+        self._count()
+        raw = await self.redis.hget(Keys.analysis(rid), pid)
+        return json.loads(raw) if raw is not None else None
+
+    async def save_analysis(self, rid: str, pid: str, data: dict[str, Any]) -> None:
+        self._count()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(Keys.analysis(rid), pid, json.dumps(data))
+            pipe.expire(Keys.analysis(rid), RETENTION)
+            await pipe.execute()
 
     async def read_log(self, rid: str, pid: str) -> list[str]:
         self._count()

@@ -21,6 +21,7 @@ from solrace.shared.protocol.replies import MESSAGES
 from solrace.shared.protocol.requests import (
     _RACES_OK,
     MAX_INT,
+    Analysis,
     Autoplay,
     CreateRace,
     DailyInfo,
@@ -58,7 +59,7 @@ _REQUESTS: dict[str, type[Request]] = {
     for cls in (
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
-        Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch,
+        Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch, Analysis,
         *ACCOUNT_REQUESTS,
         *MODERATION_REQUESTS,
         *TOURNAMENT_REQUESTS,

@@ -192,6 +192,28 @@ class HintReply(Shape):
     par: int | None
 
 
+@message("analysis")
+class AnalysisReply(Shape):
+    """The move that lost it (shared/learning/lost.py's fields), for one racer's line."""
+
+    race: str
+    player: str
+    name: str
+    moves: int
+    result: Literal["found", "winnable_at_end", "lost_from_start", "undecided", "won"]
+    ply: int | None = ABSENT
+    move: str | None = ABSENT
+    continuation: list = ABSENT
+    claim: str | None = ABSENT
+    between: list = ABSENT
+    par: int | None = ABSENT
+    over_par: int | None = ABSENT
+    detour: dict | None = ABSENT
+    probes: int
+    nodes: int
+    cpu_ms: int
+
+
 @message("watching")
 class Watching(Shape):
     race: dict

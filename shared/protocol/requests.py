@@ -327,6 +327,20 @@ class Hint(RaceRequest):
     TYPE: ClassVar[str] = "hint"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Analysis(RaceRequest):
+    """The move that lost it, for racer ``player`` (a player id; default: the caller) of a
+    finished race: computed once after the end, then stored with the race."""
+
+    TYPE: ClassVar[str] = "analysis"
+    player: str | None = None
+
+    def __post_init__(self) -> None:
+        RaceRequest.__post_init__(self)
+        if self.player is not None and not re.fullmatch(r"[0-9a-z-]{1,40}", self.player):
+            raise ProtocolError("bad_message", "analysis: player is a player id")
+
+
 BOT_STRENGTHS = ("weak", "medium", "strong")
 MAX_BOTS = 7  # a race seats at most 8
 SEED_MAX = 2**64 - 1

@@ -94,3 +94,28 @@ async def _hint(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None
         conn.send(P.error(req_id, "internal", "the hint could not be computed"))
     finally:
         conn.hinting = False
+
+
+@handles(P.Analysis)
+async def on_analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
+    """Checked and looked up here; a line not analysed yet is analysed in the background
+    (seconds of CPU in a worker process) while this connection's other requests go on."""
+    if conn.analysing:
+        raise ProtocolError("rate_limited", "an analysis is already being computed; wait for it")
+    conn.analysing = True
+    conn.spawn(_analysis(conn, svc, req))
+
+
+async def _analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
+    try:
+        me = conn.player.pid if conn.player is not None else ""
+        out = await svc.analyses.analysis(me, req.race, req.player)
+        conn.send(P.reply(req.id, "analysis", **out))
+    except ProtocolError as exc:
+        conn.send(P.error(req.id, exc.code, exc.reason, **exc.extra))
+    except Exception:  # the worker died or the pool is shut down: a server fault
+        metrics.ERRORS.labels("internal").inc()
+        log.exception("analysis of race %s failed", req.race)
+        conn.send(P.error(req.id, "internal", "the analysis could not be computed"))
+    finally:
+        conn.analysing = False

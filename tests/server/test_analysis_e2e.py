@@ -1,0 +1,80 @@
+"""``analysis`` (server/game/analysis.py): the move that lost it, on request, for a finished
+race — computed once in a worker process, then stored with the race; never for a race that
+runs or for a game whose deal is not public."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import harness
+import pytest
+from solrace.client.library import ClientError
+from solrace.shared.learning.lost import find_losing_move
+
+BACKENDS = ("single", "cluster")
+FAST = {"rate": 1000.0, "burst": 1000}
+
+
+async def test_the_move_that_lost_it_for_any_racer_of_a_finished_race(redis_url: str) -> None:
+    async with harness.running_server(redis_url, **FAST) as server:
+        url = harness.ws_url(server)
+        cs, summary = await harness.start_race(url, redis_url, "seven-by-five",
+                                               ["ada", "bo"],
+                                               options={"cells": "5", "empty_fill": "any"})
+        ada, bo = cs
+        rid = summary["race"]
+        try:
+            with pytest.raises(ClientError) as err:
+                await ada.request("analysis", race=rid)
+            assert err.value.code == "not_running"  # never while the race runs
+            rng = random.Random(3)
+            over = False
+            for _ in range(25):  # random moves: a line that very likely throws the win away
+                legal = ada.boards[rid].get("legal") or []
+                if not legal:
+                    break
+                ack = await ada.move(rid, rng.choice(legal))
+                if ack.get("status") != "playing":
+                    over = True
+                    break
+            if not over:
+                await ada.resign(rid)
+            await bo.resign(rid)
+            await bo.next_event(race=rid, k="end")
+            got = await bo.request("analysis", race=rid, player=ada.player, within=60)
+            assert got["name"] == "ada" and got["player"] == ada.player
+            moves = await harness.read_log(redis_url, rid, ada.player)
+            secrets = await harness.race_info(redis_url, rid)
+            want = find_losing_move("seven-by-five", {"cells": "5", "empty_fill": "any"},
+                                    secrets.seed, moves)
+            assert got["result"] == want["result"] and got["moves"] == len(moves)
+            if want["result"] == "found":
+                assert (got["ply"], got["move"]) == (want["ply"], want["move"])
+                assert got["continuation"] == want["continuation"] and got["claim"]
+            again = await ada.request("analysis", race=rid)  # the caller's own, stored
+            assert again == {**got, "re": again["re"]}
+            mine = await bo.request("analysis", race=rid)  # bo never moved: his own line
+            assert mine["player"] == bo.player and mine["moves"] == 0
+            with pytest.raises(ClientError) as err:
+                await bo.request("analysis", race=rid, player="nobody")
+            assert err.value.code == "not_in_race"
+        finally:
+            await harness.close_all(cs)
+
+
+async def test_no_analysis_of_a_deal_that_is_not_public(redis_url: str) -> None:
+    async with harness.running_server(redis_url, **FAST) as server, \
+            harness.accounts(harness.ws_url(server), "cy") as (cy,):
+        t = await cy.tournament_create("Private deals", "unlimited", minutes=10,
+                                       deal_seconds=60)
+        await cy.tournament_join(t["tournament"])
+        r = await cy.tournament_play(t["tournament"])
+        rid = r["race"]["race"]
+        await cy.wait_running(rid)
+        await cy.resign(rid)
+        await cy.next_event(race=rid, k="end")
+        with pytest.raises(ClientError) as err:
+            await cy.request("analysis", race=rid)
+        assert err.value.code == "not_watchable"
+        await asyncio.sleep(0)
