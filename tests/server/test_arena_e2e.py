@@ -32,6 +32,14 @@ async def _meta(redis_url: str, tid: str) -> dict[str, str]:
         await r.aclose()
 
 
+async def solved(seed: int) -> Any:
+    """The solver's answer for deal ``seed``, searched off the event loop (the test's server
+    and clients run on it: a blocked loop misses websocket keepalives)."""
+    result = await asyncio.to_thread(solve, (VARIANT, OPTIONS, seed), Budget(200_000))
+    assert result.won
+    return result
+
+
 async def _play_line(client: Any, rid: str, line: list[str]) -> None:
     for text in line:
         await client.move(rid, text)
@@ -77,7 +85,7 @@ async def test_an_arena_from_creation_to_standings(redis_url: str) -> None:
         # alice wins deal 1 fast; bob resigns his
         meta = await _meta(redis_url, tid)
         seed = deal_seed(int(meta["master"]), 1)
-        result = solve((VARIANT, OPTIONS, seed), Budget(200_000))
+        result = await solved(seed)
         assert result.won
         await _play_line(alice, ra, [m.text() for m in result.moves])
         end = await alice.next_event(race=ra, k="end")
@@ -247,9 +255,7 @@ async def test_a_process_killed_mid_arena_loses_no_move_and_no_point(
             rid = first["race"]["race"]
             await alice.wait_running(rid)
             meta = await _meta(redis_url, tid)
-            line = [m.text() for m in solve((VARIANT, OPTIONS, deal_seed(int(meta["master"]),
-                                                                          1)),
-                                            Budget(200_000)).moves]
+            line = [m.text() for m in (await solved(deal_seed(int(meta["master"]), 1))).moves]
             await _play_line(alice, rid, line[:7])
             one.kill()
             assert await harness.read_log(redis_url, rid, alice.player) == line[:7]
@@ -284,7 +290,7 @@ async def test_a_ban_takes_an_entrants_points_and_an_unban_gives_them_back(
         rid = (await erin.tournament_play(tid))["race"]["race"]
         await erin.wait_running(rid)
         meta = await _meta(redis_url, tid)
-        line = solve((VARIANT, OPTIONS, deal_seed(int(meta["master"]), 1)), Budget(200_000))
+        line = await solved(deal_seed(int(meta["master"]), 1))
         await _play_line(erin, rid, [m.text() for m in line.moves])
         await erin.next_event(race=rid, k="end")
 
@@ -343,7 +349,7 @@ async def test_a_scheduled_event_ranks_by_deals_won_then_time(redis_url: str) ->
         assert err.value.code == "bad_option"  # an event has no berserk
         rid = d1["race"]["race"]
         await gia.wait_running(rid)
-        line = solve((VARIANT, OPTIONS, deal_seed(int(meta["master"]), 1)), Budget(200_000))
+        line = await solved(deal_seed(int(meta["master"]), 1))
         await _play_line(gia, rid, [m.text() for m in line.moves])
         end = await gia.next_event(race=rid, k="end")
         won_in = end["standings"][0]["elapsed"]

@@ -8,6 +8,7 @@ page draws, and to prove a spectator never saw a card that no racer had face up.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -28,6 +29,7 @@ from pw import (
 )
 from solrace.shared.engine import Game
 from solrace.shared.errors import CannotFinish, IllegalMove, NoLegalMove
+from solrace.shared.learning.lost import find_losing_move
 from solrace.shared.notation import Move
 from solrace.shared.pointing import autoplay, finish, resolve_source
 from solrace.shared.solver import Budget, Outcome, solve
@@ -268,6 +270,25 @@ async def test_two_players_race_by_invite_link_with_a_spectator(
     share = viewer.page.url
     await bob.page.goto(share)
     await bob.page.get_by_text(re.compile(r"step \d+ of")).wait_for()
+
+    # the move that lost it, asked on the replay page: the server's analysis of bob's line
+    want = await asyncio.to_thread(find_losing_move, secrets.variant, secrets.options,
+                                   secrets.seed, log_b)
+    await viewer.page.get_by_role("button", name="Where was it lost? (bob)").click()
+    said = viewer.page.locator(".analysis p").first
+    await viewer.page.wait_for_function(
+        "() => { const p = document.querySelector('.analysis p');"
+        " return p && !p.textContent.startsWith('Looking'); }", timeout=60_000)
+    words = {"found": f"lost at move {want.get('ply', 0) + 1}: {want.get('move')}",
+             "winnable_at_end": "could still be won", "lost_from_start": "No move lost it",
+             "undecided": "could not decide"}[want["result"]]
+    assert words in await said.inner_text()
+    if want["result"] == "found":
+        await viewer.page.get_by_role("button", name="Go to that move").click()
+        await viewer.page.get_by_role("button", name="Next ▶").click()  # the losing move
+        await viewer.page.get_by_text(f"bob played {want['move']}").wait_for()
+    await viewer.shot(shots, "replay-lost")
+    assert "null" not in await viewer.page.locator("main").inner_text()
 
     # rematch: alice asks, bob is offered it and joins with one click
     await page.get_by_role("button", name="Rematch").click()

@@ -5,6 +5,7 @@ next deal is one click from the end of the last."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,7 @@ async def test_an_arena_from_the_tournaments_page(browser: Any, web_server: str,
     seed = deal_seed(master_of(redis_proc.url, tid), 1)
     game = Game("seven-by-five", OPTIONS, seed)
     await ann.wait_board(view_of(game).wire())
-    result = solve(("seven-by-five", OPTIONS, seed), Budget(200_000))
+    result = await asyncio.to_thread(solve, ("seven-by-five", OPTIONS, seed), Budget(200_000))
     assert result.won
     for move in result.moves:
         trial = Game("seven-by-five", OPTIONS, seed)

@@ -38,6 +38,35 @@ export async function mount(app, conn, rid) {
   const slider = h("input", { type: "range", min: "0", max: String(moves.length), value: String(step), "aria-label": "step", oninput: () => go(Number(slider.value)) });
   const grid = h("div", { class: "watch-grid" });
   const check = h("p", { class: "verify" });
+  // The move that lost it (docs/protocol.md 5.25): asked of the server per racer, on a click
+  const lost = h("div", { class: "analysis", "aria-live": "polite" });
+  const stepOf = (pid, ply) => {  // the replay's step just before the racer's move number ply
+    let seen = 0;
+    for (let i = 0; i < moves.length; i++) {
+      if (moves[i].player !== pid) continue;
+      if (seen === ply) return i;
+      seen++;
+    }
+    return moves.length;
+  };
+  const analyse = async (pid) => {
+    lost.replaceChildren(h("p", { class: "muted", text: `Looking for where ${names.get(pid)}'s game was lost… (the solver, a few seconds)` }));
+    let a;
+    try { a = await conn.request("analysis", { race: rid, player: pid }); } catch (err) { lost.replaceChildren(h("p", { class: "error", text: err.message })); return; }
+    const who = a.name;
+    const line = (a.continuation || []).join(" ");
+    const parts = {
+      found: () => [h("p", { class: "lost-move", text: `${who}'s game was lost at move ${a.ply + 1}: ${a.move}. Before it, ${a.claim}; the solver's winning line from there: ${line}` }),
+        button("Go to that move", () => go(stepOf(pid, a.ply)))],
+      winnable_at_end: () => [h("p", { text: `${who}'s last position could still be won (${a.claim}): ${line}` }), button("Go to the end", () => go(stepOf(pid, a.ply)))],
+      lost_from_start: () => [h("p", { text: `No move lost it: ${a.claim}.` })],
+      undecided: () => [h("p", { text: "The solver could not decide within its budget where the game was lost; nothing is claimed." })],
+      won: () => [h("p", { text: `${who} won in ${a.moves} moves${a.par !== null ? `, ${a.over_par} over the solver's par of ${a.par}` : ""}${a.detour ? `; the longest detour ran from move ${a.detour.from + 1} to ${a.detour.to} (${a.detour.moves} moves that came back to the same position)` : ""}.` })],
+    };
+    lost.replaceChildren(...(parts[a.result] || parts.undecided)());
+  };
+  const askers = h("div", { class: "actions" }, [...names.entries()].map(([pid, name]) =>
+    button(`Where was it lost? (${name})`, () => analyse(pid))));
   const go = (n) => {
     step = Math.max(0, Math.min(moves.length, n));
     slider.value = String(step);
@@ -51,11 +80,12 @@ export async function mount(app, conn, rid) {
       grid.append(h("div", { class: `watch-pane ${m && m.player === pid ? "active" : ""}` }, h("h3", { text: `${names.get(pid)} · ${view.home}/${view.total} home · ${view.moves} moves` }), node));
     }
   };
-  app.append(h("div", { class: "race-head" }, h("h1", {}, `Replay · ${title}`, h("span", { class: "muted small", text: ` ${optionsText(reply.race.options)}` }))),
+  // (the DOM's append writes null as the text "null": the absent parts are filtered out)
+  app.append(...[h("div", { class: "race-head" }, h("h1", {}, `Replay · ${title}`, h("span", { class: "muted small", text: ` ${optionsText(reply.race.options)}` }))),
     h("div", { class: "replay-bar" }, button("« First", () => go(0), { "aria-label": "first" }), button("◀ Back", () => go(step - 1)), slider, button("Next ▶", () => go(step + 1)), button("Last »", () => go(moves.length), { "aria-label": "last" }), label),
     end ? h("p", { class: "muted", text: `Result: ${end.standings.map((r) => `${r.rank}. ${r.name} ${r.result} (${r.home} home, ${r.moves} moves)`).join(" · ")}` }) : null,
     verdictText(reply.race.verdict) ? h("p", { class: "verdict", text: verdictText(reply.race.verdict) }) : null,
-    check, grid);
+    check, askers, lost, grid].filter(Boolean));
   if (end && end.seed !== undefined) {
     verify(String(end.seed), end.commitment, start.view).then(({ commitmentOk, dealOk }) => {
       check.textContent = `Seed ${end.seed}: ${commitmentOk ? "✓ matches its commitment" : "✗ does not match its commitment"}, ${dealOk ? "✓ deal recomputed in your browser" : "✗ deal differs"}`;
