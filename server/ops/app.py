@@ -286,31 +286,17 @@ class Server:
         chores_at = loop.time() + period
         while True:
             await asyncio.sleep(tick)
-            assert self.ctx is not None
-            try:
-                await self._heartbeat()
-            except Exception as exc:
-                log.warning("heartbeat failed: %s", exc)
-            try:
-                await self.ctx.bots.sweep()
-            except Exception as exc:
-                log.warning("bot sweep failed: %s", exc)
+            ctx = self.ctx
+            assert ctx is not None
+            await upkeep.quietly("heartbeat", self._heartbeat)
+            await upkeep.quietly("bot sweep", ctx.bots.sweep)
             if loop.time() < chores_at - tick / 2:
                 continue
             chores_at = loop.time() + period
-            try:
-                await self.ctx.races.sweep()
-            except Exception as exc:
-                log.warning("race sweep failed: %s", exc)
-            try:
-                await self.ctx.verdicts.sweep()
-            except Exception as exc:
-                log.warning("verdict sweep failed: %s", exc)
-            if self.ctx.fairplay.analyses is not None:
-                try:
-                    await self.ctx.fairplay.analyses.sweep()
-                except Exception as exc:
-                    log.warning("fair-play analysis sweep failed: %s", exc)
+            await upkeep.quietly("race sweep", ctx.races.sweep)
+            await upkeep.quietly("verdict sweep", ctx.verdicts.sweep)
+            if ctx.fairplay.analyses is not None:
+                await upkeep.quietly("fair-play analysis sweep", ctx.fairplay.analyses.sweep)
             for rid, members in list(self.ctx.spectators.items()):
                 if not members:
                     self.ctx.spectators.pop(rid, None)

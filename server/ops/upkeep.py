@@ -14,14 +14,19 @@ from typing import Any
 log = logging.getLogger("solrace.server")
 
 
+async def quietly(what: str, call: Callable[[], Awaitable[Any]]) -> None:
+    """``await call()``; a failure is logged as "``what`` failed", never raised."""
+    try:
+        await call()
+    except Exception as exc:
+        log.warning("%s failed: %s", what, exc)
+
+
 async def every(what: str, call: Callable[[], Awaitable[Any]], period: float,
                 first: float = 0.0) -> None:
     """``call()`` after ``first`` seconds, then every ``period`` seconds; a failure is logged
     as "``what`` failed" and the loop goes on."""
     await asyncio.sleep(first)
     while True:
-        try:
-            await call()
-        except Exception as exc:
-            log.warning("%s failed: %s", what, exc)
+        await quietly(what, call)
         await asyncio.sleep(period)
