@@ -39,6 +39,8 @@ class CloseTimer:
         greeted: bool
         closing: bool
         quick_queue: str | None
+        hinting: bool
+        analysing: bool
         _timer: asyncio.TimerHandle | None  # hello deadline / idle timeout
         _closer: asyncio.Future[None] | None  # the idle (or no hello) close
         _hello_deadline: float
@@ -56,9 +58,14 @@ class CloseTimer:
         if not self.greeted:
             return max(0.0, self._hello_deadline - now)
         if (self._busy() or self.feed.races or self.quick_queue is not None
-                or self.ctx.standings.follows(self)):
+                or self.hinting or self.analysing or self.ctx.standings.follows(self)):
             return None
         return max(0.0, self._last_frame + self.ctx.config.idle_timeout - now)
+
+    def background_done(self) -> None:
+        """A request answered in the background (a hint, an analysis) is done: the close
+        timer looks at the connection again (it was left unarmed while the work ran)."""
+        self._recheck()
 
     def _recheck(self) -> None:
         """After each request (and each CONCURRENT one): arm the close timer for the state as

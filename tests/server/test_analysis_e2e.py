@@ -11,6 +11,7 @@ import harness
 import pytest
 from solrace.client.library import ClientError
 from solrace.shared.learning.lost import find_losing_move
+from solrace.shared.protocol import ProtocolError
 
 BACKENDS = ("single", "cluster")
 FAST = {"rate": 1000.0, "burst": 1000}
@@ -30,7 +31,7 @@ async def test_the_move_that_lost_it_for_any_racer_of_a_finished_race(redis_url:
             assert err.value.code == "not_running"  # never while the race runs
             rng = random.Random(3)
             over = False
-            for _ in range(25):  # random moves: a line that very likely throws the win away
+            for _ in range(15):  # random moves: a line that very likely throws the win away
                 legal = ada.boards[rid].get("legal") or []
                 if not legal:
                     break
@@ -42,7 +43,7 @@ async def test_the_move_that_lost_it_for_any_racer_of_a_finished_race(redis_url:
                 await ada.resign(rid)
             await bo.resign(rid)
             await bo.next_event(race=rid, k="end")
-            got = await bo.request("analysis", race=rid, player=ada.player, within=60)
+            got = await bo.request("analysis", race=rid, player=ada.player, within=180)
             assert got["name"] == "ada" and got["player"] == ada.player
             moves = await harness.read_log(redis_url, rid, ada.player)
             secrets = await harness.race_info(redis_url, rid)
@@ -80,3 +81,21 @@ async def test_no_analysis_of_a_deal_that_is_not_public(redis_url: str) -> None:
             await cy.request("analysis", race=rid)
         assert err.value.code == "not_watchable"
         await asyncio.sleep(0)
+
+
+async def test_waiting_for_an_analysis_is_not_idle(redis_url: str) -> None:
+    """A connection whose only business is an analysis being computed is not closed as idle
+    meanwhile; once the reply is out, the idle timer runs again."""
+    async with harness.running_server(redis_url, idle_timeout=0.5) as server:
+        async def slow(caller: str, rid: str, pid: str | None) -> dict:
+            await asyncio.sleep(1.5)  # longer than the idle timeout
+            raise ProtocolError("not_running", "a race is analysed once it is over")
+
+        server.ctx.analyses.analysis = slow  # type: ignore[method-assign]
+        async with harness.clients(harness.ws_url(server), "dee") as (dee,):
+            with pytest.raises(ClientError) as err:
+                await dee.request("analysis", race="0123456789abcdef", within=10)
+            assert err.value.code == "not_running"  # answered: the connection lived
+            async with asyncio.timeout(5):  # and now, with nothing going on, it is closed
+                while dee.ws is not None and dee.ws.state.name == "OPEN":
+                    await asyncio.sleep(0.05)

@@ -94,6 +94,7 @@ async def _hint(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None
         conn.send(P.error(req_id, "internal", "the hint could not be computed"))
     finally:
         conn.hinting = False
+        conn.background_done()
 
 
 @handles(P.Analysis)
@@ -119,3 +120,4 @@ async def _analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
         conn.send(P.error(req.id, "internal", "the analysis could not be computed"))
     finally:
         conn.analysing = False
+        conn.background_done()
