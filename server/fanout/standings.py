@@ -37,7 +37,6 @@ class StandingsFeed:
         # tid -> follower -> (the version it has, its player id: whose neighbourhood)
         self._followers: dict[str, dict[Follower, tuple[int, str | None]]] = {}
         self._task: asyncio.Task[None] | None = None
-        self.frames = 0  # standings frames sent (for the bench)
 
     def follow(self, tid: str, who: Follower, sent_v: int, pid: str | None) -> None:
         self._followers.setdefault(tid, {})[who] = (sent_v, pid)
@@ -78,7 +77,6 @@ class StandingsFeed:
             if tid in self._followers and who in self._followers[tid]:
                 self._followers[tid][who] = (out["v"], pid)
                 who.send(P.push("standings", **out))
-                self.frames += 1
 
     async def close(self) -> None:
         self._followers.clear()

@@ -19,7 +19,7 @@ from typing import Any
 
 from solrace.server.fairplay.service import FairPlayService
 from solrace.server.game.lifecycle import is_over
-from solrace.server.game.racemodel import Player
+from solrace.server.game.racemodel import Player, dealt_home, standings
 from solrace.server.game.races import RaceInfo, RaceService
 from solrace.server.store import RaceRecord, Store
 from solrace.server.store.keys import RETENTION
@@ -161,8 +161,7 @@ class ArenaService:
             meta["deals"] = deals
         if private:
             meta["code"] = secrets.token_hex(4).upper()
-        if not await self.ts.create(tid, meta, public=not private):
-            return tid  # a scheduled one another process created first
+        await self.ts.create(tid, meta, public=not private)  # False: another process made it
         return tid
 
     async def resolve_id(self, ref: str) -> str:
@@ -252,7 +251,7 @@ class ArenaService:
         res = await self.ts.enter(tid, player.pid, player.name, now, totals([], meta))
         if res == "missing":
             raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
-        if res == "closed":  # the script's check of the cut-off, as machine.may_enter says
+        if res == "closed":  # the script checks the cut-off; an entrant already in may repeat
             raise ProtocolError("entries_closed", "the late-entry cut-off has passed")
         await self.ts.add_entered(player.pid, tid, RETENTION)
         return self.public(tid, await self._meta(tid), now)
@@ -320,7 +319,6 @@ class ArenaService:
 
     async def _record_race(self, rid: str, rec: RaceRecord) -> None:
         """Record a finished deal race whose hook may not have run (idempotent)."""
-        from solrace.server.game.racemodel import dealt_home, standings
         info = await self.races.info(rid)
         rows = standings(rec, dealt_home(info))
         if rows:
