@@ -15,6 +15,7 @@ import pytest
 from solrace.client.library import ClientError
 from solrace.server.game.arena import totals
 from solrace.server.store import Store
+from solrace.shared.prng import commitment
 from solrace.shared.solver import Budget, solve
 from solrace.shared.tournaments import arena as scoring
 from solrace.shared.tournaments.seeds import deal_seed, verify
@@ -30,6 +31,22 @@ async def _meta(redis_url: str, tid: str) -> dict[str, str]:
         return await r.hgetall(f"sr:t:{{t:{tid}}}")
     finally:
         await r.aclose()
+
+
+#: A master seed whose deal 1 the solver wins at once (a random master's deal 1 is lost or out
+#: of the budget about one time in ten: the tests that play a win pin this one).
+PINNED_MASTER = 1
+
+
+async def pin_master(redis_url: str, tid: str, master: int = PINNED_MASTER) -> str:
+    """Give tournament ``tid`` (no deal dealt yet) a known master seed; its new commitment."""
+    r = harness.redis_client(redis_url)
+    try:
+        await r.hset(f"sr:t:{{t:{tid}}}", mapping={"master": master,
+                                                   "commitment": commitment(master)})
+    finally:
+        await r.aclose()
+    return commitment(master)
 
 
 async def solved(seed: int) -> Any:
@@ -50,6 +67,7 @@ async def test_an_arena_from_creation_to_standings(redis_url: str) -> None:
             harness.accounts(harness.ws_url(server), "alice", "bob") as (alice, bob):
         t = await alice.tournament_create("Friday arena", VARIANT, OPTIONS, minutes=10,
                                           deal_seconds=60)
+        pinned = await pin_master(redis_url, t["tournament"])
         assert t["state"] == "running" and t["private"] and len(t["code"]) == 8
         assert "master_seed" not in t
         tid = t["tournament"]
@@ -119,7 +137,9 @@ async def test_an_arena_from_creation_to_standings(redis_url: str) -> None:
         listing = await bob.tournaments()
         assert tid not in [x["tournament"] for k in ("upcoming", "live", "finished")
                            for x in listing[k]]  # private: not listed
-        assert verify(int(meta["master"]), t["commitment"])
+        assert verify(int(meta["master"]), pinned)
+        assert (await bob.request("tournament.info", tournament=tid))["tournament"][
+            "commitment"] == pinned
 
 
 async def test_entries_close_at_the_cut_off_and_a_finished_arena_reveals_its_seed(
@@ -250,6 +270,7 @@ async def test_a_process_killed_mid_arena_loses_no_move_and_no_point(
             t = await alice.tournament_create("Crash arena", VARIANT, OPTIONS, minutes=10,
                                               deal_seconds=120)
             tid = t["tournament"]
+            await pin_master(redis_url, tid)
             await alice.tournament_join(tid)
             first = await alice.tournament_play(tid)
             rid = first["race"]["race"]
@@ -285,6 +306,7 @@ async def test_a_ban_takes_an_entrants_points_and_an_unban_gives_them_back(
         t = await erin.tournament_create("Ban arena", VARIANT, OPTIONS, minutes=10,
                                          deal_seconds=120)
         tid = t["tournament"]
+        await pin_master(redis_url, tid)
         for c in (erin, finn):
             await c.tournament_join(tid)
         rid = (await erin.tournament_play(tid))["race"]["race"]
@@ -326,6 +348,7 @@ async def test_a_scheduled_event_ranks_by_deals_won_then_time(redis_url: str) ->
         t = await gia.tournament_create("Evening event", VARIANT, OPTIONS, starts_in=2,
                                         deal_seconds=30, format="event", deals=2)
         tid = t["tournament"]
+        await pin_master(redis_url, tid)
         assert t["format"] == "event" and t["deals"] == 2
         assert t["ends_at"] - t["starts_at"] == 60_000 and t["cutoff"] == t["starts_at"]
         for c in (gia, hal, ivy):
