@@ -28,7 +28,9 @@ async def test_practice_hint_resign_and_the_end_in_words(browser, web_server: st
     await page.get_by_text(re.compile(r"^(hint: \S+|No winning move found.*)$")).wait_for(
         timeout=30_000)
     await page.get_by_role("button", name="Finish").click()  # refused: cards still hidden
-    await page.get_by_text(re.compile("face-down cards? still to turn up")).wait_for()
+    # the move message (the screen reader's status line may say it too, for a moment)
+    await page.locator(".move-msg").get_by_text(
+        re.compile("face-down cards? still to turn up")).wait_for()
     await page.get_by_role("button", name="Resign").click()
     await page.get_by_role("heading", name="Race over").wait_for()
     await page.locator(".result-line").get_by_text("You resigned.").wait_for()
