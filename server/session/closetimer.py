@@ -2,7 +2,8 @@
 
 A connection must say hello within ``HELLO_TIMEOUT`` of connecting (one deadline, not reset
 by other frames), and one with nothing going on (no race, no watch, no quick-play queue,
-nothing being handled) is closed after ``idle_timeout`` without a frame. Both are one
+nothing being handled) is closed after ``idle_timeout`` without a frame (or without the
+answer to a request handled in the background). Both are one
 :class:`asyncio.TimerHandle` per connection, never one per frame: the worker re-arms it after
 each request (:meth:`CloseTimer._recheck`), so the limit always follows the state as handled
 so far, and when it fires early (frames came meanwhile) it arms itself again.
@@ -64,7 +65,10 @@ class CloseTimer:
 
     def background_done(self) -> None:
         """A request answered in the background (a hint, an analysis) is done: the close
-        timer looks at the connection again (it was left unarmed while the work ran)."""
+        timer looks at the connection again (it was left unarmed while the work ran). The idle
+        time counts from this answer, as from a frame: an analysis can take longer than the
+        idle timeout, and the caller must get the time to read it and ask again."""
+        self._last_frame = max(self._last_frame, time.monotonic())
         self._recheck()
 
     def _recheck(self) -> None:

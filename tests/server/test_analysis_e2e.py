@@ -85,7 +85,8 @@ async def test_no_analysis_of_a_deal_that_is_not_public(redis_url: str) -> None:
 
 async def test_waiting_for_an_analysis_is_not_idle(redis_url: str) -> None:
     """A connection whose only business is an analysis being computed is not closed as idle
-    meanwhile; once the reply is out, the idle timer runs again."""
+    meanwhile; once the reply is out, the idle timer runs again, counted from the reply (a long
+    analysis must not leave the caller closed the moment it is answered)."""
     async with harness.running_server(redis_url, idle_timeout=0.5) as server:
         async def slow(caller: str, rid: str, pid: str | None) -> dict:
             await asyncio.sleep(1.5)  # longer than the idle timeout
@@ -96,6 +97,8 @@ async def test_waiting_for_an_analysis_is_not_idle(redis_url: str) -> None:
             with pytest.raises(ClientError) as err:
                 await dee.request("analysis", race="0123456789abcdef", within=10)
             assert err.value.code == "not_running"  # answered: the connection lived
+            await asyncio.sleep(0.25)  # the idle time counts from the answer, not the request
+            assert dee.ws is not None and dee.ws.state.name == "OPEN"
             async with asyncio.timeout(5):  # and now, with nothing going on, it is closed
                 while dee.ws is not None and dee.ws.state.name == "OPEN":
                     await asyncio.sleep(0.05)
