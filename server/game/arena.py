@@ -30,7 +30,7 @@ from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
 from solrace.shared.tournaments import arena as scoring
 from solrace.shared.tournaments import event, machine
-from solrace.shared.tournaments.schedule import ArenaSpec
+from solrace.shared.tournaments.schedule import ArenaSpec, ScheduleError, parse_arena
 from solrace.shared.tournaments.seeds import deal_seed
 from solrace.shared.variants import VARIANTS, resolve
 
@@ -219,14 +219,14 @@ class ArenaService:
         return {k: v[:limit] for k, v in out.items()}
 
     async def schedule(self, specs: tuple[ArenaSpec, ...]) -> list[str]:
-        """Make sure the operators' recurring arenas exist: the instance running now and the
-        next one of each. Every process may do it: an instance's id is a function of its spec
+        """Make sure the operators' recurring tournaments exist: the instance running now and
+        the next one of each. Every process may do it: an instance's id is a function of its spec
         and start, and creating it twice keeps the first."""
         now = await self.store.server_time_ms()
         made = []
         for spec in specs:
             title = VARIANTS[spec.variant].title if spec.variant in VARIANTS else spec.variant
-            name = f"{title} arena"
+            name = f"{title} {spec.fmt}"
             for start in spec.instances(now):
                 tid = spec.instance_id(start)
                 if await self.ts.meta(tid) is None:
@@ -235,13 +235,29 @@ class ArenaService:
                                           options=dict(spec.options), starts_at=start,
                                           minutes=spec.recurrence.duration,
                                           deal_seconds=spec.deal_seconds, private=False,
-                                          tid=tid, late=True)
+                                          tid=tid, late=True, fmt=spec.fmt,
+                                          deals=spec.deals or 3)
                     except ProtocolError as exc:
-                        log.warning("scheduled arena %r not created: %s", spec.text,
+                        log.warning("scheduled tournament %r not created: %s", spec.text,
                                     exc.reason)
                         continue
                 made.append(tid)
         return made
+
+    async def schedule_all(self, configured: tuple[ArenaSpec, ...]) -> list[str]:
+        """:meth:`schedule` for the configured recurring tournaments and those an operator
+        stored (``solrace-server admin schedule add``); a stored line that no longer parses
+        is logged and skipped."""
+        specs = list(configured)
+        for line in await self.ts.schedules():
+            try:
+                spec = parse_arena(line)
+            except ScheduleError as exc:
+                log.warning("stored schedule %r skipped: %s", line, exc)
+                continue
+            if spec.text not in {s.text for s in specs}:
+                specs.append(spec)
+        return await self.schedule(tuple(specs))
 
     # ------------------------------------------------------------------ enter, play
 

@@ -191,10 +191,10 @@ class Server:
             # machine's cores; a race that takes a seed refills its pool at once besides)
             self._pooler = asyncio.create_task(upkeep.every(
                 "winnable pool preparation", pool.prepare, 60, first=15))
-        if cfg.arenas:
-            # the operators' recurring arenas, created ahead of their start
-            self._scheduler = asyncio.create_task(upkeep.every(
-                "scheduling arenas", lambda: arenas.schedule(cfg.arenas), 30))
+        # the operators' recurring tournaments (configured, or stored with the admin
+        # command), created ahead of their start
+        self._scheduler = asyncio.create_task(upkeep.every(
+            "scheduling tournaments", lambda: arenas.schedule_all(cfg.arenas), 30))
         self.ws = await serve(
             self._handle,
             cfg.host,

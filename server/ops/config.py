@@ -207,9 +207,10 @@ SETTINGS: tuple[Setting, ...] = (
             "docs/protocol.md section 8.1); unset: ws://HOST:PORT of the listener (nothing "
             "when HOST is a wildcard); off: advertise nothing"),
     Setting("arenas", parse_arenas,
-            "recurring public arenas, ';'-separated, each '<variant> [k=v ...] | <recurrence> "
-            "| <deal seconds>', e.g. 'unlimited draw=3 | every 1h at :00 for 30m | 300' "
-            "(docs/tournaments.md); empty: none"),
+            "recurring public tournaments, ';'-separated, each '<variant> [k=v ...] | "
+            "<recurrence> | <deal seconds> [| event N]', e.g. 'unlimited draw=3 | every 1h at "
+            ":00 for 30m | 300' (docs/tournaments.md; 'solrace-server admin schedule' stores "
+            "more in Redis); empty: none"),
     Setting("trusted_proxies", parse_addresses,
             "comma-separated addresses of reverse proxies: for a connection from one of them "
             "the client address (login limits) is the last X-Forwarded-For entry; empty: the "

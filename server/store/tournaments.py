@@ -13,7 +13,9 @@ Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
 * ``sr:player:{<pid>}:tournaments`` (set) — the tournaments a player entered (a ban reaches
   them all);
 * ``sr:tournaments`` (zset, its own slot) — tournament ids scored by ``starts_at``, public
-  ones only; ``sr:tcode:{<CODE>}`` (string) — a private tournament's id by its invite code.
+  ones only; ``sr:tcode:{<CODE>}`` (string) — a private tournament's id by its invite code;
+* ``sr:schedules`` (hash) — the recurring tournaments an operator added with
+  ``solrace-server admin schedule add`` (line -> the time it was added), kept until removed.
 
 The scripts are :mod:`.tournament_lua`.
 """
@@ -32,6 +34,7 @@ from solrace.server.store.keys import RETENTION
 from solrace.server.store.records import _s
 
 LIST_KEY = "sr:tournaments"
+SCHEDULES_KEY = "sr:schedules"
 
 
 class Totals(NamedTuple):
@@ -121,6 +124,21 @@ class TournamentStore:
     async def prune_list(self, before: int) -> None:
         self._count()
         await self.redis.zremrangebyscore(LIST_KEY, 0, before)
+
+    async def schedules(self) -> list[str]:
+        """The operators' stored recurring tournaments, as written, in the order added."""
+        self._count()
+        raw = await self.redis.hgetall(SCHEDULES_KEY)
+        return [_s(k) for k, _ in sorted(raw.items(), key=lambda kv: (int(kv[1]), kv[0]))]
+
+    async def add_schedule(self, line: str, now: int) -> bool:
+        """Store a recurring tournament (False: that line is stored already)."""
+        self._count()
+        return bool(await self.redis.hsetnx(SCHEDULES_KEY, line, now))
+
+    async def remove_schedule(self, line: str) -> bool:
+        self._count()
+        return bool(await self.redis.hdel(SCHEDULES_KEY, line))
 
     async def enter(self, tid: str, pid: str, name: str, now: int, start: Totals
                     ) -> int | str:
