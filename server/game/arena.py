@@ -55,7 +55,10 @@ def new_id() -> str:
 def state_at(meta: dict[str, str], now: int) -> machine.TournamentState:
     """The tournament's state at ``now``: open before its start; then running — an arena
     until every deal started before its end has run out of time, an event until its end (its
-    deals end with it) — then finished."""
+    deals end with it) — then finished, and final once its podium is cleared
+    (server/game/trophies.py)."""
+    if meta.get("final") == "1":
+        return S.FINAL
     if now < int(meta["starts_at"]):
         return S.OPEN
     tail = int(meta["deal_ms"]) if meta["format"] == F.ARENA else EVENT_GRACE_MS
@@ -195,7 +198,7 @@ class ArenaService:
             out["deals"] = int(meta["deals"])
         if meta.get("code"):
             out["code"] = meta["code"]
-        if state is S.FINISHED:
+        if state in (S.FINISHED, S.FINAL):
             out["master_seed"] = int(meta["master"])
         return out
 

@@ -111,8 +111,9 @@ from lobby to retirement), :mod:`.moves` (moves, the event stream, local deliver
 path), :mod:`.live` (spectators, racer presence, live races), :mod:`.sweeps` (deadlines,
 practice-bot leases), :mod:`.dailies` (daily deals, leaderboards), :mod:`.players` (stats,
 ratings, profiles), :mod:`.pairing` (quick pairing, heartbeats, rematches, player notices);
-accounts, deals and tournaments are objects of their own (``Store.accounts``, ``Store.deals``,
-``Store.tournaments``: its keys, ``sr:t:{t:<id>}…``, are listed in :mod:`.tournaments`). The
+accounts, deals, tournaments and trophies are objects of their own (``Store.accounts``,
+``Store.deals``, ``Store.tournaments``: its keys, ``sr:t:{t:<id>}…``, are listed in
+:mod:`.tournaments`; ``Store.trophies``, :mod:`.trophies`). The
 key builders are :mod:`.keys`, the scripts :mod:`.lua` (and :mod:`.account_lua`,
 :mod:`.deal_lua`, :mod:`.tournament_lua`).
 """

@@ -32,6 +32,7 @@ from solrace.server.store import tournament_lua as tl
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.keys import RETENTION
 from solrace.server.store.records import _s
+from solrace.server.store.trophies import PENDING_KEY
 
 LIST_KEY = "sr:tournaments"
 SCHEDULES_KEY = "sr:schedules"
@@ -97,9 +98,11 @@ class TournamentStore:
         ttl = max(60, (int(meta["ends_at"]) - int(meta["created_at"])) // 1000) + RETENTION
         self._count()
         await self.redis.expire(key, ttl)
-        if public:
+        if public:  # listed, and waiting to be made final (its trophies awarded)
             self._count()
             await self.redis.zadd(LIST_KEY, {tid: int(meta["starts_at"])})
+            self._count()
+            await self.redis.zadd(PENDING_KEY, {tid: int(meta["ends_at"])})
         if meta.get("code"):
             self._count()
             await self.redis.set(code_key(str(meta["code"])), tid, ex=ttl)
@@ -124,6 +127,27 @@ class TournamentStore:
     async def prune_list(self, before: int) -> None:
         self._count()
         await self.redis.zremrangebyscore(LIST_KEY, 0, before)
+
+    async def mark_final(self, tid: str, podium: list[str]) -> None:
+        """The tournament's results are final; ``podium`` the players awarded a place."""
+        self._count()
+        await self.redis.hset(_base(tid), mapping={"final": "1", "podium": ",".join(podium)})
+
+    async def reopen(self, tid: str) -> None:
+        """Final no more (a ban changed its standings): the trophy sweep looks again."""
+        self._count()
+        await self.redis.hdel(_base(tid), "final", "podium")
+
+    async def all_results(self, tid: str, pids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Every named entrant's results, in one round trip (one tournament, one slot)."""
+        b = _base(tid)
+        self._count()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in pids:
+                pipe.lrange(f"{b}:d:{pid}", 0, -1)
+            raw = await pipe.execute()
+        return {pid: [msgpack.unpackb(r, raw=False) for r in rows]
+                for pid, rows in zip(pids, raw)}
 
     async def schedules(self) -> list[str]:
         """The operators' stored recurring tournaments, as written, in the order added."""

@@ -281,6 +281,7 @@ class ProfileReply(Shape):
     games: list
     days: list
     badges: dict
+    trophies: dict | None
 
 
 # ----------------------------------------------------------------------------- unsolicited (7)

@@ -134,7 +134,8 @@ class TournamentPage {
     const state = now < t.starts_at ? "open" : now < t.ends_at ? "running" : t.state;
     const text = state === "open" ? `Starts in ${clock(t.starts_at - now)}.`
       : state === "running" ? `Running: ${clock(t.ends_at - now)} left${now < t.cutoff ? ` · entries close in ${clock(t.cutoff - now)}` : " · entries closed"}.`
-        : "Over: the last deals are finishing, then the standings are final.";
+        : state === "final" ? "Over: the results are final."
+          : "Over: the results are provisional until the last deals are recorded and the fair-play review has cleared the top places.";
     if (this.nodes.status.textContent !== text) this.nodes.status.textContent = text;
     if (state !== this.shownState) { this.shownState = state; this.renderActions(); }
   }
