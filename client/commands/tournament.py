@@ -92,6 +92,9 @@ def standings_lines(s: Mapping[str, Any], *, color: bool = False) -> list[str]:
         else:
             lines.append(f"{r['rank']:>4}. {r['name']:<20} {r['points']:>4} pts  "
                          f"{r['won']}/{r['played']} won{flame}")
+        if "race" in r and not s.get("my_rank"):  # a leader's live deal, for a non-entrant
+            lines.append(f"        playing deal {r['deal']}: solrace watch {r['race']}"
+                         " (a watcher may not enter)")
     return lines
 
 

@@ -272,6 +272,9 @@ class ArenaService:
             raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
         if res == "closed":  # the script checks the cut-off; an entrant already in may repeat
             raise ProtocolError("entries_closed", "the late-entry cut-off has passed")
+        if res == "watched":
+            raise ProtocolError("watched", "you watched this tournament's deals while it ran: "
+                                "a spectator may not enter it")
         await self.ts.add_entered(player.pid, tid, RETENTION)
         return self.public(tid, await self._meta(tid), now)
 
@@ -317,7 +320,7 @@ class ArenaService:
             player, meta["variant"], options, 1, limit_s, False,
             seed=deal_seed(int(meta["master"]), k), kind=KIND,
             extra={"tournament": tid, "deal": str(k), "berserk": "1" if berserk else "0"})
-        status, existing = await self.ts.set_deal(tid, player.pid, k, rid, now, berserk)
+        status, existing = await self.ts.set_deal(tid, player.pid, k, rid, now, berserk, TOP)
         if status == "dup" and existing is not None:
             return existing, k  # a concurrent request made it: that one is played
         if status == "not_entered":
@@ -328,6 +331,26 @@ class ArenaService:
         await self.races.start(rid)
         return rid, k
 
+    async def may_watch(self, tid: str, pid: str | None, live: bool) -> bool:
+        """Whether a spectator may watch a deal race of ``tid`` now, and masked as a deal
+        others may still play (True) or in full (False: the tournament is over, its master
+        seed public). While it runs: only a live deal, only by a named player who has not
+        entered — who is then remembered and may never enter (docs/tournaments.md,
+        "Spectators")."""
+        meta = await self._meta(tid)
+        if state_at(meta, await self.store.server_time_ms()) in (S.FINISHED, S.FINAL):
+            return False
+        if not live:
+            raise ProtocolError("not_watchable", "a finished deal is shown once the tournament "
+                                "is over")
+        if pid is None:
+            raise ProtocolError("not_watchable", "say hello with a name to watch a running "
+                                "tournament's deals")
+        if await self.ts.watch(tid, pid) == "entrant":
+            raise ProtocolError("not_watchable", "an entrant cannot watch the tournament's "
+                                "deals while it runs")
+        return True
+
     # ------------------------------------------------------------------ results
 
     async def on_finished(self, info: RaceInfo, rec: RaceRecord,
@@ -335,6 +358,21 @@ class ArenaService:
         if info.kind != KIND or not standings:
             return
         await self._record(info, rec, standings[0])
+
+    async def settle(self, tid: str, pid: str) -> None:
+        """Record the entrant's current deal if it is over and not recorded yet: its race's
+        end hook runs concurrently with the entrant's next request, and an entrant who asks
+        for the standings right after their deal must find it counted."""
+        cur = await self.ts.current(tid, pid)
+        if cur is None:
+            return
+        rid, k, _, _ = cur
+        stored, _ = await self.ts.results(tid, pid)
+        if len(stored) >= k:
+            return
+        rec = await self.store.read_race(rid)
+        if rec is not None and is_over(rec.state):
+            await self._record_race(rid, rec)
 
     async def _record_race(self, rid: str, rec: RaceRecord) -> None:
         """Record a finished deal race whose hook may not have run (idempotent)."""
@@ -429,6 +467,14 @@ class ArenaService:
         meta = await self._meta(tid)
         is_event = meta["format"] == F.EVENT
         out = []
+        now = await self.store.server_time_ms()
+        playing = {}  # the leaders' deals still on their clock: spectators may watch them
+        if state_at(meta, now) is S.RUNNING:
+            top = [who for rank, who, _, _ in rows if rank <= TOP]
+            for who, (rid, k, started, berserk) in (await self.ts.currents(tid, top)).items():
+                limit = int(meta["deal_ms"]) // (2 if berserk else 1)
+                if now < started + limit:
+                    playing[who] = (rid, k)
         for rank, who, name, stat in rows:
             points, won, played, fire, tiebreak, extra, _rev = (int(x) for x in stat.split("|"))
             row = {"rank": rank, "player": who, "name": name, "points": points, "won": won,
@@ -436,6 +482,8 @@ class ArenaService:
             if is_event:  # before a result, an entrant's time is every deal's whole limit
                 row["time"] = extra if played else int(meta["deals"]) * int(meta["deal_ms"])
                 row["home"] = HOME_MAX - tiebreak if 0 < tiebreak <= HOME_MAX else 0
+            if who in playing:
+                row["race"], row["deal"] = playing[who]
             out.append(row)
         return {"tournament": tid, "v": v, "entrants": n, "my_rank": mine or None,
                 "rows": out}

@@ -10,6 +10,7 @@ Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
 * ``…:entrants`` (hash) pid -> ``<joined>|<name>``; ``…:rank`` (zset) the standings;
   ``…:stat`` (hash) pid -> ``points|won|played|fire|tiebreak|extra|rev``; ``…:cur`` (hash)
   pid -> ``rid|k|started_at|berserk``; ``…:d:<pid>`` (list) the entrant's results, msgpack;
+  ``…:watchers`` (set) the players who watched its deals while it ran (they may not enter);
 * ``sr:player:{<pid>}:tournaments`` (set) — the tournaments a player entered (a ban reaches
   them all);
 * ``sr:tournaments`` (zset, its own slot) — tournament ids scored by ``starts_at``, public
@@ -65,6 +66,11 @@ def keys(tid: str, pid: str | None = None) -> list[str]:
     return out
 
 
+def watchers_key(tid: str) -> str:
+    """(set) the players who watched a deal of the tournament while it ran: never entrants."""
+    return f"{_base(tid)}:watchers"
+
+
 def player_key(pid: str) -> str:
     """(set) the tournaments a player entered — RETENTION, refreshed on entry."""
     return f"sr:player:{{{pid}}}:tournaments"
@@ -86,6 +92,7 @@ class TournamentStore:
         self._deal = script(tl.DEAL)
         self._result = script(tl.RESULT)
         self._standings = script(tl.STANDINGS)
+        self._watch = script(tl.WATCH)
 
     async def create(self, tid: str, meta: dict[str, Any], public: bool) -> bool:
         """Store a new tournament (False: the id exists). A public one is listed."""
@@ -168,17 +175,41 @@ class TournamentStore:
                     ) -> int | str:
         """Enter ``pid`` with ``start``: the totals of an entrant with no result yet."""
         self._count()
-        res = await self.batcher.call(self._enter, keys=keys(tid)[:4],
+        res = await self.batcher.call(self._enter, keys=[*keys(tid)[:4], watchers_key(tid)],
                                       args=[pid, name, now, start.score, start.tiebreak])
         return int(res) if isinstance(res, int) else _s(res)
 
+    async def watch(self, tid: str, pid: str) -> str:
+        """Remember ``pid`` as a watcher of the running tournament unless they entered it:
+        ``ok``, ``entrant`` or ``missing``."""
+        self._count()
+        res = await self.batcher.call(self._watch,
+                                      keys=[*keys(tid)[:2], watchers_key(tid)], args=[pid])
+        return _s(res)
+
     async def set_deal(self, tid: str, pid: str, k: int, rid: str, started: int,
-                       berserk: bool) -> tuple[str, str | None]:
+                       berserk: bool, top: int = 10) -> tuple[str, str | None]:
+        """Deal ``k`` (race ``rid``) is the entrant's current one; an entrant in the ``top``
+        places makes it news for the standings' followers."""
         self._count()
         res = await self.batcher.call(self._deal, keys=keys(tid, pid),
-                                      args=[pid, k, rid, started, "1" if berserk else "0"])
+                                      args=[pid, k, rid, started, "1" if berserk else "0", top])
         status = _s(res[0])
         return status, (_s(res[1]) if len(res) > 1 else None)
+
+    async def currents(self, tid: str, pids: list[str]
+                       ) -> dict[str, tuple[str, int, int, bool]]:
+        """The current deal of each of ``pids`` that has one (see :meth:`current`)."""
+        if not pids:
+            return {}
+        self._count()
+        raw = await self.redis.hmget(keys(tid)[4], pids)
+        out = {}
+        for pid, cur in zip(pids, raw):
+            if cur is not None:
+                rid, k, started, berserk = _s(cur).split("|")
+                out[pid] = (rid, int(k), int(started), berserk == "1")
+        return out
 
     async def current(self, tid: str, pid: str) -> tuple[str, int, int, bool] | None:
         """The entrant's current deal: (race id, k, started_at, berserk), or None."""

@@ -70,6 +70,7 @@ ERROR_CODES = (
     "tournament_not_found",  # no tournament with that id or invite code
     "not_entered",  # tournament.play before tournament.join
     "entries_closed",  # tournament.join after the arena's late-entry cut-off
+    "watched",  # tournament.join by a player who watched its deals while it ran
     "deal_not_ready",  # the next arena deal after a resignation, too soon (retry_after)
     "unavailable",  # the server cannot reach its store right now; retry
     "internal",  # a bug: reported, the connection survives

@@ -46,3 +46,14 @@ async def test_create_join_play_and_standings(redis_url: str, tmp_path: Path) ->
         assert code == 0 and "Evening arena" not in out and "(none)" in out, err
         code, out, err = await run_cli(tmp_path, "tournament", "join", "NOSUCH00", *base)
         assert code == 1 and "tournament_not_found" in err
+
+
+def test_standings_name_a_leaders_live_deal_to_a_non_entrant_only() -> None:
+    from solrace.client.commands.tournament import standings_lines
+
+    row = {"rank": 1, "player": "p1", "name": "ann", "points": 5, "won": 1, "played": 1,
+           "fire": False, "race": "41d2aa", "deal": 2}
+    spectator = standings_lines({"entrants": 1, "my_rank": None, "rows": [row]})
+    assert spectator[-1].strip() == "playing deal 2: solrace watch 41d2aa (a watcher may not enter)"
+    entrant = standings_lines({"entrants": 2, "my_rank": 2, "rows": [row]})
+    assert "solrace watch" not in "\n".join(entrant)

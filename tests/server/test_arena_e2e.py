@@ -1,8 +1,8 @@
 """Arenas end to end (server/game/arena.py, server/store/tournaments.py): real clients, a real
 server, a real Redis and a real Redis Cluster. Create, enter by invite code, play deals that
 are identical for every entrant, points as docs/tournaments.md computes them, a resignation's
-wait, standings followed live, deals never watchable and their seeds never told, and the
-store's standings ordered exactly as the pure rules order them."""
+wait, standings followed live, deals never watchable by an entrant and their seeds never told,
+and the store's standings ordered exactly as the pure rules order them."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ async def test_an_arena_from_creation_to_standings(redis_url: str) -> None:
         # resuming gives the same race, never a new deal
         assert (await alice.tournament_play(tid))["race"]["race"] == ra
 
-        # nobody watches a tournament's deal
+        # no entrant watches a tournament's deal (spectators: test_tournament_watch_e2e.py)
         with pytest.raises(ClientError) as err:
             await bob.request("watch", race=ra)
         assert err.value.code == "not_watchable"

@@ -151,7 +151,8 @@ class TournamentPage {
       return;
     }
     if (!this.entered()) {
-      a.replaceChildren(now < t.cutoff ? button("Enter", () => this.enter(), { class: "primary" }) : h("p", { class: "muted", text: "Entries are closed." }));
+      a.replaceChildren(now < t.cutoff ? button("Enter", () => this.enter(), { class: "primary" }) : h("p", { class: "muted", text: "Entries are closed." }),
+        now < t.ends_at ? h("p", { class: "muted small", text: "Watching a leader's deal (in the standings) bars you from entering this tournament." }) : null);
       return;
     }
     if (now < t.starts_at || now >= t.ends_at) {
@@ -188,8 +189,11 @@ class TournamentPage {
     for (const r of s.rows) {
       if (r.rank > last + 1) rows.push(h("tr", {}, h("td", { colspan: "5", text: "…" })));
       last = r.rank;
+      // a leader's live deal: watchable by a non-entrant (who then may not enter)
+      const watch = r.race && !this.entered() && r.player !== me
+        ? h("a", { class: "watch", href: `#/watch/${r.race}`, "aria-label": `Watch ${r.name}'s deal ${r.deal}`, text: ` · watch deal ${r.deal}` }) : null;
       rows.push(h("tr", { class: r.player === me ? "me" : "" },
-        h("td", { text: String(r.rank) }), h("td", { text: r.name + (r.fire ? " 🔥" : "") }),
+        h("td", { text: String(r.rank) }), h("td", {}, r.name + (r.fire ? " 🔥" : ""), watch),
         isEvent ? [h("td", { text: String(r.won) }), h("td", { text: clock(r.time) }), h("td", { text: String(r.home) })]
           : [h("td", { text: String(r.points) }), h("td", { text: `${r.won}/${r.played}` })]));
     }
