@@ -77,6 +77,23 @@ def summary_line(t: Mapping[str, Any]) -> str:
                                            else ""))
 
 
+PLACES = ("1st", "2nd", "3rd")
+
+
+def leaders_text(t: Mapping[str, Any]) -> str:
+    """A live tournament's leader, a finished one's podium ('' when nobody has entered)."""
+    top = t.get("leaders") or []
+    if not top:
+        return ""
+
+    def score(r: Mapping[str, Any]) -> str:
+        return f"{r['won']} won" if t.get("format") == "event" else f"{r['points']} pts"
+
+    if t.get("state") == "running":
+        return f"leader: {top[0]['name']} ({score(top[0])})"
+    return "podium: " + ", ".join(f"{p} {r['name']} ({score(r)})" for p, r in zip(PLACES, top))
+
+
 def standings_lines(s: Mapping[str, Any], *, color: bool = False) -> list[str]:
     lines = [paint(f"standings · {s['entrants']} entered", "1", color)
              + (f" · you are #{s['my_rank']}" if s.get("my_rank") else "")]
@@ -129,7 +146,12 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
         for key in ("upcoming", "live", "finished"):
             print(paint(key, "1", color))
             rows = listing[key] or []
-            print("\n".join("  " + summary_line(t) for t in rows) if rows else "  (none)")
+            for t in rows:
+                print("  " + summary_line(t))
+                if leaders_text(t):
+                    print("    " + leaders_text(t))
+            if not rows:
+                print("  (none)")
         return 0
     if args.action == "create":
         options = dict(kv.split("=", 1) for kv in args.option if "=" in kv)

@@ -207,7 +207,8 @@ class ArenaService:
         return self.public(tid, meta, await self.store.server_time_ms())
 
     async def listing(self, limit: int) -> dict[str, list[dict[str, Any]]]:
-        """Public tournaments: upcoming (soonest first), live, finished (latest first)."""
+        """Public tournaments: upcoming (soonest first), live, finished (latest first); a live
+        or finished one with entrants carries its top three (the leader; the podium)."""
         now = await self.store.server_time_ms()
         ids = await self.ts.listed(now - 2 * 24 * 3600 * 1000, now + MAX_LEAD_MS, 500)
         out: dict[str, list[dict[str, Any]]] = {"upcoming": [], "live": [], "finished": []}
@@ -217,6 +218,12 @@ class ArenaService:
                 continue
             row = self.public(tid, meta, now)
             bucket = {"open": "upcoming", "running": "live"}.get(row["state"], "finished")
+            if bucket != "upcoming" and row["entrants"]:  # the leader, or the podium
+                _, _, _, top = await self.ts.standings(tid, None, 3, 0)
+                row["leaders"] = [{"rank": rank, "player": who, "name": name,
+                                   "points": int(stat.split("|")[0]),
+                                   "won": int(stat.split("|")[1])}
+                                  for rank, who, name, stat in top]
             out[bucket].append(row)
         out["finished"].reverse()
         return {k: v[:limit] for k, v in out.items()}

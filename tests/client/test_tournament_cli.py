@@ -57,3 +57,15 @@ def test_standings_name_a_leaders_live_deal_to_a_non_entrant_only() -> None:
     assert spectator[-1].strip() == "playing deal 2: solrace watch 41d2aa (a watcher may not enter)"
     entrant = standings_lines({"entrants": 2, "my_rank": 2, "rows": [row]})
     assert "solrace watch" not in "\n".join(entrant)
+
+
+def test_the_list_names_a_live_leader_and_a_finished_podium() -> None:
+    from solrace.client.commands.tournament import leaders_text
+
+    top = [{"rank": i, "player": f"p{i}", "name": n, "points": 9 - i, "won": 3 - i}
+           for i, n in enumerate(("ann", "ben", "cat"), 1)]
+    assert leaders_text({"state": "running", "format": "arena", "leaders": top}) == \
+        "leader: ann (8 pts)"
+    assert leaders_text({"state": "final", "format": "event", "leaders": top}) == \
+        "podium: 1st ann (2 won), 2nd ben (1 won), 3rd cat (0 won)"
+    assert leaders_text({"state": "open", "format": "arena"}) == ""

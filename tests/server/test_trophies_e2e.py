@@ -80,6 +80,8 @@ async def test_a_final_podium_is_awarded_and_a_ban_awards_it_again(redis_url: st
         assert mine["recent"] == [{"tournament": tid, "name": "Test arena", "format": "arena",
                                    "place": 1, "ended_at": info["tournament"]["ends_at"]}]
         assert mine["best_arena"]["points"] == standings["rows"][0]["points"] > 0
+        listed = {t["tournament"]: t for t in (await ann.tournaments())["finished"]}
+        assert [r["player"] for r in listed[tid]["leaders"]] == podium  # the list's podium
         third = podium[2]
         fourth = standings["rows"][3]["player"]
         seen = await eve.request("profile", name=next(c.name for c in cs

@@ -13,7 +13,22 @@ function row(t, now) {
   const status = t.state === "open" ? `starts in ${clock(t.starts_at - now)}`
     : t.state === "running" ? `ends in ${clock(t.ends_at - now)}` : `ended ${when(t.ends_at)}`;
   return h("li", {}, h("a", { href: `#/tournament/${t.tournament}`, text: t.name }),
-    h("span", { class: "muted small", text: ` · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${t.entrants} entered · ${status}` }));
+    h("span", { class: "muted small", text: ` · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${t.entrants} entered · ${status}` }),
+    leaders(t));
+}
+
+const MEDALS = ["🥇", "🥈", "🥉"];
+
+/** A live tournament's leader, a finished one's podium (points in an arena, wins in an event). */
+function leaders(t) {
+  if (!t.leaders || !t.leaders.length) return null;
+  const score = (r) => (t.format === "event" ? `${r.won} won` : `${r.points} pts`);
+  if (t.state === "running") {
+    const r = t.leaders[0];
+    return h("span", { class: "t-leader small", text: ` · leader: ${r.name} (${score(r)})` });
+  }
+  return h("span", { class: "t-podium small", "aria-label": "podium" },
+    t.leaders.map((r, i) => h("span", { text: ` ${MEDALS[i]} ${r.name} (${score(r)})` })));
 }
 
 export async function mountList(app, conn) {
