@@ -18,6 +18,7 @@ from typing import Any
 
 from solrace.client.commands import CommandError, use_color, variant_name
 from solrace.client.commands.play import interrupted
+from solrace.client.commands.watch import watch_race
 from solrace.client.library import Client, ClientError
 from solrace.client.raceterm.terminal import RaceTerminal
 from solrace.client.render import paint
@@ -51,7 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "entries close at the start, ranked by deals won, then time")
     for action, text in (("join", "enter a tournament"),
                          ("play", "play your current deal, or your next"),
-                         ("standings", "the standings")):
+                         ("standings", "the standings"),
+                         ("watch", "the standings live, as a spectator; --leader: watch the "
+                                   "leader's live deal (a watcher may not enter)")):
         p = sub.add_parser(action, help=text)
         p.add_argument("ref", metavar="TOURNAMENT", help="its id or invite code")
         if action == "play":
@@ -59,6 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            help="half the deal's time limit; +1 point if won")
         if action == "standings":
             p.add_argument("--follow", action="store_true", help="live, until Ctrl-C")
+        if action == "watch":
+            p.add_argument("--leader", action="store_true",
+                           help="watch the deal the leader is playing, until it ends")
     for p in [parser, *sub.choices.values()]:
         if p is not parser:
             add_server_arguments(p)
@@ -173,6 +179,8 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
             s = await client.next_event(t="standings", timeout=3600)
             print("\n".join(["", *standings_lines(s, color=color)]), flush=True)
         return 0
+    if args.action == "watch":
+        return await _watch(client, url, args, color)
     t = await client.tournament_join(args.ref)  # entering twice changes nothing
     term = ArenaTerminal(client, url, t, color=color)
 
@@ -191,6 +199,23 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
     s = await client.tournament_standings(args.ref)
     print("\n".join(standings_lines(s, color=color)))
     return code
+
+
+async def _watch(client: Client, url: str, args: argparse.Namespace, color: bool) -> int:
+    """A spectator's view: the standings followed live, or (``--leader``) the leader's live
+    deal, masked as docs/tournaments.md, "Spectators", says."""
+    s = await client.tournament_standings(args.ref, follow=not args.leader)
+    print("\n".join(standings_lines(s, color=color)), flush=True)
+    if args.leader:
+        row = next((r for r in s["rows"] if "race" in r), None)
+        if row is None:
+            raise CommandError("none of the leaders is playing a deal right now")
+        print(f"watching {row['name']}'s deal {row['deal']} (a watcher may not enter this "
+              "tournament)", flush=True)
+        return await watch_race(client, url, {"race": row["race"]}, color)
+    while True:
+        s = await client.next_event(t="standings", timeout=3600)
+        print("\n".join(["", *standings_lines(s, color=color)]), flush=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ real server."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 from pathlib import Path
@@ -46,6 +47,36 @@ async def test_create_join_play_and_standings(redis_url: str, tmp_path: Path) ->
         assert code == 0 and "Evening arena" not in out and "(none)" in out, err
         code, out, err = await run_cli(tmp_path, "tournament", "join", "NOSUCH00", *base)
         assert code == 1 and "tournament_not_found" in err
+
+
+async def test_a_spectator_watches_the_leaders_deal_then_may_not_enter(
+        redis_url: str, tmp_path: Path) -> None:
+    """``solrace tournament watch --leader`` watches the leader's live deal until it ends;
+    ``solrace watch RACE`` falls back to the player's session (an anonymous spectator may not
+    watch a running tournament's deal); the watcher may then not enter."""
+    async with harness.running_server(redis_url, spectator_delay=0.3) as server, \
+            harness.accounts(harness.ws_url(server), "zed") as (zed,):
+        url = harness.ws_url(server)
+        base = ("--server", url, "--no-color")
+        t = await zed.tournament_create("Watched arena", "unlimited", {"draw": "1"},
+                                        minutes=10, deal_seconds=120)
+        await zed.tournament_join(t["tournament"])
+        rid = (await zed.tournament_play(t["tournament"]))["race"]["race"]
+        await zed.wait_running(rid)
+        code, out, err = await run_cli(tmp_path, "register", "yan", *base, stdin=PW + "\n")
+        assert code == 0, err
+        code, out, err = await run_cli(tmp_path, "watch", rid, "--once", *base)
+        assert code == 0 and "zed" in out, err  # with yan's session: anonymous is refused
+        watching = asyncio.create_task(run_cli(tmp_path, "tournament", "watch", t["code"],
+                                               "--leader", *base))
+        await asyncio.sleep(3)  # the command is watching now
+        await zed.resign(rid)
+        code, out, err = await watching
+        assert code == 0, err
+        assert "watching zed's deal 1 (a watcher may not enter this tournament)" in out
+        assert "standings · 1 entered" in out and "resigned" in out, out
+        code, out, err = await run_cli(tmp_path, "tournament", "join", t["code"], *base)
+        assert code == 1 and "watched" in err
 
 
 def test_standings_name_a_leaders_live_deal_to_a_non_entrant_only() -> None:
