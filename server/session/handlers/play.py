@@ -10,6 +10,7 @@ from solrace.server.game import moveservice
 from solrace.server.game.lifecycle import DEALT, UNDERWAY
 from solrace.server.ops import metrics
 from solrace.server.session.fastmoves import ack_reply
+from solrace.server.session.handlers.accounts import address
 from solrace.server.session.handlers.base import handles
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -110,7 +111,8 @@ async def on_analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
 async def _analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
     try:
         me = conn.player.pid if conn.player is not None else ""
-        out = await svc.analyses.analysis(me, req.race, req.player)
+        who = me or f"addr:{address(conn, svc)}"  # an anonymous connection: by its address
+        out = await svc.analyses.analysis(me, req.race, req.player, counted_as=who)
         conn.send(P.reply(req.id, "analysis", **out))
     except ProtocolError as exc:
         conn.send(P.error(req.id, exc.code, exc.reason, **exc.extra))
