@@ -1,5 +1,5 @@
 """Playing one's game: ``move``, ``autoplay`` and ``finish`` (one handler, one move service),
-``resign``, ``sync`` (resume) and ``hint`` (practice only)."""
+``resign``, ``sync`` (resume), ``hint`` and ``winnable`` (practice only), ``analysis``."""
 
 from __future__ import annotations
 
@@ -95,6 +95,31 @@ async def _hint(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None
         conn.send(P.error(req_id, "internal", "the hint could not be computed"))
     finally:
         conn.hinting = False
+        conn.background_done()
+
+
+@handles(P.Winnable)
+async def on_winnable(conn: Session, svc: Services, req: P.Winnable) -> None:
+    """As ``hint``: checked here (practice games only: ``not_practice`` elsewhere), searched
+    in the background, one at a time per connection."""
+    if conn.checking:
+        raise ProtocolError("rate_limited", "a winnable check is already being computed; "
+                            "wait for it")
+    job = await svc.hints.prepare(conn.me, req.race,
+                                  what='the "still winnable?" indicator is')
+    conn.checking = True
+    conn.spawn(_winnable(conn, svc, req.id, job))
+
+
+async def _winnable(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None:
+    try:
+        conn.send(P.reply(req_id, "winnable", **await svc.hints.winnable(job)))
+    except Exception:  # the worker died or the pool is shut down: a server fault
+        metrics.ERRORS.labels("internal").inc()
+        log.exception("winnable check for race %s failed", job.race)
+        conn.send(P.error(req_id, "internal", "the check could not be computed"))
+    finally:
+        conn.checking = False
         conn.background_done()
 
 
