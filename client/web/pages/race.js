@@ -11,6 +11,7 @@ import { reportButton } from "../report.js";
 import { youNode } from "../stats.js";
 import { applyDelta, fold, verdictText } from "./racestate.js";
 import { Rivals } from "./rivals.js";
+import { StillWinnable } from "./winnable.js";
 
 export async function mount(app, conn, rid) {
   if (!conn.name) {
@@ -47,6 +48,7 @@ class RacePage {
     n.board = h("div", { class: "board", role: "region", "aria-label": "your board" });
     n.msg = h("p", { class: "move-msg" });  // the announcer reads it out (politely)
     this.announcer = new Announcer();
+    this.still = new StillWinnable(this.conn, this.rid, () => (this.board ? this.board.seq : null));
     this.rivalRows = new Rivals(n.rivals, this.conn, this.rid, (text, source) => this.announcer.say(text, source));
     this.keys = new BoardKeys(n.board, {
       play: (src, n) => this.send(src[0] === "t" ? `${src}:${n}` : src),
@@ -58,7 +60,8 @@ class RacePage {
     n.controls = h("div", { class: "controls" });
     n.end = h("div", { class: "race-end" });
     n.countdown = h("div", { class: "countdown", "aria-live": "polite" });
-    this.app.append(n.head, n.lobby, n.countdown, n.end, n.rivals, n.msg, n.board, n.controls,
+    this.still.node.hidden = true;  // shown in practice games, once chosen (controls())
+    this.app.append(n.head, n.lobby, n.countdown, n.end, n.rivals, n.msg, this.still.node, n.board, n.controls,
       this.announcer.node);
     try {
       await this.resync();
@@ -103,6 +106,12 @@ class RacePage {
     }
     this.refresh();
     this.drawBoard();
+    this.checkWinnable();
+  }
+
+  /** Practice games only: "still winnable?" for the position now, when the player chose it. */
+  checkWinnable() {
+    if (this.summary && this.summary.kind === "practice" && this.playable) this.still.check();
   }
 
   setBoard(board, legal) {
@@ -284,6 +293,7 @@ class RacePage {
     else if (ack.move) this.nodes.msg.textContent = `played ${ack.move}`;
     else if (ack.moves && !ack.moves.length) this.nodes.msg.textContent = "no safe card to send home";
     if (this.nodes.msg.textContent) this.announcer.say(this.nodes.msg.textContent);
+    if (ack.status === "playing") this.checkWinnable();
     const moves = ack.moves || (ack.move ? [ack.move] : []);
     if (moves.length) sound(moves.some((m) => /^[a-z]\d*f\d/.test(m)) ? "home" : "move");
   }
@@ -325,6 +335,8 @@ class RacePage {
   controls() {
     const n = this.nodes.controls;
     const s = this.state;
+    const practice = s.kind === "practice";
+    this.still.node.hidden = !(practice && this.still.on && s.state === "running");
     if (s.state === "finished" || s.state === "closed" || s.state === "lobby") { n.replaceChildren(); return; }
     const input = h("input", { id: "move-input", placeholder: "t3f1, t3, sw …", autocomplete: "off", spellcheck: "false", "aria-label": "Type a move" });
     const auto = h("input", { type: "checkbox", id: "auto", checked: this.auto, onchange: () => { this.auto = auto.checked; localStorage.setItem("solrace.auto", this.auto ? "1" : "0"); } });
@@ -340,7 +352,7 @@ class RacePage {
       h("label", { class: "check" }, auto, " Auto-play safe cards"),
       button("Safe cards home", batch("autoplay")),
       button("Finish", batch("finish")),
-      ...(s.kind === "practice" ? [button("Hint", () => this.hint())] : []),
+      ...(practice ? [button("Hint", () => this.hint()), this.still.checkbox()] : []),
       button("Resign", async () => {
         if (!confirm("Resign this race?")) return;
         await this.request("resign", { race: this.rid });
