@@ -83,8 +83,8 @@ export class Rivals {
 
   cue(r, home, gained, leads) {
     this.cues.set(r.player, { until: Date.now() + CUE_MS, gained });
-    this.say(`${r.name}: ${home} card${home === 1 ? "" : "s"} home${leads ? ", leading" : ""}`, r.player);
-    sound("rival");
+    // the tone with the sentence: both held to one per rival every 1.5 s (the announcer's gap)
+    if (this.say(`${r.name}: ${home} card${home === 1 ? "" : "s"} home${leads ? ", leading" : ""}`, r.player)) sound("rival");
     setTimeout(() => this.expire(), CUE_MS + 20);
   }
 
