@@ -59,7 +59,7 @@ class WinnableWatch:
             if board is None or rid is None or term.my_result:
                 return
             try:
-                reply = await term.client.request("winnable", race=rid, within=30)
+                reply = await term.client.winnable(rid)
             except ClientError as exc:
                 if exc.code in ("not_practice", "already_finished", "not_running"):
                     self.off = exc.code == "not_practice"

@@ -30,7 +30,7 @@ async def test_the_check_in_practice_games(redis_url: str) -> None:
             harness.clients(harness.ws_url(server), "pia") as (pia,):
         lost = await pia.practice_start("unlimited", DRAW1, seed=LOST_SEED)
         rid = lost["race"]
-        got = await pia.request("winnable", race=rid, within=30)
+        got = await pia.winnable(rid)
         assert got == {**got, "race": rid, "seq": 0, "outcome": "lost", "claim": CLAIM_LOST,
                        "nodes": 20_000}
         ack = await pia.move(rid, "sw")  # lost stays lost, for the position after the move
