@@ -77,8 +77,9 @@ class AnalysisService:
                                                  QUOTA_WINDOW_MS)
         if wait_ms:
             secs = -(-wait_ms // 1000)
+            when = f"{secs} s" if secs < 120 else f"{-(-secs // 60)} min"
             raise ProtocolError("too_many_analyses", f"at most {self.per_hour} new analyses "
-                                f"an hour; the next in {secs} s (analyses already made are "
+                                f"an hour; the next in {when} (analyses already made are "
                                 "not counted)", retry_after=secs)
         moves = await self.store.read_log(rid, pid)
         self.running += 1
