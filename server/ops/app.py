@@ -186,8 +186,9 @@ class Server:
         standings = StandingsFeed(store.tournaments.version, arenas.standings)
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,
-                           moderation, arenas, AnalysisService(store, races), standings,
-                           trophies=trophies)
+                           moderation, arenas,
+                           AnalysisService(store, races, per_hour=cfg.analyses_per_hour),
+                           standings, trophies=trophies)
         if cfg.daily_prepare >= 0:
             # certify upcoming dailies ahead of time, hourly, so nobody waits for the solver
             self._preparer = asyncio.create_task(upkeep.every(

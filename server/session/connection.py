@@ -135,6 +135,7 @@ class Connection(MoveStart, CloseTimer, Sending):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
+        self.checking = False  # a "still winnable?" check of this connection is computing
         self.analysing = False  # an analysis asked on this connection is being computed
         self._queue: deque[Any] = deque()  # Queued frames (or begun requests) for the worker
         self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it

@@ -32,6 +32,10 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}:ev`` (stream) — race events, entry id ``<version>-0``, field ``e`` =
   msgpack event (each with ``at``, the Redis time in ms) — as the race
 * ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
+* ``sr:race:{<rid>}:analysis`` (hash) — racer id -> the JSON of the racer's analysis ("the
+  move that lost it"), computed on request after the end — RETENTION
+* ``sr:aquota:{<pid>}`` (zset) — the fresh analyses a caller started in the last hour
+  (``addr:<address>`` for an anonymous connection), scored by ms — an hour
 * ``sr:race:{<rid>}:watchers`` (zset) — spectator connections (``<process>:<conn>``) scored by
   the Redis time their registration expires (refreshed by their process) — as the race
 * ``sr:race:{<rid>}:online`` (zset) — racers' attached connections (``<pid>|<process>:<conn>``)

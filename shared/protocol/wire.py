@@ -56,6 +56,7 @@ ERROR_CODES = (
     "no_rematch",  # race.rematch of a race that is not over, or of a daily or practice game
     "already_queued",  # quick pairing twice
     "pool_empty",  # winnable race: no certified deal ready in time (retry_after: seconds)
+    "too_many_analyses",  # the caller's fresh analyses of the hour are used up (retry_after)
     "rate_limited",  # too many messages, or too many wrong passwords (retry_after: seconds)
     "account_required",  # ranked play (rated races, the ranked daily) by a guest: register
     "bad_password",  # a new password fails the length rules (reason says which)
