@@ -59,6 +59,7 @@ THRESHOLDS: dict[str, tuple[int, int]] = {
     "double-aces-and-kings": (234_415, 573_624),
     "sixes-and-sevens": (29_559, 50_267),
     "forty-and-eight": (2_228_814, 3_180_127),
+    "seven-by-five": (187_776, 409_731),
 }
 DEFAULT_THRESHOLDS = (1_000, 5_000)
 
