@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 import harness
@@ -32,6 +33,8 @@ from test_daily import (  # the daily tests' helpers
     open_store,
     record_for,
     redis_today,
+    register_cli,
+    run_cli,
     threaded_solver,  # noqa: F401 (a fixture)
 )
 
@@ -257,3 +260,38 @@ async def test_winnable_races_and_quick_pairs_by_difficulty(redis_url: str) -> N
             assert second["t"] == "race" and second["race"]["difficulty"] == "hard"
             matched = await quin.next_event(t="matched")
             assert matched["race"]["race"] == second["race"]["race"]
+
+
+async def test_solrace_daily_and_leaderboard_with_a_difficulty(redis_url: str,
+                                                                tmp_path: Path) -> None:
+    async with open_store(redis_url) as store:
+        day = await redis_today(store)
+        plain = {**record_for(WIN_VARIANT, WIN_SEED), "difficulty": "medium", "effort": "35",
+                 "effort_par": "160"}
+        hard_seed = hmac_seed(SECRET, day, WIN_VARIANT, 4)
+        hard = {**record_for(WIN_VARIANT, hard_seed, candidate=4, par=210),
+                "difficulty": "hard", "effort": "400", "effort_par": "210"}
+        assert await store.save_daily(day, WIN_VARIANT, plain)
+        assert await store.save_daily(day, f"{WIN_VARIANT}:hard", hard)
+    async with harness.running_server(redis_url, **FAST) as server:
+        url = harness.ws_url(server)
+        await register_cli(tmp_path, url, "sven")
+        base = ("--server", url, "--no-color")
+        code, out, err = await run_cli(tmp_path, "daily", "--difficulty", "hard", "--info",
+                                       *base)
+        assert code == 0, err
+        assert f"{day} (UTC) · hard" in out and f"commitment {hard['commitment']}" in out
+        assert "par 210 moves" in out
+        code, out, err = await run_cli(tmp_path, "daily", "--info", *base)
+        assert code == 0 and f"{day} (UTC) · medium" in out, err
+        code, out, err = await run_cli(tmp_path, "daily", "--difficulty", "hard", *base,
+                                       stdin="resign\n")
+        assert code == 0, err
+        assert "you are #1 of 1" in out, out
+        code, out, err = await run_cli(tmp_path, "daily", "--difficulty", "hard", *base)
+        assert code == 1 and "--difficulty hard --practice" in err, err
+        code, out, err = await run_cli(tmp_path, "leaderboard", WIN_VARIANT, "--difficulty",
+                                       "hard", *base)
+        assert code == 0 and "Unlimited · hard" in out and "sven" in out, (out, err)
+        code, out, err = await run_cli(tmp_path, "leaderboard", WIN_VARIANT, *base)
+        assert code == 0 and "Unlimited · medium" in out and "sven" not in out, (out, err)
