@@ -153,15 +153,14 @@ class DailyService:
     async def get(self, variant: str, day: str) -> dict[str, str]:
         """The certified daily of ``variant`` on ``day`` (the day's first won candidate, the
         daily of its own difficulty), certifying and rating it if nobody has."""
-        return (await self.get_level(variant, day, None))[1]
+        return await self._rated(variant, day, await self._record(variant, variant, day, None, 0))
 
     async def get_level(self, variant: str, day: str, difficulty: str | None
                         ) -> tuple[str, dict[str, str]]:
         """(board, record) of the ``difficulty`` daily of ``variant`` on ``day`` (None: the
         day's first certified deal, whatever its difficulty): the first candidate won at the
         daily budget whose rating is ``difficulty`` (server/game/dailylevels.py)."""
-        plain = await self._record(variant, variant, day, None, 0)
-        plain = await self._rated(variant, day, plain)
+        plain = await self.get(variant, day)
         name = levels.board(variant, difficulty, plain)
         if name == variant:
             return name, plain
