@@ -132,3 +132,9 @@ def test_bots_win_hard_deals_less_often_than_easy_ones() -> None:
     assert len(easy) >= 5 and len(hard) >= 5, {d.value: len(w) for d, w in wins.items()}
     share = {d: sum(w) / (3 * len(w)) for d, w in wins.items() if w}
     assert share[L.Difficulty.EASY] >= share[L.Difficulty.HARD] + 0.2, share
+
+
+def test_the_protocol_accepts_exactly_the_ratings() -> None:
+    from solrace.shared.protocol.requests import DIFFICULTIES
+
+    assert DIFFICULTIES == L.DIFFICULTIES == ("easy", "medium", "hard")
