@@ -51,6 +51,8 @@ DAILY_OPTIONS: dict[str, dict[str, str]] = {"seven-by-five": {"cells": "5", "emp
 DAILY_BUDGETS = {"sixes-and-sevens": 20_000, "forty-and-eight": 20_000}
 DEFAULT_BUDGET = 200_000
 FAILURE_MEMO = 3600.0  # seconds a day's failed certification is not retried by this process
+SOLVED_MEMO = 5000  # candidates' answers a process keeps (then it starts afresh)
+Candidate = tuple[str, int | None, int, tuple[str, int, int | None] | None]
 DAILY_TIME_LIMIT = 3600  # seconds for one attempt
 
 
@@ -126,6 +128,9 @@ class DailyService:
         self._worker = Worker()  # certification searches
         self._certifying: dict[tuple[str, str], asyncio.Task[dict[str, str]]] = {}
         self._failed: dict[tuple[str, str], float] = {}  # (day, variant) -> when it failed
+        # (day, variant, candidate) -> (outcome, par, nodes, rating): the searches for a day's
+        # other difficulties walk the same candidates; each is solved once per process
+        self._solved: dict[tuple[str, str, int], Candidate] = {}
         # screens each ranked attempt before it is listed (use_fairplay)
         self.fairplay: FairPlayService | None = None
         races.on_finished.append(self.on_finished)
@@ -220,13 +225,12 @@ class DailyService:
         for index in range(start, MAX_CANDIDATES):
             seed = candidate_seed(self.secret, day, variant, options_text(opts), index)
             budget = self.budget_nodes or DAILY_BUDGETS.get(variant, DEFAULT_BUDGET)
-            outcome, par, nodes = await self._worker.run(certify_one, variant, opts, seed,
-                                                         budget)
+            outcome, par, nodes, rated = await self._candidate(day, variant, opts, index, seed,
+                                                               budget)
             # a long search keeps its lock (it expires only if this process dies)
             await self.store.renew_daily_lock(day, name, self.process)
-            if outcome != "won":
+            if outcome != "won" or rated is None:
                 continue
-            rated = await self._worker.run(levels.rate_one, variant, opts, seed)
             if want is not None and rated[0] != want:
                 continue
             record = {
@@ -243,7 +247,25 @@ class DailyService:
             assert stored is not None
             return stored
         self._failed[(day, name)] = time.monotonic()
+        # after FAILURE_MEMO a new search solves afresh (a worker or budget may have changed)
+        self._solved = {k: v for k, v in self._solved.items() if k[:2] != (day, variant)}
         raise ProtocolError("unavailable", f"no winnable deal found for {name} on {day}")
+
+    async def _candidate(self, day: str, variant: str, opts: dict[str, str], index: int,
+                         seed: int, budget: int) -> Candidate:
+        """A candidate solved (and, when won, rated) in the worker — once per process."""
+        key = (day, variant, index)
+        got = self._solved.get(key)
+        if got is None:
+            outcome, par, nodes = await self._worker.run(certify_one, variant, opts, seed,
+                                                         budget)
+            rated = None
+            if outcome == "won":
+                rated = await self._worker.run(levels.rate_one, variant, opts, seed)
+            if len(self._solved) >= SOLVED_MEMO:
+                self._solved.clear()
+            got = self._solved[key] = (outcome, par, nodes, rated)
+        return got
 
     async def prepare(self, days_ahead: int = 1) -> None:
         """Certify today's and the next days' dailies of every variant (background)."""

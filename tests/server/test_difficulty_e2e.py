@@ -92,6 +92,9 @@ async def test_each_difficulty_is_the_first_candidate_won_and_rated_so(
             assert [c[2] for c in solver.calls] == seeds[:5]
             name, easy = await svc.get_level("unlimited", day, "easy")
             assert name == "unlimited:easy" and easy["candidate"] == "5"
+            # each candidate solved (and each won one rated) once in this process
+            assert [c[2] for c in solver.calls] == seeds
+            assert rater.calls == [seeds[1], seeds[2], seeds[4], seeds[5]]
             # each stored under its board's keys, so nothing is searched twice
             assert await store.daily(day, "unlimited:hard") == hard
             calls = len(solver.calls)
