@@ -100,6 +100,7 @@ async def test_a_daily_in_each_difficulty(browser: Any, level_server: str, shots
     await page.goto(level_server + "#/")
     await page.get_by_label("Difficulty").select_option("hard")
     assert await page.get_by_label("Winnable deals only").is_checked()
+    await p.shot(shots, "lobby-difficulty")
     await page.get_by_role("button", name="Create a Unlimited race").click()
     await page.get_by_text("hard deal", exact=True).wait_for(timeout=30_000)
     await page.get_by_text("winnable deal", exact=True).wait_for()
