@@ -305,9 +305,13 @@ class Client(HomeMixin):
 
     async def create_race(self, variant: str, options: dict[str, str] | None = None, *,
                           seats: int = 2, time_limit: int = 600, rated: bool = False,
-                          winnable: bool = False) -> dict[str, Any]:
-        """A new race (``winnable``: dealt a seed the server's solver has won)."""
+                          winnable: bool = False, difficulty: str | None = None
+                          ) -> dict[str, Any]:
+        """A new race (``winnable``: dealt a seed the server's solver has won; of that
+        ``difficulty``, when given)."""
         fields: dict[str, Any] = {"winnable": True, "within": POOL_PATIENCE} if winnable else {}
+        if difficulty is not None:
+            fields["difficulty"] = difficulty
         r = await self.request("race.create", variant=variant, options=options or {},
                                seats=seats, time_limit=time_limit, rated=rated, **fields)
         return await self._track(r["race"])
@@ -373,8 +377,10 @@ class Client(HomeMixin):
         return (await self.request("race.ready", race=race))["race"]
 
     async def quick(self, variant: str, options: dict[str, str] | None = None, *,
-                    winnable: bool = False) -> dict[str, Any]:
+                    winnable: bool = False, difficulty: str | None = None) -> dict[str, Any]:
         fields: dict[str, Any] = {"winnable": True, "within": POOL_PATIENCE} if winnable else {}
+        if difficulty is not None:
+            fields["difficulty"] = difficulty
         r = await self.request("quick", variant=variant, options=options or {}, **fields)
         if r["t"] == "race":
             await self._track(r["race"])

@@ -36,6 +36,7 @@ from solrace.client.tui import (
     result_word,
     seed_lines,
 )
+from solrace.shared.protocol.requests import DIFFICULTIES
 from solrace.shared.variants import VARIANTS
 
 NAME = "daily"
@@ -48,6 +49,9 @@ RANK_WAIT = 3.0  # seconds to wait for the finished attempt to appear on the lea
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("variant", nargs="?", type=variant_name, default=None, metavar="VARIANT",
                         help=f"whose daily (default {DEFAULT_VARIANT}): " + ", ".join(VARIANTS))
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
+                        help="the daily of that difficulty (default: the day's first daily, "
+                        "whatever its difficulty)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--practice", action="store_true",
                       help="play today's deal unranked (allowed after your ranked attempt)")
@@ -63,7 +67,7 @@ def info_lines(info: Mapping[str, Any], *, color: bool = False) -> list[str]:
     opts = options_text(info.get("options"))
     lines = [
         paint(f"daily challenge · {title}", "1", color) + (f" ({opts})" if opts else "")
-        + f" · {info.get('date')} (UTC)",
+        + f" · {info.get('date')} (UTC)" + difficulty_text(info),
         f"commitment {info.get('commitment')} (sha256 of the seed; the seed is revealed "
         "tomorrow)",
         f"par {info.get('par')} moves (the solver's winning line: this deal can be won)",
@@ -76,6 +80,25 @@ def info_lines(info: Mapping[str, Any], *, color: bool = False) -> list[str]:
         lines += ["  " + line for line in seed_lines(
             yesterday, yesterday.get("commitment"), variant, yesterday.get("options"))]
     return lines
+
+
+def difficulty_text(info: Mapping[str, Any]) -> str:
+    """`` · hard`` — the deal's difficulty, and what players' results make of it once
+    enough have played (docs/leaderboards.md, "Difficulty")."""
+    level = info.get("difficulty")
+    if not level:
+        return ""
+    rating = info.get("rating") or {}
+    now = rating.get("now")
+    if rating.get("players") and now and now != level:
+        return f" · {level} (players so far find it {now})"
+    return f" · {level}"
+
+
+def difficulty_flag(info: Mapping[str, Any]) -> str:
+    """The ``--difficulty`` that reaches this daily again (empty for the day's first)."""
+    asked = info.get("asked")
+    return f" --difficulty {asked}" if asked else ""
 
 
 def attempt_line(info: Mapping[str, Any]) -> str:
@@ -92,10 +115,10 @@ def attempt_line(info: Mapping[str, Any]) -> str:
                 "listed in a few seconds when the check clears it")
     if state in ("finished", "closed"):
         return (f"your ranked attempt: finished (race {attempt}); see your rank: "
-                f"solrace leaderboard {variant} --around-me; replay the deal unranked: "
-                f"solrace daily {variant} --practice")
+                f"solrace leaderboard {variant}{difficulty_flag(info)} --around-me; replay the "
+                f"deal unranked: solrace daily {variant}{difficulty_flag(info)} --practice")
     return (f"your ranked attempt: in progress (race {attempt}), its clock running; "
-            f"'solrace daily {variant}' resumes it")
+            f"'solrace daily {variant}{difficulty_flag(info)}' resumes it")
 
 
 def confirm_start(info: Mapping[str, Any], practice: bool) -> bool:
@@ -119,18 +142,22 @@ class DailyTerminal(RaceTerminal):
 
     def title(self) -> str:
         kind = "ranked attempt" if self.ranked else "practice (unranked)"
+        level = [str(self.info["difficulty"])] if self.info.get("difficulty") else []
         return " · ".join([paint("solrace daily", "1", self.color), self.variant_label(),
-                           str(self.info.get("date")), kind, f"par {self.info.get('par')}",
+                           str(self.info.get("date")), *level, kind,
+                           f"par {self.info.get('par')}",
                            f"you: {who(self.client)}"])
 
 
-async def my_rank(client: Client, variant: str, date: str | None) -> dict[str, Any] | None:
+async def my_rank(client: Client, variant: str, date: str | None,
+                  difficulty: str | None = None) -> dict[str, Any] | None:
     """The caller's leaderboard row for that day, waiting briefly for it to be written (the
     server writes it just after it sends the end of the race)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + RANK_WAIT
     while True:
-        board = await fetch(client, variant, date=date, limit=1, around_me=True)
+        board = await fetch(client, variant, date=date, limit=1, around_me=True,
+                            difficulty=difficulty)
         if board.get("my_review") in ("held", "removed") and board.get("my_row"):
             return {**board["my_row"], "review": board["my_review"]}  # not listed
         if board.get("my_rank") is not None:
@@ -177,13 +204,15 @@ def rank_lines(row: Mapping[str, Any] | None, variant: str, *, color: bool = Fal
 async def daily_main(args: argparse.Namespace) -> int:
     url, name = resolve_server(args), resolve_name(args)
     variant = args.variant or DEFAULT_VARIANT
+    level = {"difficulty": args.difficulty} if args.difficulty else {}
     color = use_color(args)
     client = await login(url, name)
     try:
         try:
-            info = await client.request("daily", variant=variant)
+            info = await client.request("daily", variant=variant, **level)
         except ClientError as exc:
             raise CommandError(refusal(exc)) from None
+        info = {**info, "asked": args.difficulty}
         print("\n".join(info_lines(info, color=color)), flush=True)
         if args.info:
             return 0
@@ -192,16 +221,19 @@ async def daily_main(args: argparse.Namespace) -> int:
             return 0
         term = DailyTerminal(client, url, info, color=color)
 
+        flag = difficulty_flag(info)
+
         async def enter() -> dict[str, Any]:
             try:
                 reply = await client.request("daily.start", variant=variant,
-                                             practice=args.practice)
+                                             practice=args.practice, **level)
             except ClientError as exc:
                 if exc.code == "already_played":
                     raise CommandError(
                         f"you have played today's ranked {variant} daily; "
-                        f"'solrace daily {variant} --practice' plays the deal again, unranked; "
-                        f"'solrace leaderboard {variant} --around-me' shows your rank") from None
+                        f"'solrace daily {variant}{flag} --practice' plays the deal again, "
+                        f"unranked; 'solrace leaderboard {variant}{flag} --around-me' shows "
+                        "your rank") from None
                 raise CommandError(refusal(exc)) from None
             term.ranked = bool(reply.get("ranked"))
             rid = reply["race"]["race"]
@@ -215,10 +247,10 @@ async def daily_main(args: argparse.Namespace) -> int:
         code = await term.run(enter)
         if term.end is not None:
             if term.ranked:
-                row = await my_rank(client, variant, info.get("date"))
+                row = await my_rank(client, variant, info.get("date"), args.difficulty)
                 print("\n".join(rank_lines(row, variant, color=color, par=info.get("par"))))
                 with contextlib.suppress(ClientError):  # the streak and badge it earned
-                    after = await client.request("daily", variant=variant)
+                    after = await client.request("daily", variant=variant, **level)
                     print("\n".join(you_lines(after.get("you"), variant, color=color)))
             else:
                 print("practice game: not ranked")

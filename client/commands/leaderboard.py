@@ -26,6 +26,7 @@ from solrace.client.tui import (
     result_word,
     table,
 )
+from solrace.shared.protocol.requests import DIFFICULTIES
 from solrace.shared.variants import VARIANTS
 
 NAME = "leaderboard"
@@ -57,16 +58,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rows per page, 1..100 (default 20)")
     parser.add_argument("--offset", type=int, default=0, metavar="N",
                         help="rows to skip (default 0): the next page of the previous one")
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
+                        help="the board of that difficulty's daily (default: the day's first)")
     parser.add_argument("--json", action="store_true", help="print the server's reply as JSON")
     add_server_arguments(parser)
 
 
 async def fetch(client: Client, variant: str, *, date: str | None = None, offset: int = 0,
-                limit: int = 20, around_me: bool = False) -> dict[str, Any]:
+                limit: int = 20, around_me: bool = False, difficulty: str | None = None
+                ) -> dict[str, Any]:
     fields: dict[str, Any] = {"variant": variant, "offset": offset, "limit": limit,
                               "around_me": around_me}
     if date is not None:
         fields["date"] = date
+    if difficulty is not None:
+        fields["difficulty"] = difficulty
     return await client.request("leaderboard", **fields)
 
 
@@ -85,7 +91,8 @@ def board_lines(board: Mapping[str, Any], *, me: str | None = None, color: bool 
     variant = str(board.get("variant", "?"))
     title = VARIANTS[variant].title if variant in VARIANTS else variant
     total = int(board.get("total", 0))
-    head = paint(f"daily leaderboard · {title} · {board.get('date')}", "1", color)
+    level = f" · {board['difficulty']}" if board.get("difficulty") else ""
+    head = paint(f"daily leaderboard · {title}{level} · {board.get('date')}", "1", color)
     par = board.get("par")
     lines = [f"{head} · {total} {'entry' if total == 1 else 'entries'}"
              + (f" · par {par} moves" if par else "")]
@@ -138,7 +145,8 @@ async def leaderboard_main(args: argparse.Namespace) -> int:
     client = await login(resolve_server(args), resolve_name(args))
     try:
         board = await fetch(client, args.variant, date=args.date, offset=args.offset,
-                            limit=args.limit, around_me=args.around_me)
+                            limit=args.limit, around_me=args.around_me,
+                            difficulty=args.difficulty)
     except ClientError as exc:
         raise CommandError(f"{exc.code}: {exc.reason}") from None
     finally:

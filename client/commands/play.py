@@ -54,6 +54,7 @@ from solrace.client.tui import (
     resolve_server,
 )
 from solrace.shared.protocol import CODE_RE
+from solrace.shared.protocol.requests import DIFFICULTIES
 from solrace.shared.variants import VARIANTS
 
 __all__ = ["RaceTerminal", "Racer", "default_options_advice", "hint_text", "pile_summary"]
@@ -102,6 +103,9 @@ def add_race_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--winnable", action="store_true",
                         help="deal only a deal the server's solver has won (new races and "
                         "quick pairing only)")
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
+                        help="a deal the server's solver has won and rated so (implies "
+                        "--winnable; quick pairing: only with players asking the same)")
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
@@ -166,7 +170,8 @@ def settings_ignored(args: argparse.Namespace) -> list[str]:
                                    ("--seats", args.seats != 2),
                                    ("--time-limit", args.time_limit != 600),
                                    ("--rated", args.rated),
-                                   ("--winnable", args.winnable)) if on]
+                                   ("--winnable", args.winnable),
+                                   ("--difficulty", args.difficulty)) if on]
     if not given:
         return []
     return [f"note: {', '.join(given)} apply to new races only; resuming an open game "
@@ -194,11 +199,14 @@ async def play_main(args: argparse.Namespace) -> int:
                 return await client.join(code=args.invite)
             if args.quick:
                 term.summary = {"variant": variant, "options": options}
-                reply = await client.quick(variant, options, winnable=args.winnable)
+                reply = await client.quick(variant, options,
+                                           winnable=args.winnable or bool(args.difficulty),
+                                           difficulty=args.difficulty)
                 return reply["race"] if reply["t"] == "race" else None
             return await client.create_race(variant, options, seats=args.seats,
                                             time_limit=args.time_limit, rated=args.rated,
-                                            winnable=args.winnable)
+                                            winnable=args.winnable or bool(args.difficulty),
+                                            difficulty=args.difficulty)
         except ClientError as exc:
             raise CommandError(refusal(exc)) from None
 

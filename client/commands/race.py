@@ -80,7 +80,8 @@ async def create_main(args: argparse.Namespace) -> int:
             else:
                 summary = await client.create_race(
                     args.variant, option_dict(args), seats=args.seats,
-                    time_limit=args.time_limit, rated=args.rated, winnable=args.winnable)
+                    time_limit=args.time_limit, rated=args.rated,
+                    winnable=args.winnable or bool(args.difficulty), difficulty=args.difficulty)
         except ClientError as exc:
             raise CommandError(refusal(exc)) from None
         if args.no_wait:

@@ -1,5 +1,5 @@
 // Boot: one connection to the server that served this page (same origin), a hash router
-// (#/, #/join/CODE, #/race/ID, #/watch, #/watch/ID, #/daily[/VARIANT], #/leaderboard/VARIANT,
+// (#/, #/join/CODE, #/race/ID, #/watch, #/watch/ID, #/daily[/VARIANT], #/leaderboard/VARIANT[/DIFFICULTY],
 // #/profile[/NAME], #/replay/ID, #/tournaments, #/tournament/ID; for moderators #/mod, #/mod/case/ID, #/mod/audit) and the
 // "reconnecting…" banner.
 import { Connection } from "./connection.js";
@@ -25,7 +25,7 @@ const ROUTES = [
   [/^watch$/, watch.mountList],
   [/^watch\/([A-Za-z0-9]+)$/, watch.mount],  // a race id, or an invite code as shown (upper case)
   [/^daily(?:\/([a-z-]+))?$/, daily.mount],
-  [/^leaderboard\/([a-z-]+)$/, daily.mountLeaderboard],
+  [/^leaderboard\/([a-z-]+)(?:\/(easy|medium|hard))?$/, daily.mountLeaderboard],
   [/^profile(?:\/([A-Za-z0-9_.-]+))?$/, profile.mount],
   [/^replay\/([a-z0-9]+)$/, replay.mount],
   [/^tournaments$/, tournaments.mountList],

@@ -112,7 +112,7 @@ class FairPlayService:
             par = rec.meta.get("certified_par")
             fast = bool(par) and int(row["elapsed"]) < int(par) * HUMAN_MS_PER_MOVE
             analyse = fast or await self.store.listed_before(
-                day, info.variant, rank_key) < ANALYSED_TOP
+                day, rec.meta.get("daily_board") or info.variant, rank_key) < ANALYSED_TOP
         return await self._screen(info, rec, row, "daily", day, analyse)
 
     async def screen_tournament(self, info: RaceInfo, rec: RaceRecord,
@@ -167,6 +167,7 @@ class FairPlayService:
             "name": row["name"], "kind": kind, "day": day, "variant": info.variant,
             "deal": {"variant": info.variant, "options": dict(info.options),
                      "seed": info.seed},
+            "board": rec.meta.get("daily_board") or info.variant,  # a daily's leaderboard
             "status": status, "score": result.to_wire(), "evidence": ev,
             "history": {"account_age_days": round(history.account_age_days, 3),
                         "ranked_games": history.ranked_games,
@@ -237,7 +238,8 @@ class FairPlayService:
             await self._hold(case, result.total)
             return
         if case["kind"] == "daily":
-            await self.store.review_daily(case["day"], case["variant"], pid, status)
+            await self.store.review_daily(case["day"], case.get("board", case["variant"]),
+                                          pid, status)
         if status == CLEAR:
             await self.store.notify_player(pid, {"k": "review", "race": rid, "status": CLEAR})
         for hook in self.on_decided:  # stats counted, a race's ratings applied
@@ -280,7 +282,8 @@ class FairPlayService:
     async def _decide(self, cid: str, status: str, by: str) -> dict[str, Any]:
         case = await self.case(cid)
         if case["kind"] == "daily":
-            await self.store.review_daily(case["day"], case["variant"], case["player"], status)
+            await self.store.review_daily(case["day"], case.get("board", case["variant"]),
+                                          case["player"], status)
         case["status"] = status
         case["decided_by"] = by
         await self.store.save_case(case["race"], case["player"], case)

@@ -24,11 +24,13 @@ import time
 from typing import Any
 
 from solrace.server.fairplay.service import REVIEW_WINDOW_MS, FairPlayService
+from solrace.server.game import dailylevels as levels
 from solrace.server.game.lifecycle import is_over
 from solrace.server.game.races import Player, RaceInfo, RaceService
 from solrace.server.game.worker import Worker
 from solrace.server.store import DAILY_TTL, RaceRecord, Store
 from solrace.shared import playerstats
+from solrace.shared.learning.difficulty import DIFFICULTIES
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
@@ -49,6 +51,8 @@ DAILY_OPTIONS: dict[str, dict[str, str]] = {"seven-by-five": {"cells": "5", "emp
 DAILY_BUDGETS = {"sixes-and-sevens": 20_000, "forty-and-eight": 20_000}
 DEFAULT_BUDGET = 200_000
 FAILURE_MEMO = 3600.0  # seconds a day's failed certification is not retried by this process
+SOLVED_MEMO = 5000  # candidates' answers a process keeps (then it starts afresh)
+Candidate = tuple[str, int | None, int, tuple[str, int, int | None] | None]
 DAILY_TIME_LIMIT = 3600  # seconds for one attempt
 
 
@@ -124,6 +128,9 @@ class DailyService:
         self._worker = Worker()  # certification searches
         self._certifying: dict[tuple[str, str], asyncio.Task[dict[str, str]]] = {}
         self._failed: dict[tuple[str, str], float] = {}  # (day, variant) -> when it failed
+        # (day, variant, candidate) -> (outcome, par, nodes, rating): the searches for a day's
+        # other difficulties walk the same candidates; each is solved once per process
+        self._solved: dict[tuple[str, str, int], Candidate] = {}
         # screens each ranked attempt before it is listed (use_fairplay)
         self.fairplay: FairPlayService | None = None
         races.on_finished.append(self.on_finished)
@@ -149,22 +156,51 @@ class DailyService:
     # ------------------------------------------------------------------ certification
 
     async def get(self, variant: str, day: str) -> dict[str, str]:
-        """The certified daily of ``variant`` on ``day``, certifying it if nobody has."""
-        record = await self.store.daily(day, variant)
+        """The certified daily of ``variant`` on ``day`` (the day's first won candidate, the
+        daily of its own difficulty), certifying and rating it if nobody has."""
+        return await self._rated(variant, day, await self._record(variant, variant, day, None, 0))
+
+    async def get_level(self, variant: str, day: str, difficulty: str | None
+                        ) -> tuple[str, dict[str, str]]:
+        """(board, record) of the ``difficulty`` daily of ``variant`` on ``day`` (None: the
+        day's first certified deal, whatever its difficulty): the first candidate won at the
+        daily budget whose rating is ``difficulty`` (server/game/dailylevels.py)."""
+        plain = await self.get(variant, day)
+        name = levels.board(variant, difficulty, plain)
+        if name == variant:
+            return name, plain
+        return name, await self._record(variant, name, day, difficulty,
+                                        int(plain["candidate"]) + 1)
+
+    async def _record(self, variant: str, name: str, day: str, want: str | None, start: int
+                      ) -> dict[str, str]:
+        record = await self.store.daily(day, name)
         if record is not None:
             return record
-        key = (day, variant)
+        key = (day, name)
         failed = self._failed.get(key)
         if failed is not None and time.monotonic() - failed < FAILURE_MEMO:
-            raise ProtocolError("unavailable", f"no winnable {variant} deal found for {day}")
+            raise ProtocolError("unavailable", f"no winnable {name} deal found for {day}")
         task = self._certifying.get(key)
         if task is None or task.done():
-            task = asyncio.ensure_future(self._certify(variant, day))
+            task = asyncio.ensure_future(self._certify(variant, name, day, want, start))
             self._certifying[key] = task
         return await asyncio.shield(task)
 
-    async def _certify(self, variant: str, day: str) -> dict[str, str]:
-        name, opts = self.variant_name(variant)
+    async def _rated(self, variant: str, day: str, record: dict[str, str]) -> dict[str, str]:
+        """``record`` with its difficulty: a record certified before dailies were rated is
+        rated now (in the worker) and the rating stored with it, once."""
+        if record.get("difficulty"):
+            return record
+        opts = self.variant_name(variant)[1]
+        fields = levels.rating_fields(await self._worker.run(
+            levels.rate_one, variant, opts, int(record["seed"])))
+        await self.store.rate_daily(day, variant, fields)
+        return {**record, **fields}
+
+    async def _certify(self, variant: str, name: str, day: str, want: str | None,
+                       start: int) -> dict[str, str]:
+        variant, opts = self.variant_name(variant)
         if not await self.store.lock_daily(day, name, self.process):
             for _ in range(1200):  # another process certifies: wait for its record
                 await asyncio.sleep(0.5)
@@ -176,33 +212,60 @@ class DailyService:
                     raise ProtocolError("unavailable", f"no winnable deal found for {name}")
             raise ProtocolError("unavailable", "the daily deal is still being certified")
         try:
-            return await self._search(name, opts, day)
+            return await self._search(variant, opts, day, name, want, start)
         finally:  # found or not: the next request (any process) must not wait for a lock
             with contextlib.suppress(Exception):  # (it expires anyway)
                 await self.store.unlock_daily(day, name, self.process)
 
-    async def _search(self, name: str, opts: dict[str, str], day: str) -> dict[str, str]:
+    async def _search(self, variant: str, opts: dict[str, str], day: str, name: str,
+                      want: str | None, start: int) -> dict[str, str]:
+        """Candidates ``start``, ``start + 1``… until one is won (and, when ``want`` is a
+        difficulty, rated so), at most :data:`MAX_CANDIDATES` in all."""
         started = time.monotonic()
-        for index in range(MAX_CANDIDATES):
-            seed = candidate_seed(self.secret, day, name, options_text(opts), index)
-            budget = self.budget_nodes or DAILY_BUDGETS.get(name, DEFAULT_BUDGET)
-            outcome, par, nodes = await self._worker.run(certify_one, name, opts, seed, budget)
+        for index in range(start, MAX_CANDIDATES):
+            seed = candidate_seed(self.secret, day, variant, options_text(opts), index)
+            budget = self.budget_nodes or DAILY_BUDGETS.get(variant, DEFAULT_BUDGET)
+            outcome, par, nodes, rated = await self._candidate(day, variant, opts, index, seed,
+                                                               budget)
             # a long search keeps its lock (it expires only if this process dies)
             await self.store.renew_daily_lock(day, name, self.process)
-            if outcome == "won":
-                record = {
-                    "seed": str(seed), "candidate": str(index), "commitment": commitment(seed),
-                    "par": str(par), "nodes": str(nodes), "options": options_text(opts),
-                    "certified_at": str(int(time.time() * 1000)),
-                    "certify_seconds": f"{time.monotonic() - started:.2f}",
-                }
-                await self.store.save_daily(day, name, record)
-                log.info("daily %s %s certified: candidate %d, par %s", day, name, index, par)
-                stored = await self.store.daily(day, name)
-                assert stored is not None
-                return stored
+            if outcome != "won" or rated is None:
+                continue
+            if want is not None and rated[0] != want:
+                continue
+            record = {
+                "seed": str(seed), "candidate": str(index), "commitment": commitment(seed),
+                "par": str(par), "nodes": str(nodes), "options": options_text(opts),
+                "certified_at": str(int(time.time() * 1000)),
+                "certify_seconds": f"{time.monotonic() - started:.2f}",
+                **levels.rating_fields(rated),
+            }
+            await self.store.save_daily(day, name, record)
+            log.info("daily %s %s certified: candidate %d, par %s, %s", day, name, index, par,
+                     rated[0])
+            stored = await self.store.daily(day, name)
+            assert stored is not None
+            return stored
         self._failed[(day, name)] = time.monotonic()
+        # after FAILURE_MEMO a new search solves afresh (a worker or budget may have changed)
+        self._solved = {k: v for k, v in self._solved.items() if k[:2] != (day, variant)}
         raise ProtocolError("unavailable", f"no winnable deal found for {name} on {day}")
+
+    async def _candidate(self, day: str, variant: str, opts: dict[str, str], index: int,
+                         seed: int, budget: int) -> Candidate:
+        """A candidate solved (and, when won, rated) in the worker — once per process."""
+        key = (day, variant, index)
+        got = self._solved.get(key)
+        if got is None:
+            outcome, par, nodes = await self._worker.run(certify_one, variant, opts, seed,
+                                                         budget)
+            rated = None
+            if outcome == "won":
+                rated = await self._worker.run(levels.rate_one, variant, opts, seed)
+            if len(self._solved) >= SOLVED_MEMO:
+                self._solved.clear()
+            got = self._solved[key] = (outcome, par, nodes, rated)
+        return got
 
     async def prepare(self, days_ahead: int = 1) -> None:
         """Certify today's and the next days' dailies of every variant (background)."""
@@ -210,10 +273,12 @@ class DailyService:
         day = today
         for _ in range(days_ahead + 1):
             for name in VARIANTS:
-                try:
-                    await self.get(name, day)
-                except Exception as exc:
-                    log.warning("could not prepare the %s daily of %s: %s", name, day, exc)
+                for level in (None, *DIFFICULTIES):
+                    try:
+                        await self.get_level(name, day, level)
+                    except Exception as exc:
+                        log.warning("could not prepare the %s %s daily of %s: %s", name,
+                                    level or "first", day, exc)
             day = next_day(day)
 
     def public(self, variant: str, day: str, record: dict[str, str], today: str
@@ -222,7 +287,7 @@ class DailyService:
             "date": day, "variant": variant, "options": dict(
                 kv.split("=", 1) for kv in record["options"].split(",") if kv),
             "commitment": record["commitment"], "par": int(record["par"]),
-            "certified": True,
+            "certified": True, "difficulty": record.get("difficulty"),
         }
         if day < today:
             out["seed"] = int(record["seed"])
@@ -230,12 +295,14 @@ class DailyService:
 
     # ------------------------------------------------------------------ attempts
 
-    async def start(self, player: Player, variant: str, practice: bool) -> tuple[str, bool]:
-        """The race id of the player's ranked attempt (new or resumed) — or of a new practice
-        game on the same deal; and whether it is ranked."""
-        name, opts = self.variant_name(variant)
+    async def start(self, player: Player, variant: str, practice: bool,
+                    difficulty: str | None = None) -> tuple[str, bool]:
+        """The race id of the player's ranked attempt (new or resumed) at the daily of
+        ``difficulty`` (None: the day's first) — or of a new practice game on the same deal;
+        and whether it is ranked."""
+        variant, opts = self.variant_name(variant)
         day = await self.today()
-        record = await self.get(name, day)
+        name, record = await self.get_level(variant, day, difficulty)
         seed = int(record["seed"])
         existing = await self.store.attempt_of(day, name, player.pid)
         rec = await self.store.read_race(existing) if existing is not None else None
@@ -250,9 +317,11 @@ class DailyService:
             raise ProtocolError(
                 "bad_option", "practice on the daily deal opens after your ranked attempt")
         kind = "practice" if practice else "daily"
-        rid, _ = await self.races.create(player, name, opts, 1, DAILY_TIME_LIMIT, False,
-                                         seed=seed, kind=kind,
-                                         extra={"daily": day, "certified_par": record["par"]})
+        extra = {"daily": day, "certified_par": record["par"], "daily_board": name}
+        if record.get("difficulty"):
+            extra["difficulty"] = record["difficulty"]
+        rid, _ = await self.races.create(player, variant, opts, 1, DAILY_TIME_LIMIT, False,
+                                         seed=seed, kind=kind, extra=extra)
         if not practice:
             claimed = await self.store.claim_attempt(day, name, player.pid, rid)
             if claimed != rid:  # a concurrent request won: play that one
@@ -281,25 +350,30 @@ class DailyService:
             except Exception:  # a screening fault must not lose a player's result: listed
                 log.exception("fair-play screening failed for race %s", info.rid)
         entry["review"] = review
-        if await self.store.record_daily(day, info.variant, row["player"], rank_key(entry),
+        board = rec.meta.get("daily_board") or info.variant
+        if await self.store.record_daily(day, board, row["player"], rank_key(entry),
                                          entry, listed=review == "clear") and review == "clear":
             await self.count_stats(row["player"], info.variant, day, row["result"] == "won",
-                                   int(row["elapsed"]), int(row.get("home") or 0))
+                                   int(row["elapsed"]), int(row.get("home") or 0),
+                                   streak=board == info.variant)
         if self.fairplay is not None:  # a pending result is stored: its analysis may decide
             await self.fairplay.start_analyses(info.rid)
 
     async def count_stats(self, pid: str, variant: str, day: str, won: bool, elapsed: int,
-                          home: int = 0) -> None:
+                          home: int = 0, streak: bool = True) -> None:
         """A listed attempt in the player's own stats (dailies, streak, wins, best time, the
         statistics per options, the day's counts and the month's badge) — at once, or when a
-        moderator clears a held one: a profile never shows a held time."""
+        moderator clears a held one: a profile never shows a held time. ``streak``: the
+        attempt is at the variant's own board (the day's first daily), the one the dailies
+        counters and the streak count; the other difficulties count everywhere else."""
         if won:  # first: a reader that sees the attempt counted sees its win too
             await self.store.win_stats(pid, variant, True, False, elapsed)
         opts = options_text(self.variant_name(variant)[1])
         await self.store.game_stats(pid, playerstats.config_key(variant, opts), day, won,
                                     elapsed, home, daily=True,
                                     keep_from=playerstats.prune_before(day))
-        await self.store.daily_stats(pid, variant, day, previous_day(day), won)
+        if streak:
+            await self.store.daily_stats(pid, variant, day, previous_day(day), won)
 
     def use_fairplay(self, fairplay: FairPlayService) -> None:
         """Screen every ranked attempt before it is listed; count a held one's stats when a
@@ -312,14 +386,18 @@ class DailyService:
             await self.count_stats(case["player"], case["variant"], case["day"],
                                    case["result"]["result"] == "won",
                                    int(case["result"]["elapsed"]),
-                                   int(case["result"].get("home") or 0))
+                                   int(case["result"].get("home") or 0),
+                                   streak=case.get("board", case["variant"]) == case["variant"])
 
     # ------------------------------------------------------------------ leaderboards
 
     async def leaderboard(self, variant: str, day: str | None, offset: int, limit: int,
-                          around: str | None, caller: str | None = None) -> dict[str, Any]:
-        name, _ = self.variant_name(variant)
+                          around: str | None, caller: str | None = None,
+                          difficulty: str | None = None) -> dict[str, Any]:
+        variant, _ = self.variant_name(variant)
         day = day or await self.today()
+        plain = await self.store.daily(day, variant)  # no certifying for a board
+        name = levels.board(variant, difficulty, plain)
         me = None
         if around is not None:
             me = await self.store.leaderboard_rank(day, name, around)
@@ -332,7 +410,9 @@ class DailyService:
         record = await self.store.daily(day, name)  # par beside the results (no certifying)
         par = int(record["par"]) if record and record.get("par") else None
         review_until = review_closes(day)
-        out = {"date": day, "variant": name, "total": total, "offset": offset, "rows": rows,
+        level = record.get("difficulty") if record else difficulty
+        out = {"date": day, "variant": variant, "difficulty": level, "total": total,
+               "offset": offset, "rows": rows,
                "my_rank": me + 1 if me is not None else None, "par": par,
                "provisional": await self.store.server_time_ms() < review_until,
                "review_until": review_until}

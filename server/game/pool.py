@@ -28,9 +28,11 @@ import contextlib
 import logging
 import secrets
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from solrace.server.game.daily import DailyService, certify_one
+from solrace.server.game.dailylevels import rate_one
 from solrace.server.game.worker import Worker
 from solrace.server.store import Store
 from solrace.shared.errors import OptionError
@@ -58,6 +60,25 @@ def config_of(variant: str, options: dict[str, Any]) -> tuple[str, str, dict[str
     except OptionError as exc:
         raise ProtocolError("bad_option", exc.reason) from None
     return f"{v.name}|{options_text(opts)}", v.name, opts
+
+
+@dataclass(frozen=True, slots=True)
+class PooledDeal:
+    """A certified seed taken from a pool: its deal, par and (from a difficulty's pool) the
+    difficulty it was rated."""
+
+    variant: str
+    options: dict[str, str]
+    seed: int
+    par: int
+    difficulty: str | None = None
+
+
+def split_config(config: str) -> tuple[str, dict[str, str], str | None]:
+    """(variant, options, difficulty) of a pool name ``<variant>|<options>[|<difficulty>]``."""
+    name, _, rest = config.partition("|")
+    text, _, level = rest.partition("|")
+    return name, dict(kv.split("=", 1) for kv in text.split(",") if kv), level or None
 
 
 def default_configs() -> list[str]:
@@ -88,11 +109,14 @@ class PoolService:
 
     # ------------------------------------------------------------------ taking
 
-    async def take(self, variant: str, options: dict[str, Any]
-                   ) -> tuple[str, dict[str, str], int, int]:
-        """(variant, options, seed, par) of a certified deal, removed from its pool; waits at
-        most ``wait`` seconds for one, else :class:`ProtocolError` ``pool_empty``."""
+    async def take(self, variant: str, options: dict[str, Any],
+                   difficulty: str | None = None) -> PooledDeal:
+        """A certified deal (of ``difficulty``, from that difficulty's pool), removed from its
+        pool; waits at most ``wait`` seconds for one, else :class:`ProtocolError`
+        ``pool_empty``."""
         config, name, opts = config_of(variant, options)
+        if difficulty is not None:
+            config = f"{config}|{difficulty}"
         if self.size <= 0:
             raise ProtocolError("bad_option", "this server offers no winnable races")
         await self.store.deals.pool_demand(config, await self.store.server_time_ms())
@@ -102,7 +126,7 @@ class PoolService:
             got = await self.store.deals.pool_take(config)
             self.top_up(config)  # a seed taken (or none there): refill in the background
             if got is not None:
-                return name, opts, got[0], got[1]
+                return PooledDeal(name, opts, got[0], got[1], difficulty)
             if self.barren(config):
                 raise ProtocolError(
                     "pool_empty", f"no winnable {name} deal found among {MAX_CANDIDATES} "
@@ -116,10 +140,12 @@ class PoolService:
                 async with self._added:  # process's shows up at the next poll
                     await asyncio.wait_for(self._added.wait(), min(0.5, left))
 
-    async def give_back(self, deal: tuple[str, dict[str, str], int, int]) -> None:
+    async def give_back(self, deal: PooledDeal) -> None:
         """Return a taken seed that no race was dealt (dropped if the pool refilled)."""
-        name, opts, seed, par = deal
-        await self.store.deals.pool_add(f"{name}|{options_text(opts)}", seed, par, 0, self.size)
+        config = f"{deal.variant}|{options_text(deal.options)}"
+        if deal.difficulty is not None:
+            config += f"|{deal.difficulty}"
+        await self.store.deals.pool_add(config, deal.seed, deal.par, 0, self.size)
 
     def barren(self, config: str) -> bool:
         failed = self._barren.get(config)
@@ -156,9 +182,12 @@ class PoolService:
                 await deals.pool_unlock(config, self.process)
 
     async def _certify(self, config: str) -> int:
+        """Certify candidates until ``config``'s pool is full. A difficulty's pool rates each
+        won candidate (a second search in the worker) and puts it in the pool of its own
+        difficulty, so the other two difficulties fill on the way."""
         deals = self.store.deals
-        name, _, text = config.partition("|")
-        opts = dict(kv.split("=", 1) for kv in text.split(",") if kv)
+        name, opts, level = split_config(config)
+        base = config.rsplit("|", 1)[0] if level else config
         added = tried = 0
         started = time.monotonic()
         while tried < MAX_CANDIDATES and await deals.pool_size(config) < self.size:
@@ -170,6 +199,11 @@ class PoolService:
                 return added  # the lock ran out (a stall): another process may fill now
             if outcome != "won" or par is None:
                 continue
+            if level is not None:
+                rated = (await self._worker.run(rate_one, name, opts, seed))[0]
+                if rated != level:  # kept for its own difficulty's races (if not full)
+                    await deals.pool_add(f"{base}|{rated}", seed, par, nodes, self.size)
+                    continue
             if not await deals.pool_add(config, seed, par, nodes, self.size):
                 break  # full
             added += 1

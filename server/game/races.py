@@ -119,6 +119,8 @@ class RaceService(MovePath):
                 out[k] = int(m[k])
         if m.get("winnable"):
             out["winnable"] = True
+        if m.get("difficulty"):  # a rated deal's difficulty (a daily, a winnable race)
+            out["difficulty"] = m["difficulty"]
         if m.get("tournament"):  # a tournament's deal: which tournament, which deal
             out["tournament"] = m["tournament"]
             out["deal"] = int(m["deal"])

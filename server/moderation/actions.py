@@ -14,11 +14,15 @@ from typing import Any
 from solrace.server.accounts.names import reserved_for_accounts
 from solrace.server.fairplay.service import REMOVED, FairPlayService, case_id
 from solrace.server.game.daily import daily_days
+from solrace.server.game.dailylevels import every_board
 from solrace.server.game.lifecycle import is_over
 from solrace.server.game.results import Results
 from solrace.server.store import Store
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.variants import VARIANTS
+
+#: Every daily board of every variant (each difficulty's): a ban takes a player off all.
+BOARDS = [name for variant in VARIANTS for name in every_board(variant)]
 
 log = logging.getLogger("solrace.moderation")
 
@@ -100,7 +104,7 @@ class Moderation:
             ended += 1
         await self.store.notify_player(pid, {"k": "revoked", "sid": "*"})
         await self.store.set_banned(pid, True)  # its games count in nobody's rating from now
-        removed = await self.fairplay.remove_player(pid, daily_days(today), list(VARIANTS))
+        removed = await self.fairplay.remove_player(pid, daily_days(today), BOARDS)
         rebuilt = await self.results.rebuild_opponents(pid)
         closed = await self.store.close_reports(pid)
         tournaments = sum([await hook(pid, True) for hook in self.on_ban])
@@ -118,7 +122,7 @@ class Moderation:
         pid = acct["player"]
         await self.store.accounts.set_flag(acct["name"], "banned", None)
         await self.store.set_banned(pid, False)
-        restored = await self.fairplay.restore_player(pid, daily_days(today), list(VARIANTS))
+        restored = await self.fairplay.restore_player(pid, daily_days(today), BOARDS)
         rebuilt = await self.results.rebuild_opponents(pid)
         tournaments = sum([await hook(pid, False) for hook in self.on_ban])
         await self._audit(by, "unban", acct["name"], reason,
@@ -148,7 +152,8 @@ class Moderation:
         variant = rec.meta["variant"]
         if rec.meta.get("kind") == "daily" and rec.order:
             pid = rec.order[0]
-            await self.store.review_daily(rec.meta["daily"], variant, pid, REMOVED)
+            board = rec.meta.get("daily_board") or variant
+            await self.store.review_daily(rec.meta["daily"], board, pid, REMOVED)
             await self.store.dequeue_case(case_id(rid, pid))
             done = {"removed": 1}
         elif rec.meta.get("kind", "race") == "race" and rec.meta.get("rated") == "1":

@@ -44,6 +44,16 @@ class DailiesMixin(StoreCore):
         self._count()
         return True
 
+    async def rate_daily(self, day: str, variant: str, fields: dict[str, str]) -> None:
+        """Add a stored daily's difficulty fields (a record certified before dailies were
+        rated: docs/leaderboards.md); the same values from any process."""
+        key = Keys.daily(day, variant)
+        self._count()
+        async with self.redis.pipeline(transaction=False) as p:
+            p.hset(key, mapping=fields)
+            p.expire(key, DAILY_TTL)
+            await p.execute()
+
     async def lock_daily(self, day: str, variant: str, owner: str, ttl: int = 600) -> bool:
         self._count()
         return bool(await self.redis.set(Keys.daily_lock(day, variant), owner, nx=True, ex=ttl))

@@ -257,6 +257,8 @@ class Daily(Shape):
     commitment: str
     par: int | None
     certified: bool
+    difficulty: str | None  # easy / medium / hard, as the deal was certified
+    rating: dict = ABSENT  # the rating's figures: effort, and players' results once enough
     seed: int = ABSENT
     attempt: str | None
     attempt_state: str | None
@@ -269,6 +271,7 @@ class Daily(Shape):
 class LeaderboardReply(Shape):
     date: str
     variant: str
+    difficulty: str | None  # the board's daily's difficulty (None: not certified/rated)
     total: int
     offset: int
     rows: list

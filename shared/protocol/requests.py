@@ -28,6 +28,19 @@ RequestId = int | str
 #: error and look like an outage).
 MAX_INT = 2**53 - 1
 MAX_POOL_WAIT = 60  # seconds the longest --pool-wait: a winnable race.create answers within it
+#: A deal's difficulty (solrace.shared.learning.difficulty; docs/leaderboards.md).
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+def check_difficulty(kind: str, value: str | None, winnable: bool = True) -> None:
+    """``difficulty`` is None or one of :data:`DIFFICULTIES` (a race's needs ``winnable``:
+    only certified deals are rated), else ``bad_option``."""
+    if value is None:
+        return
+    if value not in DIFFICULTIES:
+        raise ProtocolError("bad_option", f"{kind}: difficulty is easy, medium or hard")
+    if not winnable:
+        raise ProtocolError("bad_option", f"{kind}: a difficulty needs winnable")
 
 
 def check_int(kind: str, name: str, value: int, lo: int = 0, hi: int = MAX_INT,
@@ -139,9 +152,11 @@ class CreateRace(Request):
     time_limit: int = 600  # seconds
     rated: bool = False
     winnable: bool = False  # deal a seed the solver has won (server/game/pool.py)
+    difficulty: str | None = None  # with winnable: a seed rated so
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
+        check_difficulty(self.TYPE, self.difficulty, self.winnable)
         if not 2 <= self.seats <= 8:
             raise ProtocolError("bad_option", "seats must be 2..8")
         if not 30 <= self.time_limit <= 7200:
@@ -308,6 +323,11 @@ class DailyInfo(Request):
 
     TYPE: ClassVar[str] = "daily"
     variant: str
+    difficulty: str | None = None  # None: the day's first daily, whatever its difficulty
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        check_difficulty(self.TYPE, self.difficulty)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -317,6 +337,11 @@ class DailyStart(Request):
     TYPE: ClassVar[str] = "daily.start"
     variant: str
     practice: bool = False
+    difficulty: str | None = None
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        check_difficulty(self.TYPE, self.difficulty)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -389,9 +414,11 @@ class Leaderboard(Request):
     offset: int = 0
     limit: int = 20
     around_me: bool = False
+    difficulty: str | None = None  # the board of that difficulty's daily
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
+        check_difficulty(self.TYPE, self.difficulty)
         check_int(self.TYPE, "limit", self.limit, 1, 100)
         check_int(self.TYPE, "offset", self.offset)
         if self.date is not None:
@@ -417,9 +444,11 @@ class QuickPair(Request):
     variant: str
     options: dict[str, str] = field(default_factory=dict)
     winnable: bool = False  # pair only with players asking the same; a pooled seed
+    difficulty: str | None = None  # with winnable: pair only with the same difficulty
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
+        check_difficulty(self.TYPE, self.difficulty, self.winnable)
         _check_options(self.options)
 
 

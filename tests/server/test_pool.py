@@ -123,8 +123,9 @@ async def test_empty_pool_waits_then_refuses_with_retry_after(redis_url: str) ->
         # the refusal started a certification; once it is in, the next take gets it
         config = config_of("unlimited", {})[0]
         await pool.top_up(config)
-        name, _, seed, par = await pool.take("unlimited", {})
-        assert name == "unlimited" and par > 0 and seed >= 0
+        deal = await pool.take("unlimited", {})
+        assert deal.variant == "unlimited" and deal.par > 0 and deal.seed >= 0
+        assert deal.difficulty is None
         assert (await store.deals.pool_configs(0)) == [config]  # asked for: kept topped up
     finally:
         await pool.close()
@@ -135,8 +136,8 @@ async def test_a_take_waits_for_the_certification_it_started(redis_url: str) -> 
     store = await store_of(redis_url)
     pool = PoolService(store, size=1, budget_nodes=BUDGET, wait=60, process="t")
     try:
-        name, _, seed, par = await pool.take("unlimited", {"draw": "3"})
-        assert name == "unlimited" and par > 0 and seed >= 0
+        deal = await pool.take("unlimited", {"draw": "3"})
+        assert deal.variant == "unlimited" and deal.par > 0 and deal.seed >= 0
     finally:
         await pool.close()
         await store.redis.aclose()

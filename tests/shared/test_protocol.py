@@ -55,13 +55,14 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "ping": {"id": ("id", False)},
     "race.create": {"id": ("id", False), "variant": ("str", True), "options": ("map", False),
                     "seats": ("int", False), "time_limit": ("int", False),
-                    "rated": ("bool", False), "winnable": ("bool", False)},
+                    "rated": ("bool", False), "winnable": ("bool", False),
+                    "difficulty": ("str?", False)},
     "race.join": {"id": ("id", False), "code": ("str?", False), "race": ("str?", False)},
     "race.leave": {"id": ("id", False), "race": ("str", True)},
     "race.ready": {"id": ("id", False), "race": ("str", True)},
     "races.mine": {"id": ("id", False)},
     "quick": {"id": ("id", False), "variant": ("str", True), "options": ("map", False),
-              "winnable": ("bool", False)},
+              "winnable": ("bool", False), "difficulty": ("str?", False)},
     "quick.cancel": {"id": ("id", False)},
     "move": {"id": ("id", False), "race": ("str", True), "seq": ("int", True),
              "move": ("str", True), "auto": ("bool", False)},
@@ -75,11 +76,12 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
               "since": ("int", False), "full": ("bool", False)},
     "unwatch": {"id": ("id", False), "race": ("str", True)},
     "races.live": {"id": ("id", False), "limit": ("int", False), "before": ("int?", False)},
-    "daily": {"id": ("id", False), "variant": ("str", True)},
-    "daily.start": {"id": ("id", False), "variant": ("str", True), "practice": ("bool", False)},
+    "daily": {"id": ("id", False), "variant": ("str", True), "difficulty": ("str?", False)},
+    "daily.start": {"id": ("id", False), "variant": ("str", True), "practice": ("bool", False),
+                    "difficulty": ("str?", False)},
     "leaderboard": {"id": ("id", False), "variant": ("str", True), "date": ("str?", False),
                     "offset": ("int", False), "limit": ("int", False),
-                    "around_me": ("bool", False)},
+                    "around_me": ("bool", False), "difficulty": ("str?", False)},
     "profile": {"id": ("id", False), "name": ("str?", False)},
     "hint": {"id": ("id", False), "race": ("str", True)},
     "winnable": {"id": ("id", False), "race": ("str", True)},
@@ -129,13 +131,13 @@ VALID: dict[str, dict[str, Any]] = {
     "ping": {"t": "ping", "id": 2},
     "race.create": {"t": "race.create", "id": 3, "variant": "unlimited",
                     "options": {"draw": "3"}, "seats": 4, "time_limit": 300, "rated": True,
-                    "winnable": True},
+                    "winnable": True, "difficulty": "hard"},
     "race.join": {"t": "race.join", "id": 4, "code": CODE},
     "race.leave": {"t": "race.leave", "id": 5, "race": RACE},
     "race.ready": {"t": "race.ready", "id": 6, "race": RACE},
     "races.mine": {"t": "races.mine", "id": 7},
     "quick": {"t": "quick", "id": 8, "variant": "unlimited", "options": {"draw": 1},
-              "winnable": True},
+              "winnable": True, "difficulty": "easy"},
     "quick.cancel": {"t": "quick.cancel", "id": 9},
     "move": {"t": "move", "id": 10, "race": RACE, "seq": 0, "move": "t3t5:2", "auto": True},
     "autoplay": {"t": "autoplay", "id": 22, "race": RACE, "seq": 3},
@@ -147,10 +149,11 @@ VALID: dict[str, dict[str, Any]] = {
     "watch": {"t": "watch", "id": 13, "race": RACE, "since": 0, "full": True},
     "unwatch": {"t": "unwatch", "id": 14, "race": RACE},
     "races.live": {"t": "races.live", "id": 15, "limit": 5, "before": 1_700_000_000_000},
-    "daily": {"t": "daily", "id": 16, "variant": "unlimited"},
-    "daily.start": {"t": "daily.start", "id": 17, "variant": "unlimited", "practice": True},
+    "daily": {"t": "daily", "id": 16, "variant": "unlimited", "difficulty": "medium"},
+    "daily.start": {"t": "daily.start", "id": 17, "variant": "unlimited", "practice": True,
+                    "difficulty": "hard"},
     "leaderboard": {"t": "leaderboard", "id": 18, "variant": "unlimited", "date": "2026-11-29",
-                    "offset": 40, "limit": 10, "around_me": True},
+                    "offset": 40, "limit": 10, "around_me": True, "difficulty": "easy"},
     "profile": {"t": "profile", "id": 19, "name": "alice"},
     "hint": {"t": "hint", "id": 20, "race": RACE},
     "winnable": {"t": "winnable", "id": 57, "race": RACE},
@@ -419,15 +422,17 @@ def test_minimal_requests_take_the_documented_defaults(kind: str) -> None:
     assert req.id is None
     defaults = {
         "race.create": {"options": {}, "seats": 2, "time_limit": 600, "rated": False,
-                        "winnable": False},
-        "quick": {"options": {}, "winnable": False},
+                        "winnable": False, "difficulty": None},
+        "quick": {"options": {}, "winnable": False, "difficulty": None},
+        "daily": {"difficulty": None},
         "sync": {"since": 0},
         "watch": {"since": 0, "full": False, "code": None},
         "races.live": {"limit": 20, "before": None},
         "race.join": {"code": None},
         "hello": {"name": None, "token": None},
-        "daily.start": {"practice": False},
-        "leaderboard": {"date": None, "offset": 0, "limit": 20, "around_me": False},
+        "daily.start": {"practice": False, "difficulty": None},
+        "leaderboard": {"date": None, "offset": 0, "limit": 20, "around_me": False,
+                        "difficulty": None},
         "profile": {"name": None},
         "practice.start": {"options": {}, "bots": [], "time_limit": 600, "seed": None},
     }.get(kind, {})
@@ -666,6 +671,23 @@ def test_options(kind: str) -> None:
     for bad_value in (True, 1.5, None, ["3"], {"x": "y"}, b"3"):
         assert parse_code({**VALID[kind], "options": {"draw": bad_value}}) == "bad_option"
     assert parse_code({**VALID[kind], "options": {b"draw": "3"}}) == "bad_option"
+
+
+@pytest.mark.parametrize("kind", ["daily", "daily.start", "leaderboard", "race.create",
+                                  "quick"])
+def test_difficulty_is_easy_medium_or_hard(kind: str) -> None:
+    for level in ("easy", "medium", "hard"):
+        assert P.parse_request({**VALID[kind], "difficulty": level}).difficulty == level
+    for bad in ("Hard", "", "extreme", "easy "):
+        assert parse_code({**VALID[kind], "difficulty": bad}) == "bad_option"
+    assert parse_code({**VALID[kind], "difficulty": 2}) == "bad_message"
+
+
+@pytest.mark.parametrize("kind", ["race.create", "quick"])
+def test_a_race_difficulty_needs_winnable(kind: str) -> None:
+    assert parse_code({**VALID[kind], "winnable": False}) == "bad_option"
+    msg = {k: v for k, v in VALID[kind].items() if k != "difficulty"}
+    assert P.parse_request({**msg, "winnable": False}).difficulty is None
 
 
 def test_hint_names_a_race_and_nothing_else() -> None:

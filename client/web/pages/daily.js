@@ -1,7 +1,10 @@
-// Dailies (#/daily): per variant today's certified deal, the one ranked attempt, practice
-// after it; and a leaderboard page (#/leaderboard/VARIANT): top, around me, par.
+// Dailies (#/daily): per variant today's three certified deals (easy, medium, hard; the day's
+// first daily is one of them), a ranked attempt at each, practice after it; and a leaderboard
+// page (#/leaderboard/VARIANT[/DIFFICULTY]): top, around me, par.
 import { button, h, nameTag, optionsText, section, seconds, toast, variants } from "../dom.js";
 import { youNode } from "../stats.js";
+
+const LEVELS = ["easy", "medium", "hard"];
 
 export async function mount(app, conn, variant = "unlimited") {
   if (!conn.name) {
@@ -12,39 +15,68 @@ export async function mount(app, conn, variant = "unlimited") {
   const v = all.find((x) => x.name === variant) || all[0];
   const tabs = h("nav", { class: "tabs", "aria-label": "variants" },
     all.map((x) => h("a", { class: `button ${x.name === v.name ? "primary" : ""}`, href: `#/daily/${x.name}`, text: x.title, "aria-current": x.name === v.name ? "page" : null })));
-  const card = h("article", { class: "variant daily" }, h("h3", { text: v.title }), h("p", { class: "muted", text: "Loading today's deal… (the server certifies it winnable first)" }));
-  app.append(h("div", { class: "hero" }, h("h1", { text: "Daily challenges" }), h("p", { text: "One deal per variant per day, the same for everyone, certified winnable by the solver. One ranked attempt; practice as often as you like after it." })), tabs, card);
+  const you = h("div", { class: "daily-streak" });
+  const cards = Object.fromEntries(LEVELS.map((level) => [level, h("article", { class: `variant daily level-${level}`, "aria-label": `${v.title}, ${level}` },
+    h("h3", {}, v.title, " ", levelBadge(level)), h("p", { class: "muted", text: `Loading today's ${level} deal… (the server certifies it winnable and rates it first)` }))]));
+  app.append(h("div", { class: "hero" }, h("h1", { text: "Daily challenges" }), h("p", { text: "Three deals per variant per day — easy, medium and hard — the same for everyone, each certified winnable by the solver. One ranked attempt at each; practice as often as you like after it." })),
+    tabs, you, h("div", { class: "dailies" }, LEVELS.map((level) => cards[level])));
+  let first;
   try {
-    fillDaily(card, conn, v, await conn.request("daily", { variant: v.name }));
+    first = await conn.request("daily", { variant: v.name });  // the day's first daily, as ever
   } catch (err) {
-    card.replaceChildren(h("h3", { text: v.title }), h("p", { class: "error", text: err.message }));
+    cards.medium.replaceChildren(h("h3", { text: v.title }), h("p", { class: "error", text: err.message }));
+    return null;
   }
+  you.replaceChildren(youNode(first.you));
+  const own = first.difficulty || "medium";
+  fillDaily(cards[own], conn, v, first, null);
+  await Promise.all(LEVELS.filter((level) => level !== own).map(async (level) => {
+    try {
+      fillDaily(cards[level], conn, v, await conn.request("daily", { variant: v.name, difficulty: level }), level);
+    } catch (err) {
+      cards[level].replaceChildren(h("h3", {}, v.title, " ", levelBadge(level)), h("p", { class: "error", text: err.message }));
+    }
+  }));
   return null;
 }
 
-function fillDaily(card, conn, v, d) {
+function levelBadge(level) {
+  return h("span", { class: `badge level-${level}`, text: level });
+}
+
+/** A daily's card. ``asked``: the difficulty it was asked with — null for the day's first
+ * daily, whose buttons keep their names and which counts for the streak. */
+function fillDaily(card, conn, v, d, asked) {
+  const level = d.difficulty || asked;
   const start = (practice) => async () => {
     try {
-      const r = await conn.request("daily.start", { variant: v.name, practice });
+      const r = await conn.request("daily.start", { variant: v.name, practice, ...(asked ? { difficulty: asked } : {}) });
       location.hash = `#/race/${r.race.race}`;
     } catch (err) { toast(err.message, "error"); } // e.g. account_required, the server's reason
   };
-  card.replaceChildren(...[h("h3", { text: v.title }),
+  const named = (what) => asked ? `${what} ${asked}` : what;  // "Ranked hard attempt: …"
+  const rating = d.rating || {};
+  const players = rating.players
+    ? `${rating.attempts} ranked results: ${Math.round(rating.players.win_rate * 100)}% won${rating.now !== level ? ` — players find it ${rating.now} so far` : ""}`
+    : "Rated by the solver's effort";
+  card.replaceChildren(...[h("h3", {}, v.title, " ", levelBadge(level)),
+    asked ? null : h("p", { class: "small", text: "The day's first daily: it counts for your streak." }),
     h("p", { class: "muted", text: `${d.date} · ${optionsText(d.options)} · par ${d.par} moves` }),
-    youNode(d.you),
+    h("p", { class: "muted small", text: players }),
     h("p", { class: "muted small" }, "commitment ", h("code", { class: "hash", text: d.commitment.slice(0, 16) + "…" })),
     d.yesterday ? h("p", { class: "muted small", text: `Yesterday's seed: ${d.yesterday.seed}` }) : null,
     d.attempt_review === "held" ? h("p", { class: "review held", role: "status", text: "Your ranked result is under review: it appears on the leaderboard once a moderator clears it." }) : null,
     d.attempt_review === "pending" ? h("p", { class: "review pending", role: "status", text: "Your ranked result is being checked: it appears on the leaderboard in a few seconds when the check clears it." }) : null,
     d.attempt_review === "removed" ? h("p", { class: "review removed", role: "status", text: "Your ranked result was removed by a moderator." }) : null,
-    !conn.account && !d.attempt ? h("p", { class: "muted small" }, "The ranked attempt needs an account: ", h("a", { href: "#/", text: "register or log in in the lobby" }), ".") : null,
+    !conn.account && !d.attempt && !asked ? h("p", { class: "muted small" }, "The ranked attempt needs an account: ", h("a", { href: "#/", text: "register or log in in the lobby" }), ".") : null,
     h("div", { class: "actions" },
-      d.attempt ? h("a", { class: "button", href: `#/race/${d.attempt}`, text: "Your attempt" }) : button("Ranked attempt", start(false), { class: "primary", "aria-label": `Ranked attempt: ${v.title}` }),
-      d.attempt ? button("Practice", start(true), { "aria-label": `Practice: ${v.title}` }) : null,
-      h("a", { class: "button", href: `#/leaderboard/${v.name}`, text: "Leaderboard", "aria-label": `Leaderboard: ${v.title}` }))].filter(Boolean));
+      d.attempt ? h("a", { class: "button", href: `#/race/${d.attempt}`, text: asked ? `Your ${asked} attempt` : "Your attempt" })
+        : button("Ranked attempt", start(false), { class: "primary", "aria-label": `${named("Ranked")} attempt: ${v.title}` }),
+      d.attempt ? button("Practice", start(true), { "aria-label": `${named("Practice")}: ${v.title}` }) : null,
+      h("a", { class: "button", href: `#/leaderboard/${v.name}${asked ? `/${asked}` : ""}`, text: "Leaderboard", "aria-label": `${named("Leaderboard")}: ${v.title}` }))].filter(Boolean));
 }
 
-export async function mountLeaderboard(app, conn, variant) {
+export async function mountLeaderboard(app, conn, variant, difficulty = null) {
   if (!conn.name) {
     app.append(section("Leaderboard", h("p", {}, "Play as a guest or log in in the ", h("a", { href: "#/", text: "lobby" }), " first.")));
     return null;
@@ -58,9 +90,9 @@ export async function mountLeaderboard(app, conn, variant) {
       b.classList.toggle("primary", i === (aroundMe ? 1 : 0));
     });
     try {
-      const r = await conn.request("leaderboard", { variant, limit: 20, around_me: aroundMe });
+      const r = await conn.request("leaderboard", { variant, limit: 20, around_me: aroundMe, ...(difficulty ? { difficulty } : {}) });
       body.replaceChildren(...[
-        h("p", { class: "muted", text: `${r.date} · ${r.total} entries · par ${r.par ?? "–"} moves${r.my_rank ? ` · you are #${r.my_rank}` : ""}` }),
+        h("p", { class: "muted", text: `${r.date}${r.difficulty ? ` · ${r.difficulty} deal` : ""} · ${r.total} entries · par ${r.par ?? "–"} moves${r.my_rank ? ` · you are #${r.my_rank}` : ""}` }),
         r.provisional ? h("p", { class: "provisional small", text: `Provisional until ${new Date(r.review_until).toISOString().slice(0, 16).replace("T", " ")} UTC: results under review may still be added, banned ones removed.` }) : null,
         r.my_review === "pending" && r.my_row ? h("p", { class: "review pending", role: "status", text: `Your result (${r.my_row.result}, ${seconds(r.my_row.time)}) is being checked: it is listed in a few seconds when the check clears it.` }) : null,
         r.my_review === "held" && r.my_row ? h("p", { class: "review held", role: "status", text: `Your result (${r.my_row.result}, ${seconds(r.my_row.time)}) is under review: it is listed once a moderator clears it.` }) : null,
@@ -76,9 +108,14 @@ export async function mountLeaderboard(app, conn, variant) {
   };
   const tabs = h("div", { class: "tabs", role: "tablist" },
     button("Top", () => show(false), { role: "tab" }), button("Around me", () => show(true), { role: "tab" }));
-  const pick = h("select", { id: "lb-variant", onchange: () => { location.hash = `#/leaderboard/${pick.value}`; } },
+  const go = () => { location.hash = `#/leaderboard/${pick.value}${level.value ? `/${level.value}` : ""}`; };
+  const pick = h("select", { id: "lb-variant", onchange: go },
     all.map((x) => h("option", { value: x.name, selected: x.name === variant, text: x.title })));
-  app.append(section(`Leaderboard · ${v.title}`, h("label", { for: "lb-variant", text: "Variant " }), pick, tabs, body));
+  const level = h("select", { id: "lb-level", onchange: go },
+    [h("option", { value: "", selected: !difficulty, text: "the day's first daily" }),
+      ...LEVELS.map((x) => h("option", { value: x, selected: x === difficulty, text: x }))]);
+  app.append(section(`Leaderboard · ${v.title}${difficulty ? ` · ${difficulty}` : ""}`, h("label", { for: "lb-variant", text: "Variant " }), pick,
+    h("label", { for: "lb-level", text: " Daily " }), level, tabs, body));
   await show(false);
   return null;
 }

@@ -37,7 +37,7 @@ export async function mount(app, conn) {
     section("You", you, daily), waiting,
     section("Play", settings.node, list),
     section("Your races", mine), section("Live races", live),
-    section("Today's dailies", h("p", { text: "One certified-winnable deal per variant per day, the same for everyone, one ranked attempt." }),
+    section("Today's dailies", h("p", { text: "Three certified-winnable deals per variant per day — easy, medium and hard — the same for everyone, one ranked attempt at each." }),
       h("div", { class: "actions" }, (await variants()).map((v) => h("a", { class: "button", href: `#/daily/${v.name}`, text: `${v.title} daily` })))),
   );
   if (conn.name) {
@@ -93,14 +93,20 @@ function raceSettings(conn) {
   const time = h("select", { id: "time-limit" }, TIME_LIMITS.map(([s, t]) => h("option", { value: String(s), selected: s === 600, text: t })));
   const rated = h("input", { id: "rated", type: "checkbox" });
   const winnable = h("input", { id: "winnable", type: "checkbox" });
+  // a difficulty deals a certified deal rated so: it implies winnable (docs/leaderboards.md)
+  const level = h("select", { id: "difficulty", title: "A deal the solver has won and rated so; quick pairs only with players asking the same" },
+    [["", "any"], ["easy", "easy"], ["medium", "medium"], ["hard", "hard"]].map(([x, t]) => h("option", { value: x, text: t })));
+  level.addEventListener("change", () => { if (level.value) winnable.checked = true; });
   const node = h("div", { class: "settings" },
     h("label", { for: "seats", text: "Seats" }), seats,
     h("label", { for: "time-limit", text: "Time limit" }), time,
     h("label", { class: "check" }, rated, " Rated"),
     h("label", { class: "check", title: "Deal only a deal the server's solver has won (race and quick pair)" }, winnable, " Winnable deals only"),
+    h("label", { for: "difficulty", text: "Difficulty" }), level,
     conn.account ? null : h("span", { id: "rated-note", class: "muted small", text: "Rated races need an account: register or log in above." }));
   if (!conn.account) rated.setAttribute("aria-describedby", "rated-note");
-  return { node, read: () => ({ seats: Number(seats.value), time_limit: Number(time.value), rated: rated.checked, winnable: winnable.checked }) };
+  const pairing = () => ({ winnable: winnable.checked || Boolean(level.value), ...(level.value ? { difficulty: level.value } : {}) });
+  return { node, pairing, read: () => ({ seats: Number(seats.value), time_limit: Number(time.value), rated: rated.checked, ...pairing() }) };
 }
 
 function variantCard(v, conn, settings, waiting) {
@@ -128,7 +134,7 @@ function variantCard(v, conn, settings, waiting) {
   const quick = button("Quick pair", async () => {
     if (!need()) return;
     try {
-      await queue(conn, waiting, v, { options: options(), winnable: settings.read().winnable });
+      await queue(conn, waiting, v, { options: options(), ...settings.pairing() });
     } catch (err) { toast(err.message, "error"); }
   }, { "aria-label": `Quick pair for ${v.title}` });
   const botId = `${v.name}-bot`;

@@ -155,6 +155,7 @@ class RacePage {
           h("span", { class: `badge state-${s.state}`, text: s.state }),
           s.rated ? h("span", { class: "badge", text: "rated" }) : null,
           s.winnable ? h("span", { class: "badge", text: "winnable deal" }) : null,
+          s.difficulty ? h("span", { class: `badge level-${s.difficulty}`, text: `${s.difficulty} deal` }) : null,
           s.kind !== "race" ? h("span", { class: "badge", text: s.kind }) : null,
           h("span", { class: "clock", "aria-label": "time left" }),
           // practice games and daily attempts cannot be watched: no count to show
@@ -397,11 +398,11 @@ class RacePage {
 
   /** The end of a ranked daily: the streak and month's badge it earned (counted just after the
    * end, so asked twice), or why it does not count yet (a result under review). */
-  async dailyYou(node, variant) {
+  async dailyYou(node, variant, difficulty) {
     for (const wait of [400, 1500]) {
       await new Promise((ok) => setTimeout(ok, wait));
       let d;
-      try { d = await this.conn.request("daily", { variant }); } catch { return; }
+      try { d = await this.conn.request("daily", { variant, ...(difficulty ? { difficulty } : {}) }); } catch { return; }
       const review = d.attempt_review && d.attempt_review !== "clear";
       node.replaceChildren(...[review ? h("p", { class: "muted", text: "Your streak and badge count this result once the fair-play check clears it." }) : null, youNode(d.you)].filter(Boolean));
     }
@@ -434,7 +435,7 @@ class RacePage {
     }
     const winner = s.end.standings[0];
     const you = s.kind === "daily" && s.end.standings.some((r) => r.player === this.conn.player) ? h("div", { class: "daily-you", "aria-live": "polite" }) : null;
-    if (you) this.dailyYou(you, s.variant);
+    if (you) this.dailyYou(you, s.variant, s.difficulty);
     n.replaceChildren(section("Race over",
       h("p", { class: "result-line", text: endLine(s.end, this.conn.player) }),
       table,

@@ -13,6 +13,7 @@ export function fold(summary, events) {
     ends_at: summary.ends_at, racers: new Map(), progress: new Map(), spectators: summary.spectators || 0,
     start: null, end: null, v: 0,
     winnable: Boolean(summary.winnable), verdict: summary.verdict || null,
+    difficulty: summary.difficulty || null,
     tournament: summary.tournament || null, deal: summary.deal || null,
   };
   for (const r of summary.racers || []) s.racers.set(r.player, { ...r });

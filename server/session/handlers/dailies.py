@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from solrace.server.game import dailylevels as levels
 from solrace.server.game.daily import previous_day
 from solrace.server.game.results import rating_view
 from solrace.server.session.handlers.accounts import require_account, require_human
@@ -21,16 +22,19 @@ async def on_daily(conn: Session, svc: Services, req: P.DailyInfo) -> dict[str, 
     daily = svc.daily
     name, _ = daily.variant_name(req.variant)
     day = await daily.today()
-    record = await daily.get(name, day)
+    board, record = await daily.get_level(name, day, req.difficulty)
     out = daily.public(name, day, record, day)
-    out["attempt"] = await svc.store.attempt_of(day, name, conn.me.pid)
+    out["rating"] = await levels.rating(svc.store, day, board, name, record)
+    out["attempt"] = await svc.store.attempt_of(day, board, conn.me.pid)
     attempt = await svc.store.read_race(out["attempt"]) if out["attempt"] else None
     out["attempt_state"] = attempt.state if attempt is not None else None
-    entry = await svc.store.daily_entry(day, name, conn.me.pid) if out["attempt"] else None
+    entry = await svc.store.daily_entry(day, board, conn.me.pid) if out["attempt"] else None
     out["attempt_review"] = entry.get("review", "clear") if entry is not None else None
-    yesterday = await svc.store.daily(previous_day(day), name)
+    before = previous_day(day)  # yesterday's daily of the same difficulty, if certified
+    yesterday = await svc.store.daily(
+        before, levels.board(name, req.difficulty, await svc.store.daily(before, name)))
     if yesterday is not None:
-        out["yesterday"] = daily.public(name, previous_day(day), yesterday, day)
+        out["yesterday"] = daily.public(name, before, yesterday, day)
     out["you"] = await _you(svc, conn.me.pid, name, day)
     return P.reply(req.id, "daily", **out)
 
@@ -66,7 +70,7 @@ async def on_daily_start(conn: Session, svc: Services, req: P.DailyStart) -> Non
     if not req.practice:
         require_account(conn, "the ranked daily attempt")
         require_human(conn, "the ranked daily attempt")
-    rid, ranked = await svc.daily.start(conn.me, req.variant, req.practice)
+    rid, ranked = await svc.daily.start(conn.me, req.variant, req.practice, req.difficulty)
     await _start(conn, svc, req.id, rid, ranked=ranked)
 
 
@@ -83,7 +87,7 @@ async def on_leaderboard(conn: Session, svc: Services, req: P.Leaderboard) -> di
     around = conn.me.pid if req.around_me else None
     caller = conn.me.pid if conn.player is not None else None
     board = await svc.daily.leaderboard(req.variant, req.date, req.offset, req.limit,
-                                             around, caller)
+                                        around, caller, req.difficulty)
     return P.reply(req.id, "leaderboard", **board)
 
 

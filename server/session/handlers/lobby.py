@@ -6,6 +6,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from solrace.server.game.pool import PooledDeal
 from solrace.server.game.racemodel import parse_options
 from solrace.server.game.races import Player
 from solrace.server.game.results import parse_rating
@@ -38,17 +39,20 @@ async def race_reply(conn: Session, svc: Services, req_id: Any, rid: str,
 
 async def create_race(conn: Session, svc: Services, host: Player, variant: str,
                       options: dict[str, Any], seats: int, time_limit: int, rated: bool,
-                      winnable: bool,
-                      deal: tuple[str, dict[str, str], int, int] | None = None) -> str:
+                      winnable: bool, deal: PooledDeal | None = None,
+                      difficulty: str | None = None) -> str:
     """A new race; a winnable one is dealt a seed from its configuration's pool of
-    solver-won seeds (``deal``: one taken already; else waiting for one at most
-    ``--pool-wait``: see server/game/pool.py)."""
+    solver-won seeds — of ``difficulty``'s pool when one is asked — (``deal``: one taken
+    already; else waiting for one at most ``--pool-wait``: see server/game/pool.py)."""
     races = svc.races
     if not winnable:
         return (await races.create(host, variant, options, seats, time_limit, rated))[0]
-    name, opts, seed, par = deal or await svc.pool.take(variant, options)
-    rid, _ = await races.create(host, name, opts, seats, time_limit, rated, seed=seed,
-                                extra={"winnable": "1", "certified_par": str(par)})
+    deal = deal or await svc.pool.take(variant, options, difficulty)
+    extra = {"winnable": "1", "certified_par": str(deal.par)}
+    if deal.difficulty is not None:
+        extra["difficulty"] = deal.difficulty
+    rid, _ = await races.create(host, deal.variant, deal.options, seats, time_limit, rated,
+                                seed=deal.seed, extra=extra)
     return rid
 
 
@@ -59,7 +63,8 @@ async def on_race_create(conn: Session, svc: Services, req: P.CreateRace) -> dic
         require_account(conn, "a rated race")
         require_human(conn, "a rated race")
     rid = await create_race(conn, svc, conn.me, req.variant, req.options, req.seats,
-                            req.time_limit, req.rated, req.winnable)
+                            req.time_limit, req.rated, req.winnable,
+                            difficulty=req.difficulty)
     v = await races.join(conn.me, rid)
     reply = await race_reply(conn, svc, req.id, rid)
     await conn.feed.attach(rid, v)
@@ -131,8 +136,8 @@ async def on_quick(conn: Session, svc: Services, req: P.QuickPair) -> dict[str, 
     if req.winnable:  # its own queue: a winnable player pairs only with another. The deal
         # is drawn first, so that a pool_empty refusal leaves the queue as it was; a player
         # who ends up waiting puts it back (the match's creator draws its own).
-        deal = await svc.pool.take(req.variant, req.options)
-        queue += "|winnable"
+        deal = await svc.pool.take(req.variant, req.options, req.difficulty)
+        queue += "|winnable" + (f"|{req.difficulty}" if req.difficulty else "")
     try:
         other = await _pair(conn, svc, queue)
     except BaseException:  # refused before any race got the deal
@@ -229,10 +234,12 @@ async def recheck(conn: Session, svc: Services, queue: str) -> str | None:
         await svc.store.quick_cancel(queue, f"{pid}:")  # a ghost: its process died
         return None
     variant, _, rest = queue.partition("|")
-    winnable = rest.endswith("|winnable")
-    opts = parse_options(rest.removesuffix("|winnable"))
+    text, _, wanted = rest.partition("|")  # options, then "winnable[|<difficulty>]"
+    winnable = wanted.startswith("winnable")
+    difficulty = wanted.partition("|")[2] or None
+    opts = parse_options(text)
     try:
-        deal = await svc.pool.take(variant, opts) if winnable else None
+        deal = await svc.pool.take(variant, opts, difficulty) if winnable else None
     except ProtocolError:  # no winnable deal at hand now: the next look tries again
         return None
     if not await svc.store.quick_pair(queue, mine, others[pick]):

@@ -39,7 +39,8 @@ async def on_race_rematch(conn: Session, svc: Services, req: P.Rematch) -> dict[
     if rid is None:
         new_rid = await create_race(conn, svc, conn.me, info.variant, dict(info.options),
                                     info.seats, info.time_limit, info.rated,
-                                    rec.meta.get("winnable") == "1")
+                                    rec.meta.get("winnable") == "1",
+                                    difficulty=rec.meta.get("difficulty") or None)
         rid = await store.claim_rematch(req.race, new_rid, RETENTION)
         created = rid == new_rid
     v = await races.join(conn.me, rid)
