@@ -116,6 +116,7 @@ from solrace.shared.protocol.requests import (
 from solrace.shared.protocol.shapes import ABSENT, ShapeError
 from solrace.shared.protocol.tournaments import (
     TOURNAMENT_REQUESTS,
+    TournamentBracket,
     TournamentCreate,
     TournamentInfo,
     TournamentJoin,
@@ -218,6 +219,7 @@ __all__ = [
     "Sessions",
     "ShapeError",
     "Sync",
+    "TournamentBracket",
     "TournamentCreate",
     "TournamentInfo",
     "TournamentJoin",
