@@ -16,20 +16,20 @@ never carries the seed: the round's other matches may still be playing that deal
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from solrace.server.fairplay.service import FairPlayService
-from solrace.server.game.arena import MAX_DEAL_S, MAX_LEAD_MS, MIN_DEAL_S, ArenaService, new_id
+from solrace.server.game.arena import MAX_DEAL_S, MAX_LEAD_MS, MIN_DEAL_S, new_id
 from solrace.server.game.lifecycle import RaceState
 from solrace.server.game.racemodel import Player, dealt_home, standings
 from solrace.server.game.races import RaceInfo, RaceService
 from solrace.server.game.results import parse_rating
 from solrace.server.store import RaceRecord, Store
-from solrace.shared import protocol as P
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
@@ -44,6 +44,7 @@ log = logging.getLogger("solrace.knockout")
 KIND = "knockout"
 RECHECK_MS = 5_000  # after a race's time is up, when the sweep looks again (a lost hook)
 SWEEP_LIMIT = 100
+SETUP_WAITS, SETUP_WAIT_S = 30, 0.1  # tournament.play waits up to 3 s for a round's races
 S = TournamentState
 
 
@@ -300,6 +301,12 @@ class KnockoutService:
             raise ProtocolError("not_running", "the knockout has not started",
                                 retry_after=max(1, (int(meta["starts_at"]) - now + 999) // 1000))
         b = await self.advance(tid)
+        for _ in range(SETUP_WAITS):  # another process may be making the round's races now
+            m = b.match_of(player.pid) if b is not None else None
+            if b is not None and (m is None or m.decided or m.race is not None):
+                break
+            await asyncio.sleep(SETUP_WAIT_S)
+            b = await self.advance(tid)
         if b is None:
             raise ProtocolError("not_running", "the knockout is starting", retry_after=1)
         if b.state is S.CANCELLED:
@@ -377,50 +384,3 @@ class KnockoutService:
             if after is not None and after.state is S.RUNNING:
                 await self.advance(tid)
         return changed
-
-    # ------------------------------------------------------------------ the bracket shown
-
-    def frame(self, arenas: ArenaService
-              ) -> Callable[[str, str | None], Awaitable[dict[str, Any]]]:
-        """What a follower of a tournament gets (server/fanout/standings.py): a ``bracket``
-        frame for a knockout, the ``standings`` of an arena or an event."""
-        async def read(tid: str, pid: str | None) -> dict[str, Any]:
-            meta = await self.ts.meta(tid)
-            if meta is not None and meta.get("format") == Format.KNOCKOUT:
-                return P.push("bracket", **await self.view(tid, pid))
-            return P.push("standings", **await arenas.standings(tid, pid))
-        return read
-
-    async def view(self, tid: str, pid: str | None) -> dict[str, Any]:
-        """The bracket as docs/protocol.md section 22.6 shows it."""
-        meta = await self.ts.meta(tid)
-        if meta is None:
-            raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
-        if meta.get("format") != Format.KNOCKOUT:
-            raise ProtocolError("bad_option", "only a knockout has a bracket")
-        b, _ = await self._load(tid)
-        out: dict[str, Any] = {"tournament": tid, "v": int(meta.get("v", 0)),
-                               "state": meta.get("ko_state", S.OPEN.value)}
-        if b is None:
-            people = await self.ts.entrants(tid)
-            out.update(round=0, rounds=0, matches=[], my_match=None, entrants=[
-                {"seed": None, "player": p, "name": n, "rating": None} for p, _, n in people])
-            return out
-        out["state"] = b.state.value
-        gone = B.disqualified(b)
-        out["round"], out["rounds"] = b.round, b.rounds
-        out["entrants"] = [{"seed": e.seed, "player": e.player, "name": e.name,
-                            "rating": e.rating} | ({"banned": True} if e.player in b.banned
-                                                   else {}) for e in b.entrants]
-        out["matches"] = [
-            {"round": m.round, "index": m.index, "high": m.high, "low": m.low,
-             "show_by": m.show_by, "winner": m.winner,
-             "how": m.how.value if m.how else None, "review": m.review}
-            for m in b.matches]
-        mine = b.match_of(pid) if pid else None
-        out["my_match"] = {"round": mine.round, "index": mine.index} if mine else None
-        if b.state in (S.FINISHED, S.FINAL):
-            out["podium"] = B.podium(b)
-        if gone:
-            out["disqualified"] = sorted(gone)
-        return out

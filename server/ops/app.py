@@ -30,6 +30,7 @@ from solrace.server.fanout.hub import Hub, HubBase
 from solrace.server.fanout.hub_sharded import ShardedHub
 from solrace.server.fanout.spectate import Masks
 from solrace.server.fanout.standings import StandingsFeed
+from solrace.server.game import knockout_view
 from solrace.server.game.analysis import AnalysisService
 from solrace.server.game.arena import ArenaService
 from solrace.server.game.bots import BotService
@@ -183,7 +184,7 @@ class Server:
         knockouts = KnockoutService(store, races, int(cfg.knockout_show * 1000), fairplay)
         fairplay.on_decided.append(knockouts.decided)
         moderation.on_ban.append(knockouts.ban)
-        standings = StandingsFeed(store.tournaments.version, knockouts.frame(arenas))
+        standings = StandingsFeed(store.tournaments.version, knockout_view.frames(store, arenas))
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,
                            moderation, arenas, AnalysisService(store, races), standings,

@@ -190,7 +190,9 @@ async def test_walkovers_no_shows_and_a_ban_when_the_window_closes(redis_url: st
         today = await server.ctx.daily.today()
         await server.ctx.moderation.ban("operator", "ko7", "cheating", today)
         await asyncio.sleep(1.2)
-        await server.ctx.knockouts.sweep()  # what every process's upkeep tick does
+        # what every process's upkeep tick does: two processes at once decide each match once
+        async with harness.running_server(redis_url, knockout_show=1, **FAST) as other:
+            await asyncio.gather(server.ctx.knockouts.sweep(), other.ctx.knockouts.sweep())
         b = await by_name["ko1"].tournament_bracket(tid)
         names = {e["player"]: e["name"] for e in b["entrants"]}
         first = {m["index"]: (names[m["winner"]], m["how"]) for m in b["matches"]
@@ -199,6 +201,10 @@ async def test_walkovers_no_shows_and_a_ban_when_the_window_closes(redis_url: st
                          2: ("ko2", "forfeit"), 3: ("ko3", "no_show")}
         assert [e["name"] for e in b["entrants"] if e.get("banned")] == ["ko7"]
         assert b["round"] == 2 and _pairs(b, 2) == [("ko1", "ko5"), ("ko2", "ko3")]
+        raw, _ = await server.ctx.store.tournaments.bracket(tid)
+        for m in (m for m in raw["matches"] if m[0] == 2):  # one race each, both seated
+            rec = await server.ctx.store.read_race(m[5])
+            assert rec is not None and rec.order == [m[2], m[3]] and rec.state == "lobby"
         # ko1's lobby race is closed, not left waiting for ko8
         rec = await server.ctx.store.read_race(p1["race"]["race"])
         assert rec is not None and rec.state == "closed"
@@ -245,3 +251,34 @@ async def test_a_full_knockout_refuses_entries(redis_url: str) -> None:
         with pytest.raises(ClientError) as err:
             await people[0].tournament_play(t["tournament"])
         assert err.value.code == "not_running" and err.value.extra["retry_after"] > 500
+
+
+async def test_a_process_killed_mid_round_and_another_carries_the_knockout_on(
+        redis_url: str, tmp_path: Any) -> None:
+    """Round 1's races are made and started on process one, which is then SIGKILLed; the
+    entrants reconnect to process two, resume the same races and resign; process two decides
+    the matches and opens round 2: nothing lived only in the dead process."""
+    async with harness.two_processes(redis_url, tmp_path, "--rate", "1000", "--burst",
+                                     "1000", "--knockout-show", "60") as (one, two):
+        ko = [harness.AccountClient(one.url, name=n) for n in NAMES]
+        for c in ko:
+            await c.connect()
+        try:
+            tid = (await _setup(redis_url, ko))["tournament"]
+            plays = {c.name: await c.tournament_play(tid) for c in ko}
+            for c in ko:
+                await c.wait_running(plays[c.name]["race"]["race"])
+            one.kill()
+            for c in ko:
+                c.url = two.url
+                await c.reconnect()
+                again = await c.tournament_play(tid)
+                assert again["race"]["race"] == plays[c.name]["race"]["race"]
+            for c in ko:
+                await c.resign(plays[c.name]["race"]["race"])
+            b = await _wait_round(ko[0], tid, 2)
+            assert b["round"] == 2 and _pairs(b, 2) == [("ko1", "ko4"), ("ko2", "ko3")]
+            assert {m["how"] for m in b["matches"] if m["round"] == 1} == {"tie"}
+        finally:
+            for c in ko:
+                await c.close()

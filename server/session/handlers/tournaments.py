@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from solrace.server.game import knockout_view
 from solrace.server.session.handlers.accounts import require_account, require_human
 from solrace.server.session.handlers.base import handles
 from solrace.server.session.handlers.dailies import _start
@@ -95,7 +96,7 @@ async def on_bracket(conn: Session, svc: Services, req: P.TournamentBracket
     tid = await svc.arenas.resolve_id(req.tournament)
     me = conn.player.pid if conn.player is not None else None
     await svc.knockouts.advance(tid)  # a bracket asked for is up to date
-    out = await svc.knockouts.view(tid, me)
+    out = await knockout_view.view(svc.store, tid, me)
     if req.follow:
         svc.standings.follow(tid, conn, out["v"], me)
     else:
