@@ -71,7 +71,7 @@ async function createForm(conn) {
       h("label", { for: "t-format", text: "Format " }), format,
       h("label", { for: "t-deals", text: "Deals (event) " }), deals,
       h("label", { for: "t-max", text: "Most entrants (knockout) " }), most,
-      h("label", { for: "t-starts", text: "Starts in minutes (knockout) " }), startsIn,
+      h("label", { for: "t-starts", text: "Knockout starts after (min) " }), startsIn,
       h("label", { for: "t-variant", text: "Game " }), variant,
       h("label", { for: "t-minutes", text: "Minutes " }), minutes,
       h("label", { for: "t-deal", text: "Seconds per deal " }), deal),
