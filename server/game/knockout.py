@@ -146,8 +146,9 @@ class KnockoutService:
             r, _ = parse_rating(text)
             rows.append((pid, name, r.rating, r.rd, joined))
         show = int(meta.get("show_ms") or self.show_ms)
+        banned = frozenset(await self.store.banned_players())  # banned before the start
         return await self._mutate(tid, lambda cur: cur if cur is not None
-                                  else B.start(rows, now, show))
+                                  else B.start(rows, now, show, banned))
 
     async def advance(self, tid: str) -> B.Bracket | None:
         """Bring knockout ``tid`` up to date, whatever process runs it: start it at its start

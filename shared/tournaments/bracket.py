@@ -122,11 +122,11 @@ class Bracket:
             int(d["round"]), int(d["rounds"]), frozenset(d["banned"]), int(d["finished_at"]))
 
 
-def start(entrants: Sequence[tuple[str, str, float, float, int]], now: int, show_ms: int
-          ) -> Bracket:
+def start(entrants: Sequence[tuple[str, str, float, float, int]], now: int, show_ms: int,
+          banned: frozenset[str] = frozenset()) -> Bracket:
     """The bracket at the start, from ``(player, name, rating, deviation, joined)`` per
-    entrant: round 1 open (its byes decided), or cancelled with fewer than
-    :data:`.knockout.MIN_ENTRANTS`."""
+    entrant: round 1 open (its byes decided, and the matches of ``banned`` entrants
+    forfeit), or cancelled with fewer than :data:`.knockout.MIN_ENTRANTS`."""
     if len(entrants) < rules.MIN_ENTRANTS:
         return Bracket(next_state(Format.KNOCKOUT, TournamentState.OPEN, E.CANCEL), show_ms,
                        finished_at=now)
@@ -134,9 +134,11 @@ def start(entrants: Sequence[tuple[str, str, float, float, int]], now: int, show
     seeds = rules.seed_order([(p, r, d, j) for p, _, r, d, j in entrants])
     people = tuple(Entrant(s.seed, s.player, names[s.player][0], round(names[s.player][1]))
                    for s in seeds)
-    matches = tuple(_open(m, now + show_ms, frozenset()) for m in rules.first_round(seeds))
+    out = banned & {p for p, _, _, _, _ in entrants}
+    matches = tuple(_open(m, now + show_ms, out) for m in rules.first_round(seeds))
     state = next_state(Format.KNOCKOUT, TournamentState.OPEN, E.START)
-    return _roll(Bracket(state, show_ms, people, matches, 1, rules.rounds(len(seeds))), now)
+    return _roll(Bracket(state, show_ms, people, matches, 1, rules.rounds(len(seeds)), out),
+                 now)
 
 
 def _open(m: rules.Match, show_by: int, banned: frozenset[str]) -> MatchState:

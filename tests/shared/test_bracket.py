@@ -112,6 +112,13 @@ def test_a_ban_forfeits_the_current_and_later_matches_and_empties_a_podium_place
     assert B.podium(B.unban(b, "p4"))["semi_finalists"] == ["p3", "p4"]
 
 
+def test_an_entrant_banned_before_the_start_forfeits_round_one() -> None:
+    b = B.start(people(8), 0, SHOW, frozenset({"p5", "nobody"}))
+    m = B.find(b, 1, 1)
+    assert (m.high, m.low, m.winner, m.how) == ("p4", "p5", "p4", B.How.FORFEIT)
+    assert b.banned == frozenset({"p5"}) and not B.find(b, 1, 0).decided
+
+
 def test_a_removed_win_leaves_the_podium() -> None:
     b = B.start(people(8), 0, SHOW)
     b = B.attach_race(b, 1, 0, "r1")
