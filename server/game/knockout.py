@@ -156,6 +156,8 @@ class KnockoutService:
         open the races of a new round. Idempotent; returns the bracket (None: not started)."""
         meta = await self.ts.meta(tid)
         if meta is None or meta.get("format") != Format.KNOCKOUT:
+            if meta is None:  # expired: the sweep has nothing left to look at
+                await self.ts.knockout_due(tid, None)
             return None
         now = await self.store.server_time_ms()
         b, _ = await self._load(tid)

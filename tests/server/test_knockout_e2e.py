@@ -234,6 +234,13 @@ async def test_too_few_entrants_cancel_a_knockout(redis_url: str) -> None:
         with pytest.raises(ClientError) as err:
             await solo.tournament_play(tid)
         assert err.value.code == "not_running" and "cancelled" in err.value.reason
+        r = harness.redis_client(redis_url)
+        try:  # the sweep forgets a cancelled knockout, and one whose record has expired
+            await r.zadd("sr:knockouts", {"0123456789abcdef": 1})
+            await server.ctx.knockouts.sweep()
+            assert await r.zrange("sr:knockouts", 0, -1) == []
+        finally:
+            await r.aclose()
 
 
 async def test_a_full_knockout_refuses_entries(redis_url: str) -> None:
