@@ -2,10 +2,12 @@
 
     python bench/tournament.py                       # 100 entrants, human pace, 30 s windows
     python bench/tournament.py --entrants 300 --pace full --seconds 20
+    python bench/tournament.py --entrants 1000 --servers 2   # two processes, one Redis
 
-Starts a private Redis and one ``python -m solrace.server`` (as bench/server.py does), then
-runs two windows with the same number of players, each player its own connection from this
-process:
+Starts a private Redis and ``--servers`` processes of ``python -m solrace.server`` sharing it
+(as bench/server.py does; players are spread over them in turn, and the standings of one arena
+are followed from every process), then runs two windows with the same number of players, each
+player its own connection from this process:
 
 * **plain**: every player plays practice games with no bots (a solo race: the same move path
   as any race) — a move, its ack, the next move; a new game when one ends;
@@ -136,9 +138,13 @@ async def redis_commands(url: str) -> int:
         await r.aclose()
 
 
-async def window(kind: str, players: list[Player], server_pid: int, redis_url: str,
+def servers_cpu(pids: list[int]) -> float:
+    return sum(children.cpu_seconds(pid) for pid in pids)
+
+
+async def window(kind: str, players: list[Player], server_pids: list[int], redis_url: str,
                  seconds: float, tid: str | None) -> dict[str, Any]:
-    cmd0, cpu0, me0 = (await redis_commands(redis_url), children.cpu_seconds(server_pid),
+    cmd0, cpu0, me0 = (await redis_commands(redis_url), servers_cpu(server_pids),
                        time.process_time())
     t0 = time.monotonic()
     until = t0 + seconds
@@ -159,7 +165,7 @@ async def window(kind: str, players: list[Player], server_pid: int, redis_url: s
     return {
         "kind": kind, "moves": moves, "rate": moves / seconds,
         "p50": 1000 * pct(acks, 0.5), "p99": 1000 * pct(acks, 0.99),
-        "cpu_us": 1e6 * (children.cpu_seconds(server_pid) - cpu0) / max(1, moves),
+        "cpu_us": 1e6 * (servers_cpu(server_pids) - cpu0) / max(1, moves),
         "redis": (await redis_commands(redis_url) - cmd0) / max(1, moves),
         "frames": sum(p.frames for p in players) / len(players) / elapsed,
         "stale50": pct(stale, 0.5), "stale99": pct(stale, 0.99),
@@ -176,19 +182,25 @@ def row(r: dict[str, Any]) -> str:
             f"{r['gen_cpu']:.1f} |")
 
 
-async def run(args: argparse.Namespace, url: str, server_pid: int, redis_url: str) -> None:
+async def run(args: argparse.Namespace, urls: list[str], server_pids: list[int],
+              redis_url: str) -> None:
     rng = random.Random(args.rng)
     children.progress(f"{args.entrants} players connecting and registering")
-    players = [Player(url, f"bench{i:04d}", args.pace, random.Random(rng.random()))
-               for i in range(args.entrants)]
+    players = [Player(urls[i % len(urls)], f"bench{i:04d}", args.pace,
+                      random.Random(rng.random())) for i in range(args.entrants)]
     for p in players:
         p.deal_s = args.deal_seconds
-    for p in players:
-        await p.client.connect()
-        await p.client.register(PASSWORD)
+    gate = asyncio.Semaphore(8)  # registrations hash passwords (scrypt) on the servers
+
+    async def join(p: Player) -> None:
+        async with gate:
+            await p.client.connect()
+            await p.client.register(PASSWORD)
+
+    await asyncio.gather(*(join(p) for p in players))
     results = []
     children.progress("plain window")
-    results.append(await window("plain", players, server_pid, redis_url, args.seconds, None))
+    results.append(await window("plain", players, server_pids, redis_url, args.seconds, None))
     for p in players:
         p.acks.clear()
         p.moves = 0
@@ -198,11 +210,12 @@ async def run(args: argparse.Namespace, url: str, server_pid: int, redis_url: st
     for p in players:
         await p.client.tournament_join(t["tournament"])
     children.progress("arena window")
-    results.append(await window("arena", players, server_pid, redis_url, args.seconds,
+    results.append(await window("arena", players, server_pids, redis_url, args.seconds,
                                 t["tournament"]))
     for p in players:
         await p.client.close()
-    print(f"\n{args.entrants} players, pace {args.pace}, {args.seconds:g} s windows, "
+    print(f"\n{args.entrants} players on {len(urls)} server process(es), pace {args.pace}, "
+          f"{args.seconds:g} s windows, "
           f"{VARIANT} deals of {args.deal_seconds} s (arena)\n")
     print("| window | moves | moves/s | ack p50 ms | ack p99 ms | server CPU µs/move | "
           "Redis cmds/move | standings frames/entrant/s | staleness p50 / p99 s "
@@ -222,16 +235,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pace", choices=("human", "full"), default="human")
     parser.add_argument("--deal-seconds", type=int, default=30)
     parser.add_argument("--rng", type=int, default=1)
+    parser.add_argument("--servers", type=int, default=1,
+                        help="server processes sharing the one Redis")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="solrace-bench-") as tmp:
         redis = RedisProcess(data_dir=Path(tmp) / "redis", appendonly=True)
         redis.start()
-        server = None
+        servers: list[Any] = []
         try:
-            server = children.start_solrace(redis.url, Path(tmp), 1).wait()
-            asyncio.run(run(args, server.url, server.pid, redis.url))
+            for i in range(1, args.servers + 1):
+                servers.append(children.start_solrace(redis.url, Path(tmp), i).wait())
+            asyncio.run(run(args, [s.url for s in servers], [s.pid for s in servers],
+                            redis.url))
         finally:
-            if server is not None:
+            for server in servers:
                 server.stop()
             redis.stop()
     return 0

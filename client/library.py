@@ -436,6 +436,12 @@ class Client(HomeMixin):
         elsewhere): the reply's ``move`` is ``None`` when no win was found within budget."""
         return await self.request("hint", race=race)
 
+    async def winnable(self, race: str) -> dict[str, Any]:
+        """Whether a win still exists from your position (practice games only;
+        ``not_practice`` elsewhere): ``outcome`` is ``winnable``, ``lost`` (proved) or
+        ``undecided``, with the ``claim`` it makes (docs/protocol.md 5.26)."""
+        return await self.request("winnable", race=race, within=max(self.timeout, 30.0))
+
     async def sync(self, race: str) -> dict[str, Any]:
         """Events missed since the last version seen (in pages), and the own board afresh."""
         while True:

@@ -174,6 +174,9 @@ def moves_of(event: Mapping[str, Any]) -> list[str]:
     return [move] if isinstance(move, str) else []
 
 
+ABSENT = "\x00absent"  # the racer who never moves (not a player id: those are hex)
+
+
 class Masker:
     """Folds one race's events (server form, version order from 1) into spectator form.
 
@@ -189,8 +192,13 @@ class Masker:
     ``boards``, and what a broken replica's board is masked from.
     """
 
-    def __init__(self, variant: str, options: Mapping[str, str] | None, seed: int) -> None:
+    def __init__(self, variant: str, options: Mapping[str, str] | None, seed: int,
+                 absent: bool = False) -> None:
+        """``absent``: count one more racer who never moves — someone who may still play this
+        deal (a tournament's deal, while the tournament runs): then no card is shown that was
+        not face up in the deal, and the ``end`` event's boards are masked too."""
         self.variant, self.options, self.seed = variant, options, seed
+        self.absent = absent
         self.racers: list[str] = []
         self.census: Census | None = None
         self.raw: dict[str, dict[str, Any]] = {}  # player -> unmasked board
@@ -206,14 +214,19 @@ class Masker:
         elif kind == "leave":
             self.racers = [p for p in self.racers if p != event.get("player")]
         elif kind == "start":
-            self.census = Census(self.variant, self.options, self.seed, self.racers)
+            self.census = Census(self.variant, self.options, self.seed,
+                                 [*self.racers, ABSENT] if self.absent else self.racers)
             self.raw = {p: {"seq": 0, "view": event["view"]} for p in self.racers}
             if self.racers:
                 out["view"] = self.census.view(self.racers[0])
         elif kind == "progress" and "delta" in event and event.get("player") in self.raw:
             self._progress(event, out)
         elif kind == "end" and self.census is not None:
-            out["boards"] = {p: self.raw[p] for p in self.racers}
+            if self.absent:  # the deal is still to be played by others: boards stay masked
+                out["boards"] = {p: {"seq": self.raw[p]["seq"], "view": self.census.view(p)}
+                                 for p in self.racers}
+            else:
+                out["boards"] = {p: self.raw[p] for p in self.racers}
         return out
 
     def _progress(self, event: Mapping[str, Any], out: dict[str, Any]) -> None:

@@ -5,7 +5,9 @@ Starts a practice race at once — you and the bots you ask for (``weak``, ``med
 ``solrace play``: same board, same move notation, the bots' progress shown live like any
 rival's, the standings at the end. ``hint`` asks the server's solver for a move. Bots see every
 card, face-down ones included, so practice is never rated or ranked and counts nowhere; the
-end reveals the deal's seed (``--seed`` replays a deal you liked). ``quit`` leaves the game
+end reveals the deal's seed (``--seed`` replays a deal you liked). ``--winnable`` prints, from
+the start and after your moves, whether a win still exists from your position (the server's
+solver, practice games only): a line each time the answer changes. ``quit`` leaves the game
 open until its time limit; ``solrace play`` resumes it.
 """
 
@@ -27,6 +29,7 @@ from solrace.client.commands import (
 )
 from solrace.client.commands.play import RaceTerminal, interrupted
 from solrace.client.library import Client, ClientError
+from solrace.client.raceterm.winnable import WinnableWatch
 from solrace.client.render import paint
 from solrace.client.session import login, who
 from solrace.client.tui import add_server_arguments, resolve_name, resolve_server
@@ -52,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the deal, 0..2**64-1 (default: a random deal, revealed at the end)")
     parser.add_argument("--time-limit", type=int, default=600, metavar="S",
                         help="time limit in seconds, 30..3600 (default 600)")
+    parser.add_argument("--winnable", action="store_true",
+                        help="after each move, say whether a win still exists from your "
+                        "position (winnable, lost — proved — or undecided), when it changes")
     add_server_arguments(parser)
 
 
@@ -73,6 +79,11 @@ class PracticeTerminal(RaceTerminal):
         super().__init__(client, url, color=color, auto_ready=True)
         self.bots = bots
 
+    async def adopt(self, summary: dict[str, Any]) -> None:
+        await super().adopt(summary)
+        if self.still is not None and self.state == "running":
+            self.still.after_move()  # the deal as dealt: lost already, or winnable
+
     def title(self) -> str:
         return " · ".join([paint("solrace practice", "1", self.color), self.variant_label(),
                            bots_text(self.bots), "unranked",
@@ -90,6 +101,8 @@ async def practice_main(args: argparse.Namespace) -> int:
     try:
         term = PracticeTerminal(client, url, list(args.bots), color=use_color(args))
         term.auto_play = args.auto
+        if args.winnable:
+            term.still = WinnableWatch(term)
 
         async def enter() -> dict[str, Any]:
             try:
@@ -99,6 +112,8 @@ async def practice_main(args: argparse.Namespace) -> int:
                 raise CommandError(f"{exc.code}: {exc.reason}") from None
 
         code = await term.run(enter)
+        if term.still is not None:
+            await term.still.close()
         if term.end is not None:
             print("practice race: not ranked, counted nowhere")
         return code

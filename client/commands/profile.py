@@ -164,10 +164,35 @@ def profile_lines(reply: Mapping[str, Any], *, today: str | None = None, color: 
         past = [badge_text(m) for m in badges.get("past") or [] if m.get("badge")]
         if past:
             lines += ["earlier badges:", *("  " + p for p in past)]
+    lines += trophy_lines(reply.get("trophies"))
     if "games" in reply:
         lines += games_lines(list(reply.get("games") or []))
     lines += chart_lines(list(reply.get("days") or []))
     lines.append("(practice games and practice races count nowhere)")
+    return lines
+
+
+PLACES = ("1st", "2nd", "3rd")
+
+
+def trophy_lines(trophies: Mapping[str, Any] | None) -> list[str]:
+    """Podium places in final public tournaments and the best arena score
+    (docs/tournaments.md, "Trophies")."""
+    if not trophies:
+        return []
+    counts = (trophies.get("first", 0), trophies.get("second", 0), trophies.get("third", 0))
+    if not any(counts):
+        lines = ["trophies: no podium place yet in a public tournament"]
+    else:
+        lines = ["trophies: " + ", ".join(f"{n} × {p}" for n, p in zip(counts, PLACES))]
+        for r in trophies.get("recent") or []:
+            day = dt.datetime.fromtimestamp(int(r["ended_at"]) / 1000, dt.UTC).date()
+            lines.append(f"  {PLACES[int(r['place']) - 1]}  {r['name']} ({r['format']}, {day},"
+                         f" {r['tournament']})")
+    best = trophies.get("best_arena")
+    if best:
+        lines.append(f"best arena score: {best['points']} points in {best['name']}"
+                     f" ({best['tournament']})")
     return lines
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from solrace.client.commands import CommandError, use_color, variant_name
 from solrace.client.commands.play import interrupted
+from solrace.client.commands.watch import watch_race
 from solrace.client.library import Client, ClientError
 from solrace.client.raceterm.terminal import RaceTerminal
 from solrace.client.render import paint
@@ -59,7 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for action, text in (("join", "enter a tournament"),
                          ("play", "play your current deal, or your next"),
                          ("standings", "the standings"),
-                         ("bracket", "a knockout's bracket")):
+                         ("bracket", "a knockout's bracket"),
+                         ("watch", "the standings live, as a spectator; --leader: watch the "
+                                   "leader's live deal (a watcher may not enter)")):
         p = sub.add_parser(action, help=text)
         p.add_argument("ref", metavar="TOURNAMENT", help="its id or invite code")
         if action == "play":
@@ -67,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            help="half the deal's time limit; +1 point if won")
         if action in ("standings", "bracket"):
             p.add_argument("--follow", action="store_true", help="live, until Ctrl-C")
+        if action == "watch":
+            p.add_argument("--leader", action="store_true",
+                           help="watch the deal the leader is playing, until it ends")
     for p in [parser, *sub.choices.values()]:
         if p is not parser:
             add_server_arguments(p)
@@ -85,6 +91,23 @@ def summary_line(t: Mapping[str, Any]) -> str:
                                            else ""))
 
 
+PLACES = ("1st", "2nd", "3rd")
+
+
+def leaders_text(t: Mapping[str, Any]) -> str:
+    """A live tournament's leader, a finished one's podium ('' when nobody has entered)."""
+    top = t.get("leaders") or []
+    if not top:
+        return ""
+
+    def score(r: Mapping[str, Any]) -> str:
+        return f"{r['won']} won" if t.get("format") == "event" else f"{r['points']} pts"
+
+    if t.get("state") == "running":
+        return f"leader: {top[0]['name']} ({score(top[0])})"
+    return "podium: " + ", ".join(f"{p} {r['name']} ({score(r)})" for p, r in zip(PLACES, top))
+
+
 def standings_lines(s: Mapping[str, Any], *, color: bool = False) -> list[str]:
     lines = [paint(f"standings · {s['entrants']} entered", "1", color)
              + (f" · you are #{s['my_rank']}" if s.get("my_rank") else "")]
@@ -100,6 +123,9 @@ def standings_lines(s: Mapping[str, Any], *, color: bool = False) -> list[str]:
         else:
             lines.append(f"{r['rank']:>4}. {r['name']:<20} {r['points']:>4} pts  "
                          f"{r['won']}/{r['played']} won{flame}")
+        if "race" in r and not s.get("my_rank"):  # a leader's live deal, for a non-entrant
+            lines.append(f"        playing deal {r['deal']}: solrace watch {r['race']}"
+                         " (a watcher may not enter)")
     return lines
 
 
@@ -181,7 +207,12 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
         for key in ("upcoming", "live", "finished"):
             print(paint(key, "1", color))
             rows = listing[key] or []
-            print("\n".join("  " + summary_line(t) for t in rows) if rows else "  (none)")
+            for t in rows:
+                print("  " + summary_line(t))
+                if leaders_text(t):
+                    print("    " + leaders_text(t))
+            if not rows:
+                print("  (none)")
         return 0
     if args.action == "create":
         options = dict(kv.split("=", 1) for kv in args.option if "=" in kv)
@@ -204,10 +235,15 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
             s = await client.next_event(t="standings", timeout=3600)
             print("\n".join(["", *standings_lines(s, color=color)]), flush=True)
         return 0
-    if args.action == "bracket":
-        b = await client.tournament_bracket(args.ref, follow=args.follow)
+    if args.action == "watch":
+        info = (await client.request("tournament.info", tournament=args.ref))["tournament"]
+        if info["format"] != "knockout":  # a knockout's matches are never watched
+            return await _watch(client, url, args, color)
+    if args.action in ("bracket", "watch"):
+        follow = args.action == "watch" or args.follow
+        b = await client.tournament_bracket(args.ref, follow=follow)
         print("\n".join(bracket_lines(b, color=color)), flush=True)
-        while args.follow and b["state"] in ("open", "running"):
+        while follow and b["state"] in ("open", "running"):
             b = await client.next_event(t="bracket", timeout=3600)
             print("\n".join(["", *bracket_lines(b, color=color)]), flush=True)
         return 0
@@ -241,6 +277,23 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
     s = await client.tournament_standings(args.ref)
     print("\n".join(standings_lines(s, color=color)))
     return code
+
+
+async def _watch(client: Client, url: str, args: argparse.Namespace, color: bool) -> int:
+    """A spectator's view: the standings followed live, or (``--leader``) the leader's live
+    deal, masked as docs/tournaments.md, "Spectators", says."""
+    s = await client.tournament_standings(args.ref, follow=not args.leader)
+    print("\n".join(standings_lines(s, color=color)), flush=True)
+    if args.leader:
+        row = next((r for r in s["rows"] if "race" in r), None)
+        if row is None:
+            raise CommandError("none of the leaders is playing a deal right now")
+        print(f"watching {row['name']}'s deal {row['deal']} (a watcher may not enter this "
+              "tournament)", flush=True)
+        return await watch_race(client, url, {"race": row["race"]}, color)
+    while True:
+        s = await client.next_event(t="standings", timeout=3600)
+        print("\n".join(["", *standings_lines(s, color=color)]), flush=True)
 
 
 def run(args: argparse.Namespace) -> int:

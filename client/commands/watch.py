@@ -7,7 +7,9 @@ face-down or stock card, so neither does the screen; while a race runs, a card n
 has had face up comes masked (``??``, drawn as a card back) and the ``end`` event brings every
 board complete. Rated races also reach spectators with a delay (shown in the header).
 
-The race is named by id or invite code; with neither, the newest live race is picked. On a
+The race is named by id or invite code; with neither, the newest live race is picked. The
+command watches anonymously, except a running tournament's deal, which only a named player may
+watch (docs/protocol.md section 13.4): that one is watched with the player's session. On a
 terminal the frame is redrawn in place; otherwise each update prints a new frame (``--once``
 prints the snapshot and exits). A dropped connection is resumed with ``watch {since}``, which
 replays exactly the missed events. The command ends with the race, printing the standings and
@@ -24,7 +26,7 @@ from typing import Any
 from solrace.client.commands import CommandError, use_color
 from solrace.client.library import Client, ClientError
 from solrace.client.render import board_lines, paint, side_by_side, visible_width
-from solrace.client.session import CONNECT_ERRORS, spectate
+from solrace.client.session import CONNECT_ERRORS, login, spectate
 from solrace.client.tui import (
     VERDICT_WAIT,
     Screen,
@@ -288,6 +290,11 @@ def wrap_blocks(blocks: list[list[str]], width: int) -> list[str]:
 # ------------------------------------------------------------------------------ the command
 
 
+class NamedOnly(CommandError):
+    """The race is watched by a named player only (a running tournament's deal, docs/
+    protocol.md section 13.4): the command then watches with the player's session."""
+
+
 class Watcher:
     """Connection, events and screen for one watched race."""
 
@@ -313,6 +320,9 @@ class Watcher:
         try:
             reply = await self.client.request("watch", **target)
         except ClientError as exc:
+            if exc.code == "not_watchable" and self.client.player is None \
+                    and "with a name" in exc.reason:
+                raise NamedOnly(exc.reason) from None
             raise CommandError(f"{exc.code}: {exc.reason}") from None
         self.view = RaceView(reply)
         self.client.versions[self.view.rid] = self.view.v
@@ -376,23 +386,34 @@ async def pick_live_race(client: Client) -> dict[str, str]:
 async def watch_main(args: argparse.Namespace) -> int:
     url = resolve_server(args)
     client = await spectate(url)
-    screen = Screen()
     color = use_color(args)
     try:
         target = race_target(args.target) if args.target else await pick_live_race(client)
-        watcher = Watcher(client, url, screen, color)
-        view = await watcher.open(target)
-        watcher.draw()
-        if not args.once and not view.over:
-            await watcher.follow()
-        final = view.final_lines(color)
-        if screen.tty:  # below the boards, not over them
-            screen.frame(view.frame(color, screen.width(), watcher.now()) + final)
-        elif final:
-            screen.frame(final)
-        return 0
+        try:
+            return await watch_race(client, url, target, color, once=args.once)
+        except NamedOnly:  # a running tournament's deal: watched with your session
+            await client.close()
+            client = await login(url, None)
+            return await watch_race(client, url, target, color, once=args.once)
     finally:
         await client.close()
+
+
+async def watch_race(client: Client, url: str, target: dict[str, str], color: bool, *,
+                     once: bool = False) -> int:
+    """Watch one race on ``client`` until it ends (``once``: print the snapshot only)."""
+    screen = Screen()
+    watcher = Watcher(client, url, screen, color)
+    view = await watcher.open(target)
+    watcher.draw()
+    if not once and not view.over:
+        await watcher.follow()
+    final = view.final_lines(color)
+    if screen.tty:  # below the boards, not over them
+        screen.frame(view.frame(color, screen.width(), watcher.now()) + final)
+    elif final:
+        screen.frame(final)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

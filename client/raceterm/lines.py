@@ -105,6 +105,8 @@ class TypedLines:
         self.redraw()
         quickplay.report(self, text, ack)
         status = ack.get("status") or ack.get("view", {}).get("status")  # duplicate: a view
+        if status == "playing" and self.still is not None:
+            self.still.after_move()  # practice --winnable: checked beside the game
         if status == "won":
             self.my_result = "won"
             self.message(f"you won: every card is home, in {clock(ack.get('elapsed', 0))}!")

@@ -24,6 +24,7 @@ from solrace.client.raceterm.model import (
     default_options_advice,
 )
 from solrace.client.raceterm.screen import RaceScreen
+from solrace.client.raceterm.winnable import WinnableWatch
 from solrace.client.session import CONNECT_ERRORS
 from solrace.client.tui import Screen, StdinLines, interactive
 
@@ -65,6 +66,7 @@ class RaceTerminal(RaceEvents, TypedLines, RaceScreen):
         self.auto_play = False  # every move with "auto" (quickplay.toggle)
         self.rivals_told = False  # said that every rival's game is over
         self.my_result: str | None = None
+        self.still: WinnableWatch | None = None  # practice --winnable: the checks after moves
         self.end: dict[str, Any] | None = None
         self.verdict_due: float | None = None  # monotonic deadline of a pending verdict
         self.done = False

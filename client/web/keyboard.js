@@ -192,7 +192,7 @@ export const SETTINGS = [
   ["high-contrast", "High contrast"],
   ["left-handed", "Left-handed layout (foundations on the left)"],
   ["reduce-motion", "Reduce motion (cards jump instead of sliding)"],
-  ["sounds", "Sounds (a move, a card home, a refusal, a rival finishing)"],
+  ["sounds", "Sounds (a move, a card home, a refusal, a rival's card home or finish)"],
 ];
 const STORE = "solrace.display";
 

@@ -6,9 +6,12 @@ does the analysis; docs/solver.md, "The move that lost it", says what each answe
 Computed after the game, never during it: only a finished race is analysed, in a worker
 process of its own (a long line takes seconds of CPU), at most :data:`MAX_RUNNING` at a time
 per server process, and the answer is stored with the race, so it is computed once whoever
-asks again. Only races whose deal is public once over are analysed: a race (its replay is
-public) and a practice game that revealed its seed — never a daily before its seed is out or a
-tournament's deal, whose hidden cards others may still be playing against.
+asks again. Each caller may start at most ``per_hour`` fresh analyses in any hour (a player
+id; an anonymous connection counts by its address): counted in Redis, so the limit holds
+whichever process serves the request; an analysis already stored is answered without
+counting, since it costs no CPU. Only races whose deal is public once over are analysed: a
+race (its replay is public) and a practice game that revealed its seed — never a daily before
+its seed is out or a tournament's deal, whose hidden cards others may still be playing against.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from solrace.shared.protocol import ProtocolError
 log = logging.getLogger("solrace.analysis")
 
 MAX_RUNNING = 2  # analyses computing at once in this process; more are refused, retry after
+QUOTA_WINDOW_MS = 3_600_000  # the per-caller limit counts the analyses started in the last hour
 
 
 def analyse(variant: str, options: dict[str, str], seed: int, moves: list[str]
@@ -35,17 +39,20 @@ def analyse(variant: str, options: dict[str, str], seed: int, moves: list[str]
 
 
 class AnalysisService:
-    def __init__(self, store: Store, races: RaceService) -> None:
+    def __init__(self, store: Store, races: RaceService, *, per_hour: int = 20) -> None:
         self.store = store
         self.races = races
+        self.per_hour = per_hour
         self.worker = Worker()
         self.running = 0
 
     async def close(self) -> None:
         self.worker.close()
 
-    async def analysis(self, caller: str, rid: str, pid: str | None) -> dict[str, Any]:
-        """The ``analysis`` reply's fields for racer ``pid`` (default: the caller)."""
+    async def analysis(self, caller: str, rid: str, pid: str | None, *, counted_as: str
+                       ) -> dict[str, Any]:
+        """The ``analysis`` reply's fields for racer ``pid`` (default: the caller); a fresh
+        one is counted against ``counted_as`` (the caller's quota key)."""
         rec = await self.races.record(rid)
         info = await self.races.info(rid)
         pid = pid or caller
@@ -66,6 +73,14 @@ class AnalysisService:
         if self.running >= MAX_RUNNING:
             raise ProtocolError("rate_limited", "the server is analysing other games; retry",
                                 retry_after=5)
+        wait_ms = await self.store.take_analysis(counted_as, f"{rid}:{pid}", self.per_hour,
+                                                 QUOTA_WINDOW_MS)
+        if wait_ms:
+            secs = -(-wait_ms // 1000)
+            when = f"{secs} s" if secs < 120 else f"{-(-secs // 60)} min"
+            raise ProtocolError("too_many_analyses", f"at most {self.per_hour} new analyses "
+                                f"an hour; the next in {when} (analyses already made are "
+                                "not counted)", retry_after=secs)
         moves = await self.store.read_log(rid, pid)
         self.running += 1
         try:

@@ -30,7 +30,7 @@ from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
 from solrace.shared.tournaments import arena as scoring
 from solrace.shared.tournaments import event, machine
-from solrace.shared.tournaments.schedule import ArenaSpec
+from solrace.shared.tournaments.schedule import ArenaSpec, ScheduleError, parse_arena
 from solrace.shared.tournaments.seeds import deal_seed
 from solrace.shared.variants import VARIANTS, resolve
 
@@ -56,7 +56,10 @@ def state_at(meta: dict[str, str], now: int) -> machine.TournamentState:
     """The tournament's state at ``now``: open before its start; then running — an arena
     until every deal started before its end has run out of time, an event until its end (its
     deals end with it), a knockout until its final is decided — then finished (a knockout
-    with too few entrants: cancelled)."""
+    with too few entrants: cancelled), and final once its podium is cleared
+    (server/game/trophies.py)."""
+    if meta.get("final") == "1":
+        return S.FINAL
     if meta["format"] == F.KNOCKOUT:  # its bracket says (server/game/knockout.py)
         state = S(meta.get("ko_state", S.OPEN.value))
         return S.RUNNING if state is S.OPEN and now >= int(meta["starts_at"]) else state
@@ -202,7 +205,7 @@ class ArenaService:
             out["show_seconds"] = int(meta["show_ms"]) // 1000
         if meta.get("code"):
             out["code"] = meta["code"]
-        if state is S.FINISHED:
+        if state in (S.FINISHED, S.FINAL):
             out["master_seed"] = int(meta["master"])
         return out
 
@@ -211,7 +214,8 @@ class ArenaService:
         return self.public(tid, meta, await self.store.server_time_ms())
 
     async def listing(self, limit: int) -> dict[str, list[dict[str, Any]]]:
-        """Public tournaments: upcoming (soonest first), live, finished (latest first)."""
+        """Public tournaments: upcoming (soonest first), live, finished (latest first); a live
+        or finished one with entrants carries its top three (the leader; the podium)."""
         now = await self.store.server_time_ms()
         ids = await self.ts.listed(now - 2 * 24 * 3600 * 1000, now + MAX_LEAD_MS, 500)
         out: dict[str, list[dict[str, Any]]] = {"upcoming": [], "live": [], "finished": []}
@@ -221,19 +225,25 @@ class ArenaService:
                 continue
             row = self.public(tid, meta, now)
             bucket = {"open": "upcoming", "running": "live"}.get(row["state"], "finished")
+            if bucket != "upcoming" and row["entrants"]:  # the leader, or the podium
+                _, _, _, top = await self.ts.standings(tid, None, 3, 0)
+                row["leaders"] = [{"rank": rank, "player": who, "name": name,
+                                   "points": int(stat.split("|")[0]),
+                                   "won": int(stat.split("|")[1])}
+                                  for rank, who, name, stat in top]
             out[bucket].append(row)
         out["finished"].reverse()
         return {k: v[:limit] for k, v in out.items()}
 
     async def schedule(self, specs: tuple[ArenaSpec, ...]) -> list[str]:
-        """Make sure the operators' recurring arenas exist: the instance running now and the
-        next one of each. Every process may do it: an instance's id is a function of its spec
+        """Make sure the operators' recurring tournaments exist: the instance running now and
+        the next one of each. Every process may do it: an instance's id is a function of its spec
         and start, and creating it twice keeps the first."""
         now = await self.store.server_time_ms()
         made = []
         for spec in specs:
             title = VARIANTS[spec.variant].title if spec.variant in VARIANTS else spec.variant
-            name = f"{title} arena"
+            name = f"{title} {spec.fmt}"
             for start in spec.instances(now):
                 tid = spec.instance_id(start)
                 if await self.ts.meta(tid) is None:
@@ -242,13 +252,29 @@ class ArenaService:
                                           options=dict(spec.options), starts_at=start,
                                           minutes=spec.recurrence.duration,
                                           deal_seconds=spec.deal_seconds, private=False,
-                                          tid=tid, late=True)
+                                          tid=tid, late=True, fmt=spec.fmt,
+                                          deals=spec.deals or 3)
                     except ProtocolError as exc:
-                        log.warning("scheduled arena %r not created: %s", spec.text,
+                        log.warning("scheduled tournament %r not created: %s", spec.text,
                                     exc.reason)
                         continue
                 made.append(tid)
         return made
+
+    async def schedule_all(self, configured: tuple[ArenaSpec, ...]) -> list[str]:
+        """:meth:`schedule` for the configured recurring tournaments and those an operator
+        stored (``solrace-server admin schedule add``); a stored line that no longer parses
+        is logged and skipped."""
+        specs = list(configured)
+        for line in await self.ts.schedules():
+            try:
+                spec = parse_arena(line)
+            except ScheduleError as exc:
+                log.warning("stored schedule %r skipped: %s", line, exc)
+                continue
+            if spec.text not in {s.text for s in specs}:
+                specs.append(spec)
+        return await self.schedule(tuple(specs))
 
     # ------------------------------------------------------------------ enter, play
 
@@ -262,6 +288,9 @@ class ArenaService:
             raise ProtocolError("entries_closed", "the late-entry cut-off has passed")
         if res == "full":
             raise ProtocolError("tournament_full", "every place of this knockout is taken")
+        if res == "watched":
+            raise ProtocolError("watched", "you watched this tournament's deals while it ran: "
+                                "a spectator may not enter it")
         await self.ts.add_entered(player.pid, tid, RETENTION)
         return self.public(tid, await self._meta(tid), now)
 
@@ -307,7 +336,7 @@ class ArenaService:
             player, meta["variant"], options, 1, limit_s, False,
             seed=deal_seed(int(meta["master"]), k), kind=KIND,
             extra={"tournament": tid, "deal": str(k), "berserk": "1" if berserk else "0"})
-        status, existing = await self.ts.set_deal(tid, player.pid, k, rid, now, berserk)
+        status, existing = await self.ts.set_deal(tid, player.pid, k, rid, now, berserk, TOP)
         if status == "dup" and existing is not None:
             return existing, k  # a concurrent request made it: that one is played
         if status == "not_entered":
@@ -318,6 +347,26 @@ class ArenaService:
         await self.races.start(rid)
         return rid, k
 
+    async def may_watch(self, tid: str, pid: str | None, live: bool) -> bool:
+        """Whether a spectator may watch a deal race of ``tid`` now, and masked as a deal
+        others may still play (True) or in full (False: the tournament is over, its master
+        seed public). While it runs: only a live deal, only by a named player who has not
+        entered — who is then remembered and may never enter (docs/tournaments.md,
+        "Spectators")."""
+        meta = await self._meta(tid)
+        if state_at(meta, await self.store.server_time_ms()) in (S.FINISHED, S.FINAL):
+            return False
+        if not live:
+            raise ProtocolError("not_watchable", "a finished deal is shown once the tournament "
+                                "is over")
+        if pid is None:
+            raise ProtocolError("not_watchable", "say hello with a name to watch a running "
+                                "tournament's deals")
+        if await self.ts.watch(tid, pid) == "entrant":
+            raise ProtocolError("not_watchable", "an entrant cannot watch the tournament's "
+                                "deals while it runs")
+        return True
+
     # ------------------------------------------------------------------ results
 
     async def on_finished(self, info: RaceInfo, rec: RaceRecord,
@@ -325,6 +374,21 @@ class ArenaService:
         if info.kind != KIND or not standings:
             return
         await self._record(info, rec, standings[0])
+
+    async def settle(self, tid: str, pid: str) -> None:
+        """Record the entrant's current deal if it is over and not recorded yet: its race's
+        end hook runs concurrently with the entrant's next request, and an entrant who asks
+        for the standings right after their deal must find it counted."""
+        cur = await self.ts.current(tid, pid)
+        if cur is None:
+            return
+        rid, k, _, _ = cur
+        stored, _ = await self.ts.results(tid, pid)
+        if len(stored) >= k:
+            return
+        rec = await self.store.read_race(rid)
+        if rec is not None and is_over(rec.state):
+            await self._record_race(rid, rec)
 
     async def _record_race(self, rid: str, rec: RaceRecord) -> None:
         """Record a finished deal race whose hook may not have run (idempotent)."""
@@ -421,6 +485,14 @@ class ArenaService:
         v, n, mine, rows = await self.ts.standings(tid, pid, TOP, AROUND)
         is_event = meta["format"] == F.EVENT
         out = []
+        now = await self.store.server_time_ms()
+        playing = {}  # the leaders' deals still on their clock: spectators may watch them
+        if state_at(meta, now) is S.RUNNING:
+            top = [who for rank, who, _, _ in rows if rank <= TOP]
+            for who, (rid, k, started, berserk) in (await self.ts.currents(tid, top)).items():
+                limit = int(meta["deal_ms"]) // (2 if berserk else 1)
+                if now < started + limit:
+                    playing[who] = (rid, k)
         for rank, who, name, stat in rows:
             points, won, played, fire, tiebreak, extra, _rev = (int(x) for x in stat.split("|"))
             row = {"rank": rank, "player": who, "name": name, "points": points, "won": won,
@@ -428,6 +500,8 @@ class ArenaService:
             if is_event:  # before a result, an entrant's time is every deal's whole limit
                 row["time"] = extra if played else int(meta["deals"]) * int(meta["deal_ms"])
                 row["home"] = HOME_MAX - tiebreak if 0 < tiebreak <= HOME_MAX else 0
+            if who in playing:
+                row["race"], row["deal"] = playing[who]
             out.append(row)
         return {"tournament": tid, "v": v, "entrants": n, "my_rank": mine or None,
                 "rows": out}

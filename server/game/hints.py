@@ -13,6 +13,11 @@ long certification never delays a hint and the other way round. The worker recei
 picklable data (variant, options, seed, move texts) and rebuilds the game itself; the cached
 game of :class:`~solrace.server.game.races.RaceService` is only read, under its lock.
 
+The same job answers the practice page's "still winnable?" indicator (:meth:`HintService.winnable`,
+:mod:`solrace.shared.learning.winnable`): same refusals, same worker, same budget, and no move
+in the answer — only whether a win exists from the position, proved either way, or
+``undecided``.
+
 The answer is the first move of a winning line the solver found within ``--hint-budget`` nodes
 (and at most :data:`HINT_SECONDS` of search, so that a queue of hints cannot grow without
 bound), or none: unlike :func:`solrace.shared.solver.hint`, no bot move is offered as a
@@ -31,7 +36,7 @@ from solrace.server.ops import metrics
 from solrace.server.store import Store
 from solrace.shared.protocol import ProtocolError
 
-HINT_SECONDS = 5.0  # the most search time one hint may take, whatever the node budget
+HINT_SECONDS = 5.0  # the most search time one hint (or winnable check) may take
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,18 @@ def solve_position(variant: str, options: dict[str, str], seed: int, moves: tupl
     return result.outcome.value, first, result.par
 
 
+def check_position(variant: str, options: dict[str, str], seed: int, moves: tuple[str, ...],
+                   nodes: int, seconds: float) -> dict[str, Any]:
+    """Runs in the worker: rebuild the game; whether a win still exists from it."""
+    from solrace.shared.engine import Game
+    from solrace.shared.learning.winnable import still_winnable
+    from solrace.shared.solver import Budget
+
+    game = Game(variant, options, seed)
+    game.replay(moves)
+    return still_winnable(game, Budget(nodes=nodes, seconds=seconds))
+
+
 class HintService:
     """Checks a hint request against the race and runs the search off the event loop."""
 
@@ -70,15 +87,17 @@ class HintService:
     async def close(self) -> None:
         self.worker.close()
 
-    async def prepare(self, player: Player, rid: str) -> HintJob:
+    async def prepare(self, player: Player, rid: str, *, what: str = "hints are") -> HintJob:
         """The position to search, or :class:`ProtocolError`: ``race_not_found``,
-        ``not_in_race``, ``not_practice``, ``not_running`` or ``already_finished``."""
+        ``not_in_race``, ``not_practice`` (its reason begins with ``what``), ``not_running``
+        or ``already_finished``."""
         rec = await self.races.record(rid)
         if player.pid not in rec.names:
             raise ProtocolError("not_in_race", "you are not a racer in this race")
         info = await self.races.info(rid)
         if info.kind != "practice":
-            raise ProtocolError("not_practice", "hints are for practice games only")
+            raise ProtocolError("not_practice", f"{what} for practice games only (never in "
+                                "races, dailies or tournaments)")
         mine = rec.players.get(player.pid, {})
         if mine.get("result"):  # before the race state: a lone racer's end ends the race
             raise ProtocolError("already_finished", "your game is over")
@@ -102,3 +121,9 @@ class HintService:
         metrics.HINTS.labels(outcome).inc()
         return {"race": job.race, "seq": len(job.moves), "move": move, "outcome": outcome,
                 "par": par}
+
+    async def winnable(self, job: HintJob) -> dict[str, Any]:
+        """The ``winnable`` reply's fields for ``job``, searched in the worker process."""
+        out = await self.worker.run(check_position, job.variant, job.options, job.seed,
+                                    job.moves, self.budget_nodes, HINT_SECONDS)
+        return {"race": job.race, "seq": len(job.moves), **out, "nodes": self.budget_nodes}

@@ -40,6 +40,7 @@ from solrace.server.game.knockout import KnockoutService
 from solrace.server.game.pool import PoolService
 from solrace.server.game.races import RaceService
 from solrace.server.game.results import Results
+from solrace.server.game.trophies import TrophyService
 from solrace.server.game.verdicts import VerdictService
 from solrace.server.moderation.actions import Moderation
 from solrace.server.ops import metrics, static, upkeep
@@ -83,6 +84,7 @@ class Context:
     knockouts: KnockoutService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
+    trophies: TrophyService | None = None  # podiums and best arena scores (profiles)
 
 
 def _await_chain(coro: object) -> str:
@@ -110,6 +112,7 @@ class Server:
         self._preparer: asyncio.Task[None] | None = None
         self._pooler: asyncio.Task[None] | None = None
         self._scheduler: asyncio.Task[None] | None = None
+        self._finalizer: asyncio.Task[None] | None = None
         self.assets = static.load_assets()  # the browser client, served on "/"
 
     @staticmethod
@@ -184,11 +187,14 @@ class Server:
         knockouts = KnockoutService(store, races, int(cfg.knockout_show * 1000), fairplay)
         fairplay.on_decided.append(knockouts.decided)
         moderation.on_ban.append(knockouts.ban)
+        trophies = TrophyService(store)
+        moderation.on_ban.append(trophies.on_ban)  # after the arenas' standings are redone
         standings = StandingsFeed(store.tournaments.version, knockout_view.frames(store, arenas))
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,
-                           moderation, arenas, AnalysisService(store, races), standings,
-                           knockouts)
+                           moderation, arenas,
+                           AnalysisService(store, races, per_hour=cfg.analyses_per_hour),
+                           standings, knockouts, trophies=trophies)
         if cfg.daily_prepare >= 0:
             # certify upcoming dailies ahead of time, hourly, so nobody waits for the solver
             self._preparer = asyncio.create_task(upkeep.every(
@@ -198,10 +204,13 @@ class Server:
             # machine's cores; a race that takes a seed refills its pool at once besides)
             self._pooler = asyncio.create_task(upkeep.every(
                 "winnable pool preparation", pool.prepare, 60, first=15))
-        if cfg.arenas:
-            # the operators' recurring arenas, created ahead of their start
-            self._scheduler = asyncio.create_task(upkeep.every(
-                "scheduling arenas", lambda: arenas.schedule(cfg.arenas), 30))
+        # finished public tournaments made final: their podiums awarded as trophies
+        self._finalizer = asyncio.create_task(upkeep.every(
+            "making tournaments final", trophies.sweep, 60, first=5))
+        # the operators' recurring tournaments (configured, or stored with the admin
+        # command), created ahead of their start
+        self._scheduler = asyncio.create_task(upkeep.every(
+            "scheduling tournaments", lambda: arenas.schedule_all(cfg.arenas), 30))
         self.ws = await serve(
             self._handle,
             cfg.host,
@@ -345,7 +354,8 @@ class Server:
                 await ws.wait_closed()
 
     async def stop(self) -> None:
-        for task in (self._refresher, self._preparer, self._pooler, self._scheduler):
+        for task in (self._refresher, self._preparer, self._pooler, self._scheduler,
+                     self._finalizer):
             if task is not None:
                 task.cancel()
         if self.ws is not None:

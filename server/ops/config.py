@@ -170,6 +170,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("daily_prepare", int,
             "days ahead to certify dailies in the background (-1: only on demand)"),
     Setting("hint_budget", int, "solver node budget of one hint in a practice game"),
+    Setting("analyses_per_hour", int,
+            "fresh analyses (the move that lost it) one player may start per hour, counted "
+            "in Redis across processes (an analysis already stored is not counted)"),
     Setting("pool_size", int,
             "certified seeds kept ready per configuration for winnable races (0: no "
             "winnable races)"),
@@ -207,9 +210,10 @@ SETTINGS: tuple[Setting, ...] = (
             "docs/protocol.md section 8.1); unset: ws://HOST:PORT of the listener (nothing "
             "when HOST is a wildcard); off: advertise nothing"),
     Setting("arenas", parse_arenas,
-            "recurring public arenas, ';'-separated, each '<variant> [k=v ...] | <recurrence> "
-            "| <deal seconds>', e.g. 'unlimited draw=3 | every 1h at :00 for 30m | 300' "
-            "(docs/tournaments.md); empty: none"),
+            "recurring public tournaments, ';'-separated, each '<variant> [k=v ...] | "
+            "<recurrence> | <deal seconds> [| event N]', e.g. 'unlimited draw=3 | every 1h at "
+            ":00 for 30m | 300' (docs/tournaments.md; 'solrace-server admin schedule' stores "
+            "more in Redis); empty: none"),
     Setting("knockout_show", parse_duration,
             "a knockout match's start window: an entrant not ready this long after the round "
             "opened loses by walkover (docs/tournaments.md); a knockout keeps the window it "
@@ -255,6 +259,7 @@ class Config:
     daily_budget: int = 0
     daily_prepare: int = 1
     hint_budget: int = 20_000
+    analyses_per_hour: int = 20
     pool_size: int = 3
     pool_budget: int = 0
     pool_wait: float = 20.0
@@ -322,6 +327,9 @@ class Config:
                             "0 or 1")
         if self.hint_budget < 1:
             problems.append(f"hint_budget must be at least 1, not {self.hint_budget}")
+        if self.analyses_per_hour < 1:
+            problems.append(f"analyses_per_hour must be at least 1, not "
+                            f"{self.analyses_per_hour}")
         for name in ("quick_time_limit", "send_queue"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, not {getattr(self, name)}")

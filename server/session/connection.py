@@ -58,7 +58,7 @@ log = logging.getLogger("solrace.connection")
 HELLO_TIMEOUT = 10.0
 ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login,
                 P.Profile, P.Analysis, P.TournamentList, P.TournamentInfo,
-                P.TournamentStandings)
+                P.TournamentStandings, P.TournamentBracket)
 #: Frames received and waiting for the in-order worker; one more is refused (``rate_limited``)
 #: instead of making the reader wait (docs/protocol.md section 4: the safe pipelining depth).
 PIPELINE_DEPTH = 64
@@ -135,6 +135,7 @@ class Connection(MoveStart, CloseTimer, Sending):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.hinting = False  # a hint of this connection is being computed
+        self.checking = False  # a "still winnable?" check of this connection is computing
         self.analysing = False  # an analysis asked on this connection is being computed
         self._queue: deque[Any] = deque()  # Queued frames (or begun requests) for the worker
         self._wake: asyncio.Future[None] | None = None  # the idle worker waits on it

@@ -32,6 +32,10 @@ key (type) — holds — TTL
 * ``sr:race:{<rid>}:ev`` (stream) — race events, entry id ``<version>-0``, field ``e`` =
   msgpack event (each with ``at``, the Redis time in ms) — as the race
 * ``sr:race:{<rid>}:result`` (string) — the msgpack ``end`` event — as the race
+* ``sr:race:{<rid>}:analysis`` (hash) — racer id -> the JSON of the racer's analysis ("the
+  move that lost it"), computed on request after the end — RETENTION
+* ``sr:aquota:{<pid>}`` (zset) — the fresh analyses a caller started in the last hour
+  (``addr:<address>`` for an anonymous connection), scored by ms — an hour
 * ``sr:race:{<rid>}:watchers`` (zset) — spectator connections (``<process>:<conn>``) scored by
   the Redis time their registration expires (refreshed by their process) — as the race
 * ``sr:race:{<rid>}:online`` (zset) — racers' attached connections (``<pid>|<process>:<conn>``)
@@ -111,8 +115,9 @@ from lobby to retirement), :mod:`.moves` (moves, the event stream, local deliver
 path), :mod:`.live` (spectators, racer presence, live races), :mod:`.sweeps` (deadlines,
 practice-bot leases), :mod:`.dailies` (daily deals, leaderboards), :mod:`.players` (stats,
 ratings, profiles), :mod:`.pairing` (quick pairing, heartbeats, rematches, player notices);
-accounts, deals and tournaments are objects of their own (``Store.accounts``, ``Store.deals``,
-``Store.tournaments``: its keys, ``sr:t:{t:<id>}…``, are listed in :mod:`.tournaments`). The
+accounts, deals, tournaments and trophies are objects of their own (``Store.accounts``,
+``Store.deals``, ``Store.tournaments``: its keys, ``sr:t:{t:<id>}…``, are listed in
+:mod:`.tournaments`; ``Store.trophies``, :mod:`.trophies`). The
 key builders are :mod:`.keys`, the scripts :mod:`.lua` (and :mod:`.account_lua`,
 :mod:`.deal_lua`, :mod:`.tournament_lua`).
 """

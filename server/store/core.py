@@ -23,6 +23,7 @@ from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.deals import DealStore
 from solrace.server.store.replication import Replication
 from solrace.server.store.tournaments import TournamentStore
+from solrace.server.store.trophies import TrophyStore
 
 
 class StoreCore:
@@ -49,6 +50,7 @@ class StoreCore:
         self.accounts = AccountStore(redis, self.batcher, self._count)
         self.deals = DealStore(redis, self.batcher, self._script, self._count)
         self.tournaments = TournamentStore(redis, self.batcher, self._script, self._count)
+        self.trophies = TrophyStore(redis, self._script, self._count)
 
     def _register_scripts(self) -> None:
         """Register the scripts of each job; every mixin overrides it and calls ``super()``."""

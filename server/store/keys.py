@@ -137,6 +137,13 @@ class Keys:
         return f"sr:race:{{{rid}}}:analysis"
 
     @staticmethod
+    def analysis_quota(who: str) -> str:
+        """(zset) the fresh analyses one caller started (a player id, or ``addr:<address>``
+        for an anonymous connection), member ``<ms>:<race>:<racer>`` scored by the Redis
+        time in ms — the window (an hour)."""
+        return f"sr:aquota:{{{who}}}"
+
+    @staticmethod
     def events(rid: str) -> str:
         return f"sr:race:{{{rid}}}:ev"
 

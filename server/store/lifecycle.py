@@ -34,6 +34,7 @@ class RaceLifecycleMixin(StoreCore):
         self._start = self._script(lua.START)
         self._resign = self._script(lua.RESIGN)
         self._finish = self._script(lua.FINISH)
+        self._analysis_quota = self._script(lua.ANALYSIS_QUOTA)
 
     async def create_race(self, rid: str, code: str, meta: dict[str, Any]) -> bool:
         """Store a new race under an invite code; False when the code is taken."""
@@ -191,6 +192,15 @@ class RaceLifecycleMixin(StoreCore):
             pipe.hset(Keys.analysis(rid), pid, json.dumps(data))
             pipe.expire(Keys.analysis(rid), RETENTION)
             await pipe.execute()
+
+    async def take_analysis(self, who: str, what: str, limit: int, window_ms: int) -> int:
+        """Count one fresh analysis against caller ``who`` (``Keys.analysis_quota``): 0 when
+        it was counted, else the ms until one of the ``limit`` in the window leaves it (and
+        nothing was counted). One script: two processes cannot both take the last one."""
+        self._count()
+        out = await self._analysis_quota(keys=[Keys.analysis_quota(who)],
+                                         args=[limit, window_ms, what])
+        return int(out[0])
 
     async def read_log(self, rid: str, pid: str) -> list[str]:
         self._count()

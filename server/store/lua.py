@@ -532,3 +532,21 @@ for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
 end
 return n
 """
+
+# KEYS quota | ARGV limit window_ms member — a sliding window of fresh analyses (one caller's
+# zset of start times): the start is recorded ({0}) when fewer than ``limit`` lie in the last
+# ``window_ms``; otherwise nothing is recorded and the answer is {ms until one leaves it}.
+ANALYSIS_QUOTA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local n = redis.call('ZCARD', KEYS[1])
+if n >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+  return {math.max(1, tonumber(oldest[2]) + window - now)}
+end
+redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window)
+return {0}
+"""

@@ -17,14 +17,16 @@ members of equal score sort by their bytes, so ``ZRANK`` is the rank of docs/tou
 
 from __future__ import annotations
 
-#: ENTER: KEYS meta, entrants, rank, stat; ARGV pid, name, now, score, tiebreak (an entrant
-#: with no result yet, by the format's rules). Returns the entrant's joined number (1, 2, …;
-#: the same on a repeat) or an error string: ``missing``, ``closed``, ``full`` (a knockout's
-#: ``max`` entrants are in).
+#: ENTER: KEYS meta, entrants, rank, stat, watchers; ARGV pid, name, now, score, tiebreak (an
+#: entrant with no result yet, by the format's rules). Returns the entrant's joined number
+#: (1, 2, …; the same on a repeat) or an error string: ``missing``, ``closed``, ``watched``
+#: (the player watched a deal of this tournament: see WATCH), ``full`` (a knockout's ``max``
+#: entrants are in).
 ENTER = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
 local have = redis.call('HGET', KEYS[2], ARGV[1])
 if have then return tonumber(string.match(have, '^(%d+)|')) end
+if redis.call('SISMEMBER', KEYS[5], ARGV[1]) == 1 then return 'watched' end
 local now = tonumber(ARGV[3])
 local cutoff = tonumber(redis.call('HGET', KEYS[1], 'cutoff'))
 if now >= cutoff then return 'closed' end
@@ -43,9 +45,12 @@ end
 return joined
 """
 
-#: DEAL: KEYS meta, entrants, rank, stat, cur, list; ARGV pid, k, rid, started_at, berserk.
+#: DEAL: KEYS meta, entrants, rank, stat, cur, list; ARGV pid, k, rid, started_at, berserk,
+#: top.
 #: Records the entrant's deal k as current, once: ``ok``, ``dup`` (deal k is current already:
 #: its race id is returned as the second value), or ``order`` (deal k-1 not recorded yet).
+#: An entrant in the top ARGV[6] places bumps the standings' version: the standings name the
+#: leaders' current deals (spectators watch them), so a leader's new deal is news.
 DEAL = """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'not_entered'} end
 local cur = redis.call('HGET', KEYS[5], ARGV[1])
@@ -56,6 +61,12 @@ end
 if redis.call('LLEN', KEYS[6]) ~= tonumber(ARGV[2]) - 1 then return {'order'} end
 redis.call('HSET', KEYS[5], ARGV[1], ARGV[3] .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|'
            .. ARGV[5])
+local stat = redis.call('HGET', KEYS[4], ARGV[1])
+local entry = redis.call('HGET', KEYS[2], ARGV[1])
+local reached = tonumber(string.match(stat or '0|0|0|0|0', '^%d+|%d+|%d+|%d+|(%d+)'))
+local r = redis.call('ZRANK', KEYS[3], string.format('%013d|%06d|%s', reached,
+                     tonumber(string.match(entry, '^(%d+)|')), ARGV[1]))
+if r and r < tonumber(ARGV[6]) then redis.call('HINCRBY', KEYS[1], 'v', 1) end
 local at = redis.call('PEXPIRETIME', KEYS[1])
 if at > 0 then
   redis.call('PEXPIREAT', KEYS[5], at)
@@ -165,4 +176,16 @@ return 'ok'
 KO_UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+"""
+#: WATCH: KEYS meta, entrants, watchers; ARGV pid. A player may watch a running tournament's
+#: deals only if not an entrant, and is remembered as a watcher so that they can never enter
+#: it (ENTER): one script, so a watch and an entry of the same player cannot cross. Returns
+#: ``ok``, ``entrant`` or ``missing``.
+WATCH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 'entrant' end
+redis.call('SADD', KEYS[3], ARGV[1])
+local at = redis.call('PEXPIRETIME', KEYS[1])
+if at > 0 then redis.call('PEXPIREAT', KEYS[3], at) end
+return 'ok'
 """

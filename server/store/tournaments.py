@@ -10,6 +10,7 @@ Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
 * ``…:entrants`` (hash) pid -> ``<joined>|<name>``; ``…:rank`` (zset) the standings;
   ``…:stat`` (hash) pid -> ``points|won|played|fire|tiebreak|extra|rev``; ``…:cur`` (hash)
   pid -> ``rid|k|started_at|berserk``; ``…:d:<pid>`` (list) the entrant's results, msgpack;
+  ``…:watchers`` (set) the players who watched its deals while it ran (they may not enter);
 * a knockout's ``…:ko`` (string) — its bracket, JSON (shared/tournaments/bracket.py), with
   its version ``ko_v`` and state ``ko_state`` in the hash; ``…:lock`` (string, 10 s) — held
   by the process creating a round's races;
@@ -18,7 +19,9 @@ Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
 * ``sr:player:{<pid>}:tournaments`` (set) — the tournaments a player entered (a ban reaches
   them all);
 * ``sr:tournaments`` (zset, its own slot) — tournament ids scored by ``starts_at``, public
-  ones only; ``sr:tcode:{<CODE>}`` (string) — a private tournament's id by its invite code.
+  ones only; ``sr:tcode:{<CODE>}`` (string) — a private tournament's id by its invite code;
+* ``sr:schedules`` (hash) — the recurring tournaments an operator added with
+  ``solrace-server admin schedule add`` (line -> the time it was added), kept until removed.
 
 The scripts are :mod:`.tournament_lua`.
 """
@@ -36,10 +39,12 @@ from solrace.server.store import tournament_lua as tl
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.keys import RETENTION
 from solrace.server.store.records import _s
+from solrace.server.store.trophies import PENDING_KEY
 
 LIST_KEY = "sr:tournaments"
 KNOCKOUTS_KEY = "sr:knockouts"
 LOCK_MS = 10_000
+SCHEDULES_KEY = "sr:schedules"
 
 
 class Totals(NamedTuple):
@@ -69,6 +74,11 @@ def keys(tid: str, pid: str | None = None) -> list[str]:
     return out
 
 
+def watchers_key(tid: str) -> str:
+    """(set) the players who watched a deal of the tournament while it ran: never entrants."""
+    return f"{_base(tid)}:watchers"
+
+
 def player_key(pid: str) -> str:
     """(set) the tournaments a player entered — RETENTION, refreshed on entry."""
     return f"sr:player:{{{pid}}}:tournaments"
@@ -92,6 +102,7 @@ class TournamentStore:
         self._standings = script(tl.STANDINGS)
         self._ko_save = script(tl.KO_SAVE)
         self._ko_unlock = script(tl.KO_UNLOCK)
+        self._watch = script(tl.WATCH)
 
     async def create(self, tid: str, meta: dict[str, Any], public: bool) -> bool:
         """Store a new tournament (False: the id exists). A public one is listed."""
@@ -104,9 +115,11 @@ class TournamentStore:
         ttl = max(60, (int(meta["ends_at"]) - int(meta["created_at"])) // 1000) + RETENTION
         self._count()
         await self.redis.expire(key, ttl)
-        if public:
+        if public:  # listed, and waiting to be made final (its trophies awarded)
             self._count()
             await self.redis.zadd(LIST_KEY, {tid: int(meta["starts_at"])})
+            self._count()
+            await self.redis.zadd(PENDING_KEY, {tid: int(meta["ends_at"])})
         if meta.get("code"):
             self._count()
             await self.redis.set(code_key(str(meta["code"])), tid, ex=ttl)
@@ -132,21 +145,81 @@ class TournamentStore:
         self._count()
         await self.redis.zremrangebyscore(LIST_KEY, 0, before)
 
+    async def mark_final(self, tid: str, podium: list[str]) -> None:
+        """The tournament's results are final; ``podium`` the players awarded a place."""
+        self._count()
+        await self.redis.hset(_base(tid), mapping={"final": "1", "podium": ",".join(podium)})
+
+    async def reopen(self, tid: str) -> None:
+        """Final no more (a ban changed its standings): the trophy sweep looks again."""
+        self._count()
+        await self.redis.hdel(_base(tid), "final", "podium")
+
+    async def all_results(self, tid: str, pids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Every named entrant's results, in one round trip (one tournament, one slot)."""
+        b = _base(tid)
+        self._count()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in pids:
+                pipe.lrange(f"{b}:d:{pid}", 0, -1)
+            raw = await pipe.execute()
+        return {pid: [msgpack.unpackb(r, raw=False) for r in rows]
+                for pid, rows in zip(pids, raw)}
+
+    async def schedules(self) -> list[str]:
+        """The operators' stored recurring tournaments, as written, in the order added."""
+        self._count()
+        raw = await self.redis.hgetall(SCHEDULES_KEY)
+        return [_s(k) for k, _ in sorted(raw.items(), key=lambda kv: (int(kv[1]), kv[0]))]
+
+    async def add_schedule(self, line: str, now: int) -> bool:
+        """Store a recurring tournament (False: that line is stored already)."""
+        self._count()
+        return bool(await self.redis.hsetnx(SCHEDULES_KEY, line, now))
+
+    async def remove_schedule(self, line: str) -> bool:
+        self._count()
+        return bool(await self.redis.hdel(SCHEDULES_KEY, line))
+
     async def enter(self, tid: str, pid: str, name: str, now: int, start: Totals
                     ) -> int | str:
         """Enter ``pid`` with ``start``: the totals of an entrant with no result yet."""
         self._count()
-        res = await self.batcher.call(self._enter, keys=keys(tid)[:4],
+        res = await self.batcher.call(self._enter, keys=[*keys(tid)[:4], watchers_key(tid)],
                                       args=[pid, name, now, start.score, start.tiebreak])
         return int(res) if isinstance(res, int) else _s(res)
 
+    async def watch(self, tid: str, pid: str) -> str:
+        """Remember ``pid`` as a watcher of the running tournament unless they entered it:
+        ``ok``, ``entrant`` or ``missing``."""
+        self._count()
+        res = await self.batcher.call(self._watch,
+                                      keys=[*keys(tid)[:2], watchers_key(tid)], args=[pid])
+        return _s(res)
+
     async def set_deal(self, tid: str, pid: str, k: int, rid: str, started: int,
-                       berserk: bool) -> tuple[str, str | None]:
+                       berserk: bool, top: int = 10) -> tuple[str, str | None]:
+        """Deal ``k`` (race ``rid``) is the entrant's current one; an entrant in the ``top``
+        places makes it news for the standings' followers."""
         self._count()
         res = await self.batcher.call(self._deal, keys=keys(tid, pid),
-                                      args=[pid, k, rid, started, "1" if berserk else "0"])
+                                      args=[pid, k, rid, started, "1" if berserk else "0", top])
         status = _s(res[0])
         return status, (_s(res[1]) if len(res) > 1 else None)
+
+    async def currents(self, tid: str, pids: list[str]
+                       ) -> dict[str, tuple[str, int, int, bool]]:
+        """The current deal of each of ``pids`` that has one (see :meth:`current`)."""
+        if not pids:
+            return {}
+        self._count()
+        raw = await self.redis.hmget(keys(tid)[4], pids)
+        out = {}
+        for pid, cur in zip(pids, raw):
+            if cur is not None:
+                rid, k, started, berserk = _s(cur).split("|")
+                out[pid] = (rid, int(k), int(started), berserk == "1")
+        return out
 
     async def current(self, tid: str, pid: str) -> tuple[str, int, int, bool] | None:
         """The entrant's current deal: (race id, k, started_at, berserk), or None."""

@@ -49,6 +49,7 @@ from solrace.shared.protocol.requests import (
     Sync,
     Unwatch,
     Watch,
+    Winnable,
 )
 from solrace.shared.protocol.shapes import ShapeError
 from solrace.shared.protocol.tournaments import TOURNAMENT_REQUESTS
@@ -60,6 +61,7 @@ _REQUESTS: dict[str, type[Request]] = {
         Hello, CreateRace, JoinRace, LeaveRace, Ready, Resign, Sync, MakeMove, QuickPair,
         QuickCancel, Ping, MyRaces, Watch, Unwatch, LiveRaces, DailyInfo, DailyStart,
         Leaderboard, Profile, Hint, PracticeStart, Autoplay, Finish, Legal, Rematch, Analysis,
+        Winnable,
         *ACCOUNT_REQUESTS,
         *MODERATION_REQUESTS,
         *TOURNAMENT_REQUESTS,

@@ -192,6 +192,17 @@ class HintReply(Shape):
     par: int | None
 
 
+@message("winnable")
+class WinnableReply(Shape):
+    """Still winnable? (shared/learning/winnable.py): only proofs, else ``undecided``."""
+
+    race: str
+    seq: int
+    outcome: Literal["winnable", "lost", "undecided"]
+    claim: str | None
+    nodes: int
+
+
 @message("analysis")
 class AnalysisReply(Shape):
     """The move that lost it (shared/learning/lost.py's fields), for one racer's line."""
@@ -281,6 +292,7 @@ class ProfileReply(Shape):
     games: list
     days: list
     badges: dict
+    trophies: dict | None
 
 
 # ----------------------------------------------------------------------------- unsolicited (7)

@@ -328,6 +328,14 @@ class Hint(RaceRequest):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Winnable(RaceRequest):
+    """Whether a win still exists from the caller's current position (the practice page's
+    "still winnable?" indicator). Practice games only, as ``hint``: the solver sees hidden cards."""
+
+    TYPE: ClassVar[str] = "winnable"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Analysis(RaceRequest):
     """The move that lost it, for racer ``player`` (a player id; default: the caller) of a
     finished race: computed once after the end, then stored with the race."""

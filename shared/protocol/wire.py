@@ -56,6 +56,7 @@ ERROR_CODES = (
     "no_rematch",  # race.rematch of a race that is not over, or of a daily or practice game
     "already_queued",  # quick pairing twice
     "pool_empty",  # winnable race: no certified deal ready in time (retry_after: seconds)
+    "too_many_analyses",  # the caller's fresh analyses of the hour are used up (retry_after)
     "rate_limited",  # too many messages, or too many wrong passwords (retry_after: seconds)
     "account_required",  # ranked play (rated races, the ranked daily) by a guest: register
     "bad_password",  # a new password fails the length rules (reason says which)
@@ -70,6 +71,7 @@ ERROR_CODES = (
     "tournament_not_found",  # no tournament with that id or invite code
     "not_entered",  # tournament.play before tournament.join
     "entries_closed",  # tournament.join after the arena's late-entry cut-off
+    "watched",  # tournament.join by a player who watched its deals while it ran
     "deal_not_ready",  # the next arena deal after a resignation, too soon (retry_after)
     "tournament_full",  # tournament.join of a knockout whose max_entrants are in
     "no_match",  # tournament.play in a knockout with no match to play now (out, or waiting)

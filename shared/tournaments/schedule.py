@@ -1,4 +1,5 @@
-"""Recurring tournaments (docs/tournaments.md, "Scheduling"): when the next one starts.
+"""Recurring tournaments (docs/tournaments.md, "Scheduling"): what they are and when the next
+one starts.
 
 An operator writes a recurrence in words, UTC:
 
@@ -79,13 +80,16 @@ def parse(text: str) -> Recurrence:
 
 @dataclass(frozen=True, slots=True)
 class ArenaSpec:
-    """An operator's recurring arena: its variant and options, when, and each deal's time."""
+    """An operator's recurring tournament: its variant and options, when, each deal's time,
+    and its format — an arena, or a scheduled event of ``deals`` deals."""
 
     text: str  # as written: part of each instance's id, so every process agrees on it
     variant: str
     options: tuple[tuple[str, str], ...]
     recurrence: Recurrence
     deal_seconds: int
+    fmt: str = "arena"
+    deals: int = 0  # an event's deals (0 for an arena)
 
     def instance_id(self, starts_at: int) -> str:
         """The id of the instance starting at ``starts_at``: the same on every process."""
@@ -93,42 +97,61 @@ class ArenaSpec:
 
         return hashlib.sha256(f"{self.text}|{starts_at}".encode()).hexdigest()[:16]
 
+    @property
+    def window_ms(self) -> int:
+        """How long an instance runs: the recurrence's duration for an arena, its deals' time
+        for an event (which may be shorter)."""
+        if self.fmt == "event":
+            return self.deals * self.deal_seconds * 1000
+        return self.recurrence.duration * MINUTE_MS
+
     def instances(self, now_ms: int) -> list[int]:
         """The starts of the instance running at ``now_ms`` (if any) and of the next one."""
         period_ms = self.recurrence.period * MINUTE_MS
         nxt = self.recurrence.next_start(now_ms)
         previous = nxt - period_ms
         out = [nxt]
-        if previous + self.recurrence.duration * MINUTE_MS > now_ms:
+        if previous + self.window_ms > now_ms:
             out.insert(0, previous)
         return out
 
 
+MAX_EVENT_DEALS = 5
+
+
+def parse_arena(part: str) -> ArenaSpec:
+    """One recurring tournament, ``<variant> [key=value …] | <recurrence> | <deal seconds>``
+    with an optional fourth field ``event N`` (a scheduled event of N deals, 1..5, instead of
+    an arena). Variants and options are checked when the server creates an instance."""
+    fields = [f.strip() for f in part.split("|")]
+    if len(fields) not in (3, 4) or not fields[0]:
+        raise ScheduleError(f"a tournament is '<variant> [k=v …] | <recurrence> | <deal "
+                            f"seconds> [| event N]', not {part!r}")
+    words = fields[0].split()
+    options = []
+    for word in words[1:]:
+        if "=" not in word:
+            raise ScheduleError(f"an option is key=value, not {word!r}")
+        key, value = word.split("=", 1)
+        options.append((key, value))
+    if not fields[2].isdigit() or not 30 <= int(fields[2]) <= 1800:
+        raise ScheduleError("deal seconds run 30..1800")
+    rec = parse(fields[1])
+    deal_seconds, fmt, deals = int(fields[2]), "arena", 0
+    if len(fields) == 4:
+        m = re.fullmatch(r"event (\d+)", " ".join(fields[3].lower().split()))
+        if m is None or not 1 <= int(m.group(1)) <= MAX_EVENT_DEALS:
+            raise ScheduleError(f"the fourth field is 'event N' (N deals, 1..{MAX_EVENT_DEALS})"
+                                f", not {fields[3]!r}")
+        fmt, deals = "event", int(m.group(1))
+    if deal_seconds * max(1, deals) > rec.duration * 60:
+        raise ScheduleError("the deals must fit in the tournament's window")
+    return ArenaSpec(" ".join(part.split()), words[0], tuple(options), rec, deal_seconds,
+                     fmt, deals)
+
+
 def parse_arenas(text: str) -> tuple[ArenaSpec, ...]:
-    """Operators' recurring arenas, ``;``-separated, each
-    ``<variant> [key=value …] | <recurrence> | <deal seconds>``, e.g.
-    ``unlimited draw=3 | every 1h at :00 for 30m | 300; forty-and-eight | daily at 20:00 for
-    45m | 180``. Variants and options are checked when the server creates an instance."""
-    specs = []
-    for part in (p.strip() for p in text.split(";")):
-        if not part:
-            continue
-        fields = [f.strip() for f in part.split("|")]
-        if len(fields) != 3 or not fields[0]:
-            raise ScheduleError(f"an arena is '<variant> [k=v …] | <recurrence> | <deal "
-                                f"seconds>', not {part!r}")
-        words = fields[0].split()
-        options = []
-        for word in words[1:]:
-            if "=" not in word:
-                raise ScheduleError(f"an option is key=value, not {word!r}")
-            key, value = word.split("=", 1)
-            options.append((key, value))
-        if not fields[2].isdigit() or not 30 <= int(fields[2]) <= 1800:
-            raise ScheduleError("deal seconds run 30..1800")
-        rec = parse(fields[1])
-        if int(fields[2]) > rec.duration * 60:
-            raise ScheduleError("a deal must fit in the arena's window")
-        specs.append(ArenaSpec(" ".join(part.split()), words[0], tuple(options), rec,
-                               int(fields[2])))
-    return tuple(specs)
+    """Operators' recurring tournaments, ``;``-separated, each as :func:`parse_arena` reads
+    it, e.g. ``unlimited draw=3 | every 1h at :00 for 30m | 300; forty-and-eight | daily at
+    20:00 for 45m | 180 | event 3``."""
+    return tuple(parse_arena(p.strip()) for p in text.split(";") if p.strip())

@@ -46,3 +46,22 @@ def test_profile_prints_statistics_badges_and_the_chart() -> None:
     assert played.endswith("▂█ 5") and played.count("·") == 28
     assert chart_lines([]) == []
     assert "no ranked game counted yet" in "\n".join(profile_lines({**reply, "games": []}))
+
+
+def test_profile_prints_trophies_and_the_best_arena_score() -> None:
+    from solrace.client.commands.profile import trophy_lines
+
+    trophies = {"first": 1, "second": 0, "third": 2,
+                "recent": [{"tournament": "617f0a93789784aa", "name": "Unlimited arena",
+                            "format": "arena", "place": 3, "ended_at": 1764432000000}],
+                "best_arena": {"points": 17, "tournament": "617f0a93789784aa",
+                               "name": "Unlimited arena", "at": 1764432000000}}
+    assert trophy_lines(trophies) == [
+        "trophies: 1 × 1st, 0 × 2nd, 2 × 3rd",
+        "  3rd  Unlimited arena (arena, 2025-11-29, 617f0a93789784aa)",
+        "best arena score: 17 points in Unlimited arena (617f0a93789784aa)"]
+    none = {"first": 0, "second": 0, "third": 0, "recent": [], "best_arena": None}
+    assert trophy_lines(none) == ["trophies: no podium place yet in a public tournament"]
+    assert trophy_lines(None) == []
+    reply = {"name": "ann", "player": "p1", "ratings": {}, "stats": {}, "trophies": trophies}
+    assert "trophies: 1 × 1st, 0 × 2nd, 2 × 3rd" in profile_lines(reply, today="2026-12-05")

@@ -4,6 +4,7 @@ real server."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 from pathlib import Path
@@ -105,3 +106,54 @@ async def test_a_knockout_created_joined_played_and_its_bracket(redis_url: str,
             assert code == 0, err
             assert "round 1 of Cup: against kc7" in out
             assert re.search(r"\(1\) zoe v \(8\) kc7\s+→ zoe \(a tie: the higher seed\)", out)
+async def test_a_spectator_watches_the_leaders_deal_then_may_not_enter(
+        redis_url: str, tmp_path: Path) -> None:
+    """``solrace tournament watch --leader`` watches the leader's live deal until it ends;
+    ``solrace watch RACE`` falls back to the player's session (an anonymous spectator may not
+    watch a running tournament's deal); the watcher may then not enter."""
+    async with harness.running_server(redis_url, spectator_delay=0.3) as server, \
+            harness.accounts(harness.ws_url(server), "zed") as (zed,):
+        url = harness.ws_url(server)
+        base = ("--server", url, "--no-color")
+        t = await zed.tournament_create("Watched arena", "unlimited", {"draw": "1"},
+                                        minutes=10, deal_seconds=120)
+        await zed.tournament_join(t["tournament"])
+        rid = (await zed.tournament_play(t["tournament"]))["race"]["race"]
+        await zed.wait_running(rid)
+        code, out, err = await run_cli(tmp_path, "register", "yan", *base, stdin=PW + "\n")
+        assert code == 0, err
+        code, out, err = await run_cli(tmp_path, "watch", rid, "--once", *base)
+        assert code == 0 and "zed" in out, err  # with yan's session: anonymous is refused
+        watching = asyncio.create_task(run_cli(tmp_path, "tournament", "watch", t["code"],
+                                               "--leader", *base))
+        await asyncio.sleep(3)  # the command is watching now
+        await zed.resign(rid)
+        code, out, err = await watching
+        assert code == 0, err
+        assert "watching zed's deal 1 (a watcher may not enter this tournament)" in out
+        assert "standings · 1 entered" in out and "resigned" in out, out
+        code, out, err = await run_cli(tmp_path, "tournament", "join", t["code"], *base)
+        assert code == 1 and "watched" in err
+
+
+def test_standings_name_a_leaders_live_deal_to_a_non_entrant_only() -> None:
+    from solrace.client.commands.tournament import standings_lines
+
+    row = {"rank": 1, "player": "p1", "name": "ann", "points": 5, "won": 1, "played": 1,
+           "fire": False, "race": "41d2aa", "deal": 2}
+    spectator = standings_lines({"entrants": 1, "my_rank": None, "rows": [row]})
+    assert spectator[-1].strip() == "playing deal 2: solrace watch 41d2aa (a watcher may not enter)"
+    entrant = standings_lines({"entrants": 2, "my_rank": 2, "rows": [row]})
+    assert "solrace watch" not in "\n".join(entrant)
+
+
+def test_the_list_names_a_live_leader_and_a_finished_podium() -> None:
+    from solrace.client.commands.tournament import leaders_text
+
+    top = [{"rank": i, "player": f"p{i}", "name": n, "points": 9 - i, "won": 3 - i}
+           for i, n in enumerate(("ann", "ben", "cat"), 1)]
+    assert leaders_text({"state": "running", "format": "arena", "leaders": top}) == \
+        "leader: ann (8 pts)"
+    assert leaders_text({"state": "final", "format": "event", "leaders": top}) == \
+        "podium: 1st ann (2 won), 2nd ben (1 won), 3rd cat (0 won)"
+    assert leaders_text({"state": "open", "format": "arena"}) == ""

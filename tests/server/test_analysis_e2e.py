@@ -9,7 +9,7 @@ import random
 
 import harness
 import pytest
-from solrace.client.library import ClientError
+from solrace.client.library import Client, ClientError
 from solrace.shared.learning.lost import find_losing_move
 from solrace.shared.protocol import ProtocolError
 
@@ -88,7 +88,7 @@ async def test_waiting_for_an_analysis_is_not_idle(redis_url: str) -> None:
     meanwhile; once the reply is out, the idle timer runs again, counted from the reply (a long
     analysis must not leave the caller closed the moment it is answered)."""
     async with harness.running_server(redis_url, idle_timeout=0.5) as server:
-        async def slow(caller: str, rid: str, pid: str | None) -> dict:
+        async def slow(caller: str, rid: str, pid: str | None, *, counted_as: str) -> dict:
             await asyncio.sleep(1.5)  # longer than the idle timeout
             raise ProtocolError("not_running", "a race is analysed once it is over")
 
@@ -102,3 +102,56 @@ async def test_waiting_for_an_analysis_is_not_idle(redis_url: str) -> None:
             async with asyncio.timeout(5):  # and now, with nothing going on, it is closed
                 while dee.ws is not None and dee.ws.state.name == "OPEN":
                     await asyncio.sleep(0.05)
+
+
+async def error_of(call: object) -> ClientError:
+    with pytest.raises(ClientError) as err:
+        await call  # type: ignore[misc]
+    return err.value
+
+
+async def test_fresh_analyses_are_limited_per_player_across_processes(redis_url: str) -> None:
+    """One fresh analysis an hour (``--analyses-per-hour 1``): a second fresh one is refused
+    with ``too_many_analyses`` and ``retry_after`` — also on another server process, since
+    Redis counts; a stored analysis is answered whatever the count; anonymous connections
+    count by their address, and one player's count is not another's."""
+    async with harness.running_server(redis_url, analyses_per_hour=1, **FAST) as a, \
+            harness.running_server(redis_url, analyses_per_hour=1, **FAST) as b:
+        cs, summary = await harness.start_race(harness.ws_url(a), redis_url, "unlimited",
+                                               ["ada", "bo", "cy"])
+        rid = summary["race"]
+        ada, bo, cy = cs
+        extra: list[Client] = []
+        try:
+            for c in cs:
+                await c.resign(rid)
+            await ada.next_event(race=rid, k="end")
+            mine = await ada.request("analysis", race=rid, within=120)
+            assert mine["player"] == ada.player
+            elsewhere = Client(harness.ws_url(b), token=ada.token, follow_home=False)
+            extra.append(elsewhere)
+            await elsewhere.connect()
+            err = await error_of(elsewhere.request("analysis", race=rid, player=bo.player))
+            assert err.code == "too_many_analyses"
+            assert 3500 <= err.extra["retry_after"] <= 3600
+            again = await elsewhere.request("analysis", race=rid)  # stored: not counted
+            assert again == {**mine, "re": again["re"]}
+
+            anon = Client(harness.ws_url(a))
+            extra.append(anon)
+            await anon.connect()
+            got = await anon.request("analysis", race=rid, player=bo.player, within=120)
+            assert got["player"] == bo.player
+            anon2 = Client(harness.ws_url(b))  # another connection from the same address
+            extra.append(anon2)
+            await anon2.connect()
+            err = await error_of(anon2.request("analysis", race=rid, player=cy.player))
+            assert err.code == "too_many_analyses" and err.extra["retry_after"] >= 3500
+            theirs = await cy.request("analysis", race=rid, player=cy.player, within=120)
+            assert theirs["player"] == cy.player  # cy's own count: untouched by the others
+            stored = await anon2.request("analysis", race=rid, player=cy.player)
+            assert stored == {**theirs, "re": stored["re"]}
+            assert (await ada.request("analysis", race=rid, player=bo.player))["player"] \
+                == bo.player  # computed since by someone else: answered, not counted
+        finally:
+            await harness.close_all([*cs, *extra])

@@ -1,8 +1,8 @@
 """Arenas end to end (server/game/arena.py, server/store/tournaments.py): real clients, a real
 server, a real Redis and a real Redis Cluster. Create, enter by invite code, play deals that
 are identical for every entrant, points as docs/tournaments.md computes them, a resignation's
-wait, standings followed live, deals never watchable and their seeds never told, and the
-store's standings ordered exactly as the pure rules order them."""
+wait, standings followed live, deals never watchable by an entrant and their seeds never told,
+and the store's standings ordered exactly as the pure rules order them."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ async def test_an_arena_from_creation_to_standings(redis_url: str) -> None:
         # resuming gives the same race, never a new deal
         assert (await alice.tournament_play(tid))["race"]["race"] == ra
 
-        # nobody watches a tournament's deal
+        # no entrant watches a tournament's deal (spectators: test_tournament_watch_e2e.py)
         with pytest.raises(ClientError) as err:
             await bob.request("watch", race=ra)
         assert err.value.code == "not_watchable"
@@ -255,6 +255,38 @@ async def test_operators_recurring_arenas_are_listed_once(redis_url: str) -> Non
         with pytest.raises(ClientError) as err:
             await dave.tournament_play(upcoming["tournament"])
         assert err.value.code == "not_running"
+
+
+async def test_an_operator_stores_a_recurring_event_with_the_admin_command(
+        redis_url: str) -> None:
+    """``solrace-server admin schedule add`` stores a recurring event in Redis; the server's
+    scheduling creates its instances (format event, its deals) as for ``--arenas``; a bad
+    line is refused with the reason; ``remove`` takes it out of the list."""
+    from test_fairplay_e2e import admin
+
+    line = f"{VARIANT} cells=5 empty_fill=any | every 15m for 10m | 60 | event 2"
+    bad = admin(redis_url, "schedule", "add", "seven-by-five | every 15m for 10m | 60 | event 9")
+    assert bad.returncode == 1 and "event N" in bad.stderr
+    wrong = admin(redis_url, "schedule", "add", "no-such-game | every 15m for 10m | 60")
+    assert wrong.returncode == 1 and "no-such-game" in wrong.stderr
+    done = admin(redis_url, "schedule", "add", line)
+    assert done.returncode == 0 and done.stdout.startswith("added: "), done.stderr
+    assert admin(redis_url, "schedule", "add", line).stdout.startswith("already stored")
+    assert admin(redis_url, "schedule", "list").stdout.split("\n")[0] == " ".join(line.split())
+    async with harness.running_server(redis_url) as server, \
+            harness.accounts(harness.ws_url(server), "erin") as (erin,):
+        made = await server.ctx.arenas.schedule_all(())
+        assert made and made == await server.ctx.arenas.schedule_all(())
+        listing = await erin.tournaments()
+        listed = {t["tournament"]: t for k in ("upcoming", "live") for t in listing[k]}
+        assert set(made) <= set(listed)
+        one = listed[made[-1]]
+        assert (one["format"], one["deals"], one["name"]) == ("event", 2, "Seven by Five event")
+        assert one["ends_at"] - one["starts_at"] == 2 * 60_000  # two deals of 60 s
+        gone = admin(redis_url, "schedule", "remove", line)
+        assert gone.returncode == 0 and gone.stdout.startswith("removed: ")
+        assert admin(redis_url, "schedule", "list").stdout.strip() == "no stored schedules"
+        assert await server.ctx.arenas.schedule_all(()) == []
 
 
 async def test_a_process_killed_mid_arena_loses_no_move_and_no_point(

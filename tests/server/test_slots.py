@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from redis.crc import key_slot
-from solrace.server.store import Store, account_lua, deal_lua, lua, tournament_lua
+from solrace.server.store import Store, account_lua, deal_lua, lua, tournament_lua, trophies
 
 MULTI_KEY = {"delete", "unlink", "exists", "mget", "mset", "rename", "smove", "lmove",
              "rpoplpush", "sunionstore", "sinterstore", "zunionstore", "zinterstore", "touch"}
@@ -131,6 +131,9 @@ def sample(param: inspect.Parameter) -> Any:
     if hint.startswith("Totals"):  # a tournament entrant's totals
         from solrace.server.store.tournaments import Totals
         return Totals(1, 1, 1, True, 1, 1, -1.0)
+    if hint.startswith("Trophy"):  # a podium place
+        from solrace.server.store.trophies import Trophy
+        return Trophy("tid-1", 1, "arena", "name", 1)
     if hint.startswith(("Sequence", "list")):
         return [f"{param.name}-a", f"{param.name}-b"]
     if hint.startswith("dict"):
@@ -158,6 +161,7 @@ async def exercise() -> Recorder:
     targets += [(store.deals, name) for name in store_methods(type(store.deals))]
     targets += [(store.tournaments, name)
                 for name in store_methods(type(store.tournaments))]
+    targets += [(store.trophies, name) for name in store_methods(type(store.trophies))]
     for owner, name in targets:
         method = getattr(owner, name)
         params = [p for p in inspect.signature(method).parameters.values()
@@ -194,7 +198,8 @@ def test_every_lua_script_is_registered_by_the_store() -> None:
     rec = Recorder()
     Store(rec)  # type: ignore[arg-type]
     registered = {s.script for s in rec.scripts}
-    scripts = {(n, v) for module in (lua, deal_lua) for n, v in vars(module).items()
+    scripts = {(n, v) for module in (lua, deal_lua, trophies)
+               for n, v in vars(module).items()
                if isinstance(v, str) and "redis.call" in v and n.isupper()
                and not n.endswith("PRELUDE")}
     missing = sorted(n for n, v in scripts if v not in registered)

@@ -560,3 +560,22 @@ async def test_a_retried_finish_is_still_its_callers_success(store: Store) -> No
     assert first.status == again.status == "ok"
     assert (other.status, other.values) == ("state", ("finished",))
     assert len([e for e in await store.events_since(rid, 0) if e["k"] == "end"]) == 1
+
+
+async def test_the_analysis_quota_is_a_sliding_window(store: Store) -> None:
+    """``take_analysis``: at most ``limit`` counted in any window; a refusal counts nothing
+    and says how long until the oldest counted one leaves the window; callers are apart."""
+    window = 2000
+    assert await store.take_analysis("p1", "r:a", 2, window) == 0
+    await asyncio.sleep(0.5)
+    assert await store.take_analysis("p1", "r:b", 2, window) == 0
+    wait = await store.take_analysis("p1", "r:c", 2, window)
+    assert 1000 <= wait <= 1500  # the first leaves the window ~1.5 s from now
+    assert await store.take_analysis("p1", "r:c", 2, window) > 0  # refused: not counted
+    assert await store.take_analysis("p2", "r:c", 2, window) == 0  # another caller
+    await asyncio.sleep(wait / 1000 + 0.02)
+    assert await store.take_analysis("p1", "r:c", 2, window) == 0  # the first one left
+    wait = await store.take_analysis("p1", "r:d", 2, window)
+    assert 0 < wait <= 500  # the second (at 0.5 s) is next to leave
+    assert await store.redis.zcard(Keys.analysis_quota("p1")) == 2
+    assert 0 < await store.redis.pttl(Keys.analysis_quota("p1")) <= window

@@ -42,12 +42,15 @@ def test_deal_objects_are_the_deal_card_by_card() -> None:
 class Race:
     """Racers' games (with the oracle's objects), the events they produce, one spectator."""
 
-    def __init__(self, variant: str, seed: int, racers: list[str], options: Any = None) -> None:
+    def __init__(self, variant: str, seed: int, racers: list[str], options: Any = None,
+                 absent: bool = False) -> None:
         self.players = racers
         self.og = {p: ObjectGame(variant, options, seed) for p in racers}
         self.views = {p: view_of(self.og[p].game).wire() for p in racers}
         self.seen = {p: self.og[p].seen_now() for p in racers}
-        self.masker = Masker(variant, options, seed)
+        # someone still to play the deal has seen only what it deals face up
+        self.absent = [ObjectGame(variant, options, seed).seen_now()] if absent else []
+        self.masker = Masker(variant, options, seed, absent=absent)
         self.v = 0
         self.boards: dict[str, dict[str, Any]] = {}  # what the spectator folded
         self.frames: list[dict[str, Any]] = []
@@ -85,7 +88,7 @@ class Race:
         return out
 
     def shown(self) -> set[int]:
-        return shown_by_all(self.seen.values())
+        return shown_by_all([*self.seen.values(), *self.absent])
 
     def check(self) -> None:
         shown = self.shown()
@@ -155,6 +158,28 @@ def test_end_shows_every_board_complete() -> None:
     end = race.feed({"k": "end", "reason": "done", "standings": []})
     assert end["boards"] == {p: {"seq": len(race.og[p].game.moves), "view": race.views[p]}
                              for p in ("a", "b")}
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_a_tournament_deal_shows_no_card_the_deal_did_not_show(variant: str) -> None:
+    """A deal others may still play (a tournament's, while it runs): spectators see only the
+    cards dealt face up, wherever the racer moves them — never one the racer turned up — and
+    the end's boards are masked the same way."""
+    rng = random.Random(variant)
+    for seed in range(3):
+        race = Race(variant, seed, ["a"], absent=True)
+        dealt = race.shown()
+        for _ in range(60):
+            legal = race.og["a"].game.legal_moves()
+            if not legal or race.og["a"].game.is_over():
+                break
+            race.play("a", [rng.choice(legal).text()])
+            race.check()
+            assert race.shown() == dealt
+        end = race.feed({"k": "end", "reason": "done", "standings": []})
+        want = expected_piles(race.og["a"], dealt)
+        assert end["boards"]["a"]["view"]["piles"] == want
+        assert end["boards"]["a"]["seq"] == len(race.og["a"].game.moves)
 
 
 def test_census_start_shows_the_deal_face_up_cards() -> None:

@@ -82,6 +82,7 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
                     "around_me": ("bool", False)},
     "profile": {"id": ("id", False), "name": ("str?", False)},
     "hint": {"id": ("id", False), "race": ("str", True)},
+    "winnable": {"id": ("id", False), "race": ("str", True)},
     "practice.start": {"id": ("id", False), "variant": ("str", True), "options": ("map", False),
                        "bots": ("list", False), "time_limit": ("int", False),
                        "seed": ("int?", False)},
@@ -155,6 +156,7 @@ VALID: dict[str, dict[str, Any]] = {
                     "offset": 40, "limit": 10, "around_me": True},
     "profile": {"t": "profile", "id": 19, "name": "alice"},
     "hint": {"t": "hint", "id": 20, "race": RACE},
+    "winnable": {"t": "winnable", "id": 57, "race": RACE},
     "practice.start": {"t": "practice.start", "id": 21, "variant": "unlimited",
                        "options": {"draw": "3"}, "bots": ["weak", "strong", "weak"],
                        "time_limit": 300, "seed": 2**64 - 1},
@@ -590,7 +592,8 @@ def test_bad_token_lengths(token: str) -> None:
 # ----------------------------------------------------------------------------- races
 
 
-RACE_REQUESTS = ["race.leave", "race.ready", "resign", "sync", "move", "unwatch", "hint"]
+RACE_REQUESTS = ["race.leave", "race.ready", "resign", "sync", "move", "unwatch", "hint",
+                 "winnable"]
 
 
 @pytest.mark.parametrize("kind", [*RACE_REQUESTS, "race.join", "watch"])

@@ -346,6 +346,9 @@ def test_operators_arenas_parse() -> None:
         ("unlimited", (("draw", "3"),), schedule.Recurrence(60, 0, 30), 300),
         ("forty-and-eight", (), schedule.Recurrence(1440, 1200, 45), 180)]
     assert schedule.parse_arenas("") == ()
+    event = schedule.parse_arenas("forty-and-eight | daily at 20:00 for 45m | 180 | event 3")[0]
+    assert (event.fmt, event.deals) == ("event", 3) and (specs[0].fmt, specs[0].deals) == (
+        "arena", 0)
 
 
 @pytest.mark.parametrize("text", [
@@ -354,6 +357,11 @@ def test_operators_arenas_parse() -> None:
     "unlimited | every 1h at :00 for 10m | 900",  # a deal longer than the window
     "unlimited draw | every 1h at :00 for 30m | 300",  # an option without a value
     " | every 1h at :00 for 30m | 300",
+    "unlimited | every 1h at :00 for 30m | 300 | event 0",  # an event has 1..5 deals
+    "unlimited | every 1h at :00 for 30m | 300 | event 6",
+    "unlimited | every 1h at :00 for 30m | 300 | arena",  # the fourth field is 'event N'
+    "unlimited | every 1h at :00 for 10m | 300 | event 3",  # 15 minutes of deals in 10
+    "unlimited | every 1h at :00 for 30m | 300 | event 3 | x",
 ])
 def test_bad_arena_specs_are_refused(text: str) -> None:
     with pytest.raises(schedule.ScheduleError):
@@ -366,3 +374,6 @@ def test_instances_are_the_running_one_and_the_next_with_stable_ids() -> None:
     assert spec.instances(day + 10 * 60_000) == [day, day + 3_600_000]  # one is running
     assert spec.instances(day + 40 * 60_000) == [day + 3_600_000]  # between two
     assert spec.instance_id(day) == spec.instance_id(day) != spec.instance_id(day + 1)
+    event = schedule.parse_arena("unlimited | every 1h at :00 for 30m | 300 | event 2")
+    assert event.instances(day + 9 * 60_000) == [day, day + 3_600_000]  # 10 minutes of deals
+    assert event.instances(day + 11 * 60_000) == [day + 3_600_000]  # over, though "for 30m"

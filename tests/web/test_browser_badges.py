@@ -14,6 +14,7 @@ import harness
 import pytest
 from conftest import serve_page
 from pw import log_in, new_player
+from solrace.server.store.trophies import Trophy
 from solrace.shared import playerstats as ps
 from test_daily import open_store, redis_today, store_daily
 from test_fairplay_e2e import instant_win
@@ -46,6 +47,11 @@ async def test_streak_badge_statistics_and_chart(browser: Any, badge_server: str
                 await store.game_stats(dora.player, "unlimited|draw=3", d, won, 300_000,
                                        52 if won else 20, daily=False,
                                        keep_from=ps.prune_before(d))
+            # a podium place in a final public arena (server/game/trophies.py awards it)
+            await store.trophies.award(dora.player, Trophy("617f0a93789784aa", 2, "arena",
+                                                           "Unlimited arena", 1764432000000))
+            await store.trophies.raise_best(dora.player, 17, "617f0a93789784aa",
+                                            "Unlimited arena", 1764432000000)
         rid = await instant_win(dora)  # the fifth: bronze
 
     p = await new_player(browser, badge_server, "dora")
@@ -91,4 +97,13 @@ async def test_streak_badge_statistics_and_chart(browser: Any, badge_server: str
     assert today_tip == f"{day}: 1 played, 1 won"
     await page.locator("svg.chart").scroll_into_view_if_needed()
     await p.shot(shots, "badges-profile")
+    await page.get_by_role("heading", name="Trophies").wait_for()
+    await page.get_by_text("0 × 1st, 1 × 2nd, 0 × 3rd").wait_for()
+    places = page.get_by_role("list", name="latest podium places")
+    assert (await places.inner_text()).split() == ["2nd", "Unlimited", "arena", "2025-11-29"]
+    assert await places.get_by_role("link", name="Unlimited arena").get_attribute("href") == \
+        "#/tournament/617f0a93789784aa"
+    await page.get_by_text("17 points").wait_for()
+    await page.get_by_role("heading", name="Trophies").scroll_into_view_if_needed()
+    await p.shot(shots, "badges-trophies")
     assert not p.errors, p.errors

@@ -1,7 +1,8 @@
 """An arena in Chromium: an account creates a private arena on the tournaments page, a second
 browser enters it by its invite link, the first plays its deal to the win without leaving the
 page (typed moves, then Finish), its standings show the points live in both browsers, and the
-next deal is one click from the end of the last."""
+next deal is one click from the end of the last; a third browser watches the leader's live
+deal from the standings and may then not enter."""
 
 from __future__ import annotations
 
@@ -108,4 +109,20 @@ async def test_an_arena_from_the_tournaments_page(browser: Any, web_server: str,
     await ann.pile("t1").wait_for()
     assert rid_of(ann) != first_race
     await ann.shot(shots, "tournament-next-deal")
+
+    # a third browser, not entered, watches the leader's live deal 2 from the standings,
+    # and may then not enter
+    cal = await new_player(browser, web_server, "cal")
+    await register(cal)
+    await cal.page.goto(f"{web_server}#/tournament/{code}")
+    watch = cal.page.get_by_role("link", name="Watch ann's deal 2")
+    await watch.wait_for(timeout=10000)
+    await watch.click()
+    await cal.page.wait_for_url(re.compile(f"#/watch/{rid_of(ann)}$"))
+    await cal.page.get_by_text("ann").first.wait_for()
+    await cal.page.locator(".board").first.wait_for()
+    await cal.shot(shots, "tournament-watch")
+    await cal.page.go_back()
+    await cal.page.get_by_role("button", name="Enter").click()
+    await cal.page.get_by_text("a spectator may not enter it").wait_for()
     assert not ann.errors and not bea.errors, (ann.errors, bea.errors)

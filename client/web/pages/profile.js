@@ -1,5 +1,6 @@
 // A player's profile (#/profile, #/profile/NAME): ratings per variant, streaks, best times,
-// the month's badge, statistics per variant and options, the last 30 days as a chart.
+// the month's badge, tournament trophies, statistics per variant and options, the last 30
+// days as a chart.
 import { h, nameTag, section, seconds, variants as allVariants, variantTitle } from "../dom.js";
 import { reportButton } from "../report.js";
 import { badgeNode, chart, statsTable, streakText } from "../stats.js";
@@ -45,7 +46,24 @@ export async function mount(app, conn, name) {
       p.badges.past.length ? h("div", { class: "badges", "aria-label": "earlier months" }, p.badges.past.map(badgeNode)) : null,
       h("p", { class: "muted small", text: "A month's badge counts the UTC days with a won ranked daily (any variant): bronze 5, silver 10, gold 20, diamond every day of the month." })));
   }
+  if (p.trophies) app.append(section("Trophies", trophies(p.trophies)));
   if (p.games) app.append(section("Statistics", statsTable(p.games, title)));
   if (p.days) app.append(section("Last 30 days", chart(p.days)));
   return null;
+}
+
+const PLACES = ["1st", "2nd", "3rd"];
+
+/** Podium places in final public tournaments, the latest ones linked, and the best arena score. */
+function trophies(t) {
+  const best = t.best_arena;
+  const count = t.first + t.second + t.third;
+  return h("div", {},
+    h("p", { text: count ? `${t.first} × 1st, ${t.second} × 2nd, ${t.third} × 3rd` : "No podium place yet in a public tournament." }),
+    t.recent.length ? h("ul", { class: "rows", "aria-label": "latest podium places" }, t.recent.map((r) => h("li", {},
+      h("span", { class: `trophy place${r.place}`, text: PLACES[r.place - 1] }),
+      h("a", { href: `#/tournament/${r.tournament}`, text: r.name }),
+      h("span", { class: "muted", text: new Date(r.ended_at).toISOString().slice(0, 10) })))) : null,
+    h("p", {}, best ? ["Best arena score: ", h("strong", { text: `${best.points} points` }), " in ", h("a", { href: `#/tournament/${best.tournament}`, text: best.name })]
+      : h("span", { class: "muted", text: "No arena score yet." })));
 }

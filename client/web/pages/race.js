@@ -10,6 +10,8 @@ import { sound } from "../sound.js";
 import { reportButton } from "../report.js";
 import { youNode } from "../stats.js";
 import { applyDelta, fold, verdictText } from "./racestate.js";
+import { Rivals } from "./rivals.js";
+import { StillWinnable } from "./winnable.js";
 
 export async function mount(app, conn, rid) {
   if (!conn.name) {
@@ -33,6 +35,9 @@ class RacePage {
     this.auto = localStorage.getItem("solrace.auto") === "1";
     this.verified = null;
     this.nodes = {};
+    // my own progress, from my acks: the server does not send a racer the progress event of
+    // its own move (its ack has the same facts), and who leads needs them
+    this.acked = new Map();
   }
 
   async start() {
@@ -43,6 +48,8 @@ class RacePage {
     n.board = h("div", { class: "board", role: "region", "aria-label": "your board" });
     n.msg = h("p", { class: "move-msg" });  // the announcer reads it out (politely)
     this.announcer = new Announcer();
+    this.still = new StillWinnable(this.conn, this.rid, () => (this.board ? this.board.seq : null));
+    this.rivalRows = new Rivals(n.rivals, this.conn, this.rid, (text, source) => this.announcer.say(text, source));
     this.keys = new BoardKeys(n.board, {
       play: (src, n) => this.send(src[0] === "t" ? `${src}:${n}` : src),
       move: (src, n, dst) => this.send(`${src}${dst}${n > 1 ? `:${n}` : ""}`),
@@ -53,7 +60,8 @@ class RacePage {
     n.controls = h("div", { class: "controls" });
     n.end = h("div", { class: "race-end" });
     n.countdown = h("div", { class: "countdown", "aria-live": "polite" });
-    this.app.append(n.head, n.lobby, n.countdown, n.end, n.rivals, n.msg, n.board, n.controls,
+    this.still.node.hidden = true;  // shown in practice games, once chosen (controls())
+    this.app.append(n.head, n.lobby, n.countdown, n.end, n.rivals, n.msg, this.still.node, n.board, n.controls,
       this.announcer.node);
     try {
       await this.resync();
@@ -98,6 +106,12 @@ class RacePage {
     }
     this.refresh();
     this.drawBoard();
+    this.checkWinnable();
+  }
+
+  /** Practice games only: "still winnable?" for the position now, when the player chose it. */
+  checkWinnable() {
+    if (this.summary && this.summary.kind === "practice" && this.playable) this.still.check();
   }
 
   setBoard(board, legal) {
@@ -105,7 +119,12 @@ class RacePage {
     this.legal = legal;
   }
 
-  get state() { return fold(this.summary, this.conn.events(this.rid)); }
+  get state() {
+    const events = this.conn.events(this.rid);
+    const have = new Set(events.map((e) => e.v));
+    const mine = [...this.acked.values()].filter((e) => !have.has(e.v));
+    return fold(this.summary, mine.length ? [...events, ...mine].sort((a, b) => a.v - b.v) : events);
+  }
 
   refresh(event) {
     const s = this.state;
@@ -160,25 +179,7 @@ class RacePage {
   }
 
   rivals(s) {
-    const total = (this.board && this.board.view.total) || (s.start && s.start.total) || 52;
-    const rows = [];
-    for (const r of s.racers.values()) {
-      const p = s.progress.get(r.player) || { home: s.start ? s.start.home : 0, moves: 0, result: null };
-      const mine = r.player === this.conn.player;
-      const home = mine && this.board ? this.board.view.home : p.home;
-      const moves = mine && this.board ? this.board.view.moves : p.moves;
-      const result = p.result || (s.end && (s.end.standings.find((x) => x.player === r.player) || {}).result) || null;
-      // a rival's connection (presence frames; none for bots), while the race is on
-      const online = mine || s.end ? undefined : this.conn.online(this.rid, r.player);
-      rows.push(h("li", { class: `rival ${mine ? "me" : ""}` },
-        h("span", { class: "rname" }, nameTag(r.name, r.title, mine ? " (you)" : ""),
-          online === undefined ? null : h("span", { class: `presence ${online ? "online" : "offline"}`, title: online ? "connected" : "disconnected: their clock runs on", "aria-label": `${r.name} is ${online ? "connected" : "disconnected"}`, text: online ? " ● online" : " ○ offline" })),
-        h("span", { class: "bar", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(total), "aria-valuenow": String(home), "aria-label": `${r.name}: ${home} of ${total} cards home` },
-          h("span", { class: "fill", style: `width:${(100 * home) / total}%` })),
-        h("span", { class: "rstat", text: `${home}/${total} home · ${moves} move${moves === 1 ? "" : "s"}` }),
-        result ? h("span", { class: `badge result-${result}`, text: result }) : null));
-    }
-    this.nodes.rivals.replaceChildren(...(s.state === "lobby" ? [] : [h("ul", {}, rows)]));
+    this.rivalRows.draw(s, this.board ? this.board.view : null);
   }
 
   tick() {
@@ -202,6 +203,7 @@ class RacePage {
         setTimeout(() => this.resync().finally(() => { this.syncing = false; }), 300);
       }
     } else cd.classList.remove("shown");
+    this.rivalRows.tick(s);
   }
 
   get playable() {
@@ -224,8 +226,8 @@ class RacePage {
     this.keys.restore();
   }
 
-  /** What a screen reader hears of the race: rivals' cards home (at most one sentence per
-   * rival every 1.5 s), their finish, the end. Own moves and refusals are said by send(). */
+  /** What a screen reader hears of the race: a rival's finish, the end (a rival's cards home:
+   * the rival rows' cue). Own moves and refusals are said by send(). */
   announce(ev, s) {
     if (!ev || ev.race !== this.rid) return;
     const name = (pid) => (s.racers.get(pid) || {}).name || "a rival";
@@ -234,7 +236,6 @@ class RacePage {
         this.announcer.say(`${name(ev.player)} ${ev.result === "won" ? "has won their game" : `is done: ${ev.result}`}`, `${ev.player}:end`);
         sound("rival");
       }
-      else this.announcer.say(`${name(ev.player)}: ${ev.home} cards home`, ev.player);
     } else if (ev.k === "end") {
       this.announcer.say(`Race over. ${endLine(ev, this.conn.player)}`, "end");
     } else if (ev.k === "start") {
@@ -284,10 +285,15 @@ class RacePage {
   applyAck(ack) {
     if (ack.duplicate) this.setBoard({ seq: ack.seq, view: ack.view }, ack.legal || null);
     else this.setBoard({ seq: ack.seq, view: applyDelta(this.board.view, ack.delta) }, ack.legal || null);
+    if (ack.v && ack.elapsed !== undefined) {
+      const v = this.board.view;
+      this.acked.set(ack.v, { t: "event", race: this.rid, v: ack.v, k: "progress", player: this.conn.player, home: v.home, moves: v.moves, elapsed: ack.elapsed, ...(ack.status && ack.status !== "playing" ? { result: ack.status } : {}) });
+    }
     if (ack.moves && ack.moves.length > 1) this.nodes.msg.textContent = `played ${ack.moves.join(" ")}`;
     else if (ack.move) this.nodes.msg.textContent = `played ${ack.move}`;
     else if (ack.moves && !ack.moves.length) this.nodes.msg.textContent = "no safe card to send home";
     if (this.nodes.msg.textContent) this.announcer.say(this.nodes.msg.textContent);
+    if (ack.status === "playing") this.checkWinnable();
     const moves = ack.moves || (ack.move ? [ack.move] : []);
     if (moves.length) sound(moves.some((m) => /^[a-z]\d*f\d/.test(m)) ? "home" : "move");
   }
@@ -329,6 +335,8 @@ class RacePage {
   controls() {
     const n = this.nodes.controls;
     const s = this.state;
+    const practice = s.kind === "practice";
+    this.still.node.hidden = !(practice && this.still.on && s.state === "running");
     if (s.state === "finished" || s.state === "closed" || s.state === "lobby") { n.replaceChildren(); return; }
     const input = h("input", { id: "move-input", placeholder: "t3f1, t3, sw …", autocomplete: "off", spellcheck: "false", "aria-label": "Type a move" });
     const auto = h("input", { type: "checkbox", id: "auto", checked: this.auto, onchange: () => { this.auto = auto.checked; localStorage.setItem("solrace.auto", this.auto ? "1" : "0"); } });
@@ -344,7 +352,7 @@ class RacePage {
       h("label", { class: "check" }, auto, " Auto-play safe cards"),
       button("Safe cards home", batch("autoplay")),
       button("Finish", batch("finish")),
-      ...(s.kind === "practice" ? [button("Hint", () => this.hint())] : []),
+      ...(practice ? [button("Hint", () => this.hint()), this.still.checkbox()] : []),
       button("Resign", async () => {
         if (!confirm("Resign this race?")) return;
         await this.request("resign", { race: this.rid });

@@ -15,7 +15,22 @@ function row(t, now) {
   const status = t.state === "open" ? `starts in ${clock(t.starts_at - now)}`
     : t.state === "running" ? `ends in ${clock(t.ends_at - now)}` : `ended ${when(t.ends_at)}`;
   return h("li", {}, h("a", { href: `#/tournament/${t.tournament}`, text: t.name }),
-    h("span", { class: "muted small", text: ` · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${t.entrants} entered · ${status}` }));
+    h("span", { class: "muted small", text: ` · ${t.variant}${Object.keys(t.options || {}).length ? ` (${optionsText(t.options)})` : ""} · ${t.entrants} entered · ${status}` }),
+    leaders(t));
+}
+
+const MEDALS = ["🥇", "🥈", "🥉"];
+
+/** A live tournament's leader, a finished one's podium (points in an arena, wins in an event). */
+function leaders(t) {
+  if (!t.leaders || !t.leaders.length) return null;
+  const score = (r) => (t.format === "event" ? `${r.won} won` : `${r.points} pts`);
+  if (t.state === "running") {
+    const r = t.leaders[0];
+    return h("span", { class: "t-leader small", text: ` · leader: ${r.name} (${score(r)})` });
+  }
+  return h("span", { class: "t-podium small", "aria-label": "podium" },
+    t.leaders.map((r, i) => h("span", { text: ` ${MEDALS[i]} ${r.name} (${score(r)})` })));
 }
 
 export async function mountList(app, conn) {
@@ -144,7 +159,8 @@ class TournamentPage {
     const state = now < t.starts_at ? "open" : now < t.ends_at ? "running" : t.state;
     const text = state === "open" ? `Starts in ${clock(t.starts_at - now)}.`
       : state === "running" ? `Running: ${clock(t.ends_at - now)} left${now < t.cutoff ? ` · entries close in ${clock(t.cutoff - now)}` : " · entries closed"}.`
-        : "Over: the last deals are finishing, then the standings are final.";
+        : state === "final" ? "Over: the results are final."
+          : "Over: the results are provisional until the last deals are recorded and the fair-play review has cleared the top places.";
     if (this.nodes.status.textContent !== text) this.nodes.status.textContent = text;
     if (state !== this.shownState) { this.shownState = state; this.renderActions(); }
   }
@@ -160,7 +176,8 @@ class TournamentPage {
       return;
     }
     if (!this.entered()) {
-      a.replaceChildren(now < t.cutoff ? button("Enter", () => this.enter(), { class: "primary" }) : h("p", { class: "muted", text: "Entries are closed." }));
+      a.replaceChildren(now < t.cutoff ? button("Enter", () => this.enter(), { class: "primary" }) : h("p", { class: "muted", text: "Entries are closed." }),
+        now < t.ends_at ? h("p", { class: "muted small", text: "Watching a leader's deal (in the standings) bars you from entering this tournament." }) : null);
       return;
     }
     if (now < t.starts_at || now >= t.ends_at) {
@@ -197,8 +214,11 @@ class TournamentPage {
     for (const r of s.rows) {
       if (r.rank > last + 1) rows.push(h("tr", {}, h("td", { colspan: "5", text: "…" })));
       last = r.rank;
+      // a leader's live deal: watchable by a non-entrant (who then may not enter)
+      const watch = r.race && !this.entered() && r.player !== me
+        ? h("a", { class: "watch", href: `#/watch/${r.race}`, "aria-label": `Watch ${r.name}'s deal ${r.deal}`, text: ` · watch deal ${r.deal}` }) : null;
       rows.push(h("tr", { class: r.player === me ? "me" : "" },
-        h("td", { text: String(r.rank) }), h("td", { text: r.name + (r.fire ? " 🔥" : "") }),
+        h("td", { text: String(r.rank) }), h("td", {}, r.name + (r.fire ? " 🔥" : ""), watch),
         isEvent ? [h("td", { text: String(r.won) }), h("td", { text: clock(r.time) }), h("td", { text: String(r.home) })]
           : [h("td", { text: String(r.points) }), h("td", { text: `${r.won}/${r.played}` })]));
     }

@@ -35,6 +35,7 @@ class Session(Protocol):
     greeted: bool
     quick_queue: str | None
     hinting: bool
+    checking: bool
     analysing: bool
     member: str
     feed: Feed

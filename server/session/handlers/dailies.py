@@ -113,4 +113,5 @@ async def on_profile(conn: Session, svc: Services, req: P.Profile) -> dict[str, 
                    stats=stats, today=today, streaks=playerstats.daily_streaks(stats, today),
                    games=[g.wire() for g in playerstats.config_stats(games)],
                    days=playerstats.last_days(days, today),
-                   badges=playerstats.badges(days, today))
+                   badges=playerstats.badges(days, today),
+                   trophies=await svc.trophies.of(pid) if svc.trophies else None)

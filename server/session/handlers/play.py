@@ -1,5 +1,5 @@
 """Playing one's game: ``move``, ``autoplay`` and ``finish`` (one handler, one move service),
-``resign``, ``sync`` (resume) and ``hint`` (practice only)."""
+``resign``, ``sync`` (resume), ``hint`` and ``winnable`` (practice only), ``analysis``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from solrace.server.game import moveservice
 from solrace.server.game.lifecycle import DEALT, UNDERWAY
 from solrace.server.ops import metrics
 from solrace.server.session.fastmoves import ack_reply
+from solrace.server.session.handlers.accounts import address
 from solrace.server.session.handlers.base import handles
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -97,6 +98,31 @@ async def _hint(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None
         conn.background_done()
 
 
+@handles(P.Winnable)
+async def on_winnable(conn: Session, svc: Services, req: P.Winnable) -> None:
+    """As ``hint``: checked here (practice games only: ``not_practice`` elsewhere), searched
+    in the background, one at a time per connection."""
+    if conn.checking:
+        raise ProtocolError("rate_limited", "a winnable check is already being computed; "
+                            "wait for it")
+    job = await svc.hints.prepare(conn.me, req.race,
+                                  what='the "still winnable?" indicator is')
+    conn.checking = True
+    conn.spawn(_winnable(conn, svc, req.id, job))
+
+
+async def _winnable(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None:
+    try:
+        conn.send(P.reply(req_id, "winnable", **await svc.hints.winnable(job)))
+    except Exception:  # the worker died or the pool is shut down: a server fault
+        metrics.ERRORS.labels("internal").inc()
+        log.exception("winnable check for race %s failed", job.race)
+        conn.send(P.error(req_id, "internal", "the check could not be computed"))
+    finally:
+        conn.checking = False
+        conn.background_done()
+
+
 @handles(P.Analysis)
 async def on_analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
     """Checked and looked up here; a line not analysed yet is analysed in the background
@@ -110,7 +136,8 @@ async def on_analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
 async def _analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
     try:
         me = conn.player.pid if conn.player is not None else ""
-        out = await svc.analyses.analysis(me, req.race, req.player)
+        who = me or f"addr:{address(conn, svc)}"  # an anonymous connection: by its address
+        out = await svc.analyses.analysis(me, req.race, req.player, counted_as=who)
         conn.send(P.reply(req.id, "analysis", **out))
     except ProtocolError as exc:
         conn.send(P.error(req.id, exc.code, exc.reason, **exc.extra))

@@ -77,6 +77,8 @@ async def on_standings(conn: Session, svc: Services, req: P.TournamentStandings
                        ) -> dict[str, Any]:
     tid = await svc.arenas.resolve_id(req.tournament)
     me = conn.player.pid if conn.player is not None else None
+    if me is not None:  # the caller's deal that just ended counts, though its hook may lag
+        await svc.arenas.settle(tid, me)
     out = await svc.arenas.standings(tid, me)
     if req.follow:
         svc.standings.follow(tid, conn, out["v"], me)
