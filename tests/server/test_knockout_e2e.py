@@ -13,7 +13,7 @@ from typing import Any
 
 import harness
 import pytest
-from solrace.client.library import ClientError
+from solrace.client.library import Client, ClientError
 from solrace.server.store.keys import Keys
 from solrace.shared.engine import Game
 from solrace.shared.tournaments.seeds import deal_seed, verify
@@ -83,7 +83,14 @@ async def test_a_knockout_from_seeding_to_podium(redis_url: str) -> None:
             await out.tournament_join(tid)
         assert err.value.code == "entries_closed"
 
-        b = await out.tournament_bracket(tid)  # anyone may look; the bracket starts it
+        anon = Client(harness.ws_url(server))  # anyone may look, anonymous too: the first
+        await anon.connect()                    # look after the start time starts it
+        try:
+            seen = await anon.tournament_bracket(tid)
+            assert (seen["state"], seen["round"], seen["my_match"]) == ("running", 1, None)
+        finally:
+            await anon.close()
+        b = await out.tournament_bracket(tid)
         assert b["state"] == "running" and (b["round"], b["rounds"]) == (1, 3)
         assert [e["name"] for e in b["entrants"]] == list(NAMES)  # seeded by rating
         assert [e["seed"] for e in b["entrants"]] == list(range(1, 9))
