@@ -180,9 +180,23 @@ class BuildCompiled(build_ext):
         except OSError as e:
             self.warn(f"solrace: {ext.name} not kept in {CACHE}: {e}")
 
+    def _drop_unlisted(self) -> None:
+        """In place: delete the builds of modules compiled no more (no longer in
+        ``accel.MODULES``) that an earlier install left beside their ``.py``. Python's import
+        prefers such a file to the ``.py``, and the import hook answers for listed modules only."""
+        listed = {e.name for e in self.extensions}
+        for package in ("solrace.shared", "solrace.server"):
+            root = Path(self.get_finalized_command("build_py").get_package_dir(package))
+            for built in root.rglob(f"*{accel.SUFFIX}"):
+                stem = built.name[: -len(accel.SUFFIX)]
+                name = ".".join((package, *built.relative_to(root).parent.parts, stem))
+                if name not in listed and built.with_name(stem + ".py").is_file():
+                    built.unlink()
+
     def run(self) -> None:
         super().run()  # builds into build_lib, then copies into the source folders if in place
         if self.inplace:
+            self._drop_unlisted()
             shared = Path(self.get_finalized_command("build_py").get_package_dir(
                 "solrace.shared"))
         else:

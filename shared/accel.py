@@ -68,7 +68,7 @@ SHARED = (
     "variants.unlimited", "variants.double_aces_and_kings", "variants.forty_and_eight",
     "variants.seven_by_five", "variants.sixes_and_sevens",
 )
-SERVER = ("session.outbox", "ops.metrics", "store.resp", "store.records")
+SERVER = ("session.outbox", "store.resp", "store.records")
 MODULES: tuple[str, ...] = (
     *(f"solrace.shared.{m}" for m in SHARED),
     *(f"solrace.server.{m}" for m in SERVER),

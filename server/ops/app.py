@@ -258,7 +258,7 @@ class Server:
                 return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, f"redis: {exc}\n")
             return conn.respond(HTTPStatus.OK, "ok\n")
         if path == "/metrics":
-            resp = conn.respond(HTTPStatus.OK, metrics.REGISTRY.render())
+            resp = conn.respond(HTTPStatus.OK, metrics.render())
             del resp.headers["Content-Type"]  # setting a Headers item adds, not replaces
             resp.headers["Content-Type"] = metrics.CONTENT_TYPE
             return resp

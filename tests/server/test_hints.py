@@ -62,7 +62,7 @@ def legal_texts(game: Game) -> set[str]:
 
 
 def hints_counted(outcome: str) -> float:
-    return metrics.REGISTRY.sample_value("solrace_hints_total", outcome=outcome) or 0
+    return metrics.sample_value("solrace_hints_total", outcome=outcome) or 0
 
 
 async def test_following_hints_wins_a_practice_game(redis_url: str) -> None:
