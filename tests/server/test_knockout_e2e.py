@@ -182,10 +182,11 @@ async def _meta(redis_url: str, tid: str) -> dict[str, str]:
 
 
 async def test_walkovers_no_shows_and_a_ban_when_the_window_closes(redis_url: str) -> None:
-    """A 1 s start window. Round 1: ko1 comes, ko8 does not (walkover to ko1); ko5 comes,
+    """A 4 s start window (long enough for the entrants who come, on a loaded machine, to be
+    ready before it closes). Round 1: ko1 comes, ko8 does not (walkover to ko1); ko5 comes,
     ko4 does not (walkover to the lower seed); neither ko3 nor ko6 (the higher seed
     advances); ko2 and ko7 start their race and ko7 is banned mid-race (a forfeit)."""
-    async with harness.running_server(redis_url, knockout_show=1, **FAST) as server, \
+    async with harness.running_server(redis_url, knockout_show=4, **FAST) as server, \
             harness.accounts(harness.ws_url(server), *NAMES) as ko:
         by_name = {c.name: c for c in ko}
         tid = (await _setup(redis_url, ko))["tournament"]
@@ -196,9 +197,11 @@ async def test_walkovers_no_shows_and_a_ban_when_the_window_closes(redis_url: st
         await by_name["ko2"].wait_running(p2["race"]["race"])
         today = await server.ctx.daily.today()
         await server.ctx.moderation.ban("operator", "ko7", "cheating", today)
-        await asyncio.sleep(1.2)
+        b = await by_name["ko1"].tournament_bracket(tid)
+        closes = max(m["show_by"] for m in b["matches"])
+        await asyncio.sleep((closes - await server.ctx.store.server_time_ms()) / 1000 + 0.2)
         # what every process's upkeep tick does: two processes at once decide each match once
-        async with harness.running_server(redis_url, knockout_show=1, **FAST) as other:
+        async with harness.running_server(redis_url, knockout_show=4, **FAST) as other:
             await asyncio.gather(server.ctx.knockouts.sweep(), other.ctx.knockouts.sweep())
         b = await by_name["ko1"].tournament_bracket(tid)
         names = {e["player"]: e["name"] for e in b["entrants"]}
