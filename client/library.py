@@ -338,12 +338,14 @@ class Client(HomeMixin):
     async def tournament_create(self, name: str, variant: str,
                                 options: dict[str, str] | None = None, *, starts_in: int = 0,
                                 minutes: int = 30, deal_seconds: int = 300,
-                                format: str = "arena", deals: int = 3) -> dict[str, Any]:
-        """A new private arena (or ``format="event"`` of ``deals`` deals); its summary
-        carries the invite ``code``."""
+                                format: str = "arena", deals: int = 3,
+                                max_entrants: int = 64) -> dict[str, Any]:
+        """A new private arena (or ``format="event"`` of ``deals`` deals, or a
+        ``"knockout"`` of up to ``max_entrants``); its summary carries the invite ``code``."""
         r = await self.request("tournament.create", name=name, variant=variant,
                                options=options or {}, starts_in=starts_in, minutes=minutes,
-                               deal_seconds=deal_seconds, format=format, deals=deals)
+                               deal_seconds=deal_seconds, format=format, deals=deals,
+                               max_entrants=max_entrants)
         return r["tournament"]
 
     async def tournament_join(self, tournament: str) -> dict[str, Any]:
@@ -362,6 +364,12 @@ class Client(HomeMixin):
         """The standings now; ``follow``: then a ``standings`` frame (in :meth:`events`)
         whenever they change, at most once a second."""
         return await self.request("tournament.standings", tournament=tournament, follow=follow)
+
+    async def tournament_bracket(self, tournament: str, follow: bool = False
+                                 ) -> dict[str, Any]:
+        """A knockout's bracket now; ``follow``: then a ``bracket`` frame (in :meth:`events`)
+        whenever it changes, at most once a second."""
+        return await self.request("tournament.bracket", tournament=tournament, follow=follow)
 
     async def rematch(self, race: str) -> dict[str, Any]:
         """A new race with the settings of finished race ``race`` (the same new race for every

@@ -1,11 +1,13 @@
-"""Tournaments (arenas): list them, create a private one, join, play your next deal, and see
-the standings.
+"""Tournaments (arenas, events, knockouts): list them, create a private one, join, play your
+next deal or match, and see the standings or the bracket.
 
 ``solrace tournament list`` shows public tournaments; ``create NAME VARIANT`` makes a private
-arena and prints its invite code; ``join REF`` enters one (its id or invite code); ``play
-REF`` plays your current deal, or your next one, on the same board as ``solrace play``
-(``--berserk``: half the time, a bonus if won), then prints the standings; ``standings REF``
-prints them (``--follow``: live, until Ctrl-C). The rules: docs/tournaments.md.
+arena (``--event DEALS``: a scheduled event; ``--format knockout``: a knockout) and prints its
+invite code; ``join REF`` enters one (its id or invite code); ``play REF`` plays your current
+deal, or your next one — in a knockout, your match of the round — on the same board as
+``solrace play`` (``--berserk``: half the time, a bonus if won), then prints the standings or
+the bracket; ``standings REF`` and ``bracket REF`` print them (``--follow``: live, until
+Ctrl-C). The rules: docs/tournaments.md.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from solrace.client.tui import (
 )
 
 NAME = "tournament"
-HELP = "arenas: list, create, join, play your next deal, standings"
+HELP = "arenas, events, knockouts: list, create, join, play, standings, bracket"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,9 +52,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--event", type=int, default=0, metavar="DEALS",
                         help="a scheduled event of DEALS deals (1-5) instead of an arena: "
                         "entries close at the start, ranked by deals won, then time")
+    create.add_argument("--format", choices=("arena", "event", "knockout"), default=None,
+                        help="arena (the default), event (of --event DEALS, 3 if not given) "
+                        "or knockout: a bracket of head-to-head races from --starts-in")
+    create.add_argument("--max-entrants", type=int, default=64, metavar="N",
+                        help="a knockout's most entrants, 8-64")
     for action, text in (("join", "enter a tournament"),
                          ("play", "play your current deal, or your next"),
                          ("standings", "the standings"),
+                         ("bracket", "a knockout's bracket"),
                          ("watch", "the standings live, as a spectator; --leader: watch the "
                                    "leader's live deal (a watcher may not enter)")):
         p = sub.add_parser(action, help=text)
@@ -60,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         if action == "play":
             p.add_argument("--berserk", action="store_true",
                            help="half the deal's time limit; +1 point if won")
-        if action == "standings":
+        if action in ("standings", "bracket"):
             p.add_argument("--follow", action="store_true", help="live, until Ctrl-C")
         if action == "watch":
             p.add_argument("--leader", action="store_true",
@@ -121,6 +129,52 @@ def standings_lines(s: Mapping[str, Any], *, color: bool = False) -> list[str]:
     return lines
 
 
+HOW = {"race": "won the race", "tie": "a tie: the higher seed", "walkover": "walkover",
+       "no_show": "neither came: the higher seed", "bye": "bye", "forfeit": "forfeit"}
+
+
+def bracket_lines(b: Mapping[str, Any], *, color: bool = False) -> list[str]:
+    """A knockout's bracket as text: every round's matches, who won and how, your match
+    marked, then the podium."""
+    people = {e["player"]: e for e in b["entrants"]}
+
+    def who(pid: str | None) -> str:
+        if pid is None:
+            return "—"
+        e = people.get(pid, {})
+        banned = " (banned)" if e.get("banned") else ""
+        return f"({e.get('seed')}) {e.get('name', '?')}{banned}"
+
+    head = f"bracket · {b['state']}"
+    if b["round"]:
+        head += f" · round {b['round']} of {b['rounds']}"
+    lines = [paint(head, "1", color)]
+    if not b["round"]:
+        names = ", ".join(e["name"] for e in b["entrants"]) or "nobody yet"
+        return [*lines, f"  {len(b['entrants'])} entered: {names}"]
+    mine = b.get("my_match") or {}
+    for r in range(1, b["round"] + 1):
+        lines.append(paint(f"round {r}", "1", color))
+        for m in sorted((m for m in b["matches"] if m["round"] == r), key=lambda m: m["index"]):
+            text = f"  {who(m['high'])} v {who(m['low'])}"
+            if m["winner"]:
+                review = " · under review" if m["review"] == "held" else ""
+                text += f"  → {people[m['winner']]['name']} ({HOW[m['how']]}){review}"
+            else:
+                text += f"  · to play, start window closes {when(int(m['show_by']))[11:]}"
+            if (m["round"], m["index"]) == (mine.get("round"), mine.get("index")):
+                text += "  ◀ you"
+            lines.append(text)
+    podium = b.get("podium")
+    if podium:
+        def name(pid: str | None) -> str:
+            return people[pid]["name"] if pid else "(disqualified)"
+        semis = ", ".join(name(p) for p in podium["semi_finalists"])
+        lines.append(paint("podium", "1", color) + f": 1. {name(podium['winner'])}  "
+                     f"2. {name(podium['finalist'])}  3. {semis}")
+    return lines
+
+
 class ArenaTerminal(RaceTerminal):
     def __init__(self, client: Client, url: str, t: Mapping[str, Any], *, color: bool) -> None:
         super().__init__(client, url, color=color, auto_ready=True)
@@ -128,8 +182,9 @@ class ArenaTerminal(RaceTerminal):
         self.deal = 0
 
     def title(self) -> str:
+        what = f"round {self.deal}" if self.t["format"] == "knockout" else f"deal {self.deal}"
         return " · ".join([paint("solrace tournament", "1", self.color), str(self.t["name"]),
-                           self.variant_label(), f"deal {self.deal}",
+                           self.variant_label(), what,
                            f"you: {who(self.client)}"])
 
 
@@ -161,11 +216,12 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
         return 0
     if args.action == "create":
         options = dict(kv.split("=", 1) for kv in args.option if "=" in kv)
+        fmt = args.format or ("event" if args.event else "arena")
         t = await client.tournament_create(args.title, args.variant, options,
                                            starts_in=args.starts_in, minutes=args.minutes,
-                                           deal_seconds=args.deal_seconds,
-                                           format="event" if args.event else "arena",
-                                           deals=args.event or 3)
+                                           deal_seconds=args.deal_seconds, format=fmt,
+                                           deals=args.event or 3,
+                                           max_entrants=args.max_entrants)
         print(summary_line(t))
         print(f"invite: solrace tournament join {t['code']}")
         return 0
@@ -180,22 +236,44 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
             print("\n".join(["", *standings_lines(s, color=color)]), flush=True)
         return 0
     if args.action == "watch":
-        return await _watch(client, url, args, color)
-    t = await client.tournament_join(args.ref)  # entering twice changes nothing
+        info = (await client.request("tournament.info", tournament=args.ref))["tournament"]
+        if info["format"] != "knockout":  # a knockout's matches are never watched
+            return await _watch(client, url, args, color)
+    if args.action in ("bracket", "watch"):
+        follow = args.action == "watch" or args.follow
+        b = await client.tournament_bracket(args.ref, follow=follow)
+        print("\n".join(bracket_lines(b, color=color)), flush=True)
+        while follow and b["state"] in ("open", "running"):
+            b = await client.next_event(t="bracket", timeout=3600)
+            print("\n".join(["", *bracket_lines(b, color=color)]), flush=True)
+        return 0
+    t = await client.request("tournament.info", tournament=args.ref)
+    t = t["tournament"]
+    knockout = t["format"] == "knockout"
+    if not knockout:
+        t = await client.tournament_join(args.ref)  # entering twice changes nothing
     term = ArenaTerminal(client, url, t, color=color)
 
     async def enter() -> dict[str, Any]:
         reply = await client.tournament_play(args.ref, berserk=args.berserk)
         term.deal = int(reply["deal"])
         limit = reply["race"].get("time_limit")
-        term.message(f"deal {term.deal} of {t['name']}: {limit} s"
-                     + (" (berserk)" if limit and 2 * int(limit) <= int(t["deal_seconds"])
-                        else ""))
+        if knockout:
+            names = [r["name"] for r in reply["race"]["racers"] if r["player"] != client.player]
+            term.message(f"round {term.deal} of {t['name']}: against "
+                         f"{', '.join(names) or '?'}, {limit} s")
+        else:
+            term.message(f"deal {term.deal} of {t['name']}: {limit} s"
+                         + (" (berserk)" if limit and 2 * int(limit) <= int(t["deal_seconds"])
+                            else ""))
         rid = reply["race"]["race"]
         synced = await client.sync(rid)
         return dict(synced["race"])
 
     code = await term.run(enter)
+    if knockout:
+        print("\n".join(bracket_lines(await client.tournament_bracket(args.ref), color=color)))
+        return code
     s = await client.tournament_standings(args.ref)
     print("\n".join(standings_lines(s, color=color)))
     return code

@@ -1,6 +1,7 @@
 """Live tournament standings for the connections of this process that follow a tournament:
-at most one ``standings`` frame per connection per second, and only when the standings
-changed — so the frames grow with the number of followers, never with followers × moves.
+at most one frame per connection per second — ``standings`` for an arena or an event,
+``bracket`` for a knockout (``read`` builds it) — and only when the tournament's version
+moved, so the frames grow with the number of followers, never with followers × moves.
 
 Once a second, per followed tournament, one read of its standings' version; when it moved,
 one standings read per following connection (the top, and that entrant's neighbourhood).
@@ -15,8 +16,6 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
-
-from solrace.shared import protocol as P
 
 log = logging.getLogger("solrace.standings")
 
@@ -76,7 +75,7 @@ class StandingsFeed:
             out = await self._read(tid, pid)
             if tid in self._followers and who in self._followers[tid]:
                 self._followers[tid][who] = (out["v"], pid)
-                who.send(P.push("standings", **out))
+                who.send(out)
 
     async def close(self) -> None:
         self._followers.clear()

@@ -55,10 +55,14 @@ def new_id() -> str:
 def state_at(meta: dict[str, str], now: int) -> machine.TournamentState:
     """The tournament's state at ``now``: open before its start; then running — an arena
     until every deal started before its end has run out of time, an event until its end (its
-    deals end with it) — then finished, and final once its podium is cleared
+    deals end with it), a knockout until its final is decided — then finished (a knockout
+    with too few entrants: cancelled), and final once its podium is cleared
     (server/game/trophies.py)."""
     if meta.get("final") == "1":
         return S.FINAL
+    if meta["format"] == F.KNOCKOUT:  # its bracket says (server/game/knockout.py)
+        state = S(meta.get("ko_state", S.OPEN.value))
+        return S.RUNNING if state is S.OPEN and now >= int(meta["starts_at"]) else state
     if now < int(meta["starts_at"]):
         return S.OPEN
     tail = int(meta["deal_ms"]) if meta["format"] == F.ARENA else EVENT_GRACE_MS
@@ -196,6 +200,9 @@ class ArenaService:
         }
         if meta.get("deals"):
             out["deals"] = int(meta["deals"])
+        if meta.get("max"):  # a knockout's
+            out["max_entrants"] = int(meta["max"])
+            out["show_seconds"] = int(meta["show_ms"]) // 1000
         if meta.get("code"):
             out["code"] = meta["code"]
         if state in (S.FINISHED, S.FINAL):
@@ -279,6 +286,8 @@ class ArenaService:
             raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
         if res == "closed":  # the script checks the cut-off; an entrant already in may repeat
             raise ProtocolError("entries_closed", "the late-entry cut-off has passed")
+        if res == "full":
+            raise ProtocolError("tournament_full", "every place of this knockout is taken")
         if res == "watched":
             raise ProtocolError("watched", "you watched this tournament's deals while it ran: "
                                 "a spectator may not enter it")
@@ -470,8 +479,10 @@ class ArenaService:
 
     async def standings(self, tid: str, pid: str | None) -> dict[str, Any]:
         """The top of the standings and the entrant's neighbourhood."""
-        v, n, mine, rows = await self.ts.standings(tid, pid, TOP, AROUND)
         meta = await self._meta(tid)
+        if meta["format"] == F.KNOCKOUT:
+            raise ProtocolError("bad_option", "a knockout has a bracket: tournament.bracket")
+        v, n, mine, rows = await self.ts.standings(tid, pid, TOP, AROUND)
         is_event = meta["format"] == F.EVENT
         out = []
         now = await self.store.server_time_ms()

@@ -89,8 +89,8 @@ class VerdictService:
 
     def end_field(self, info: RaceInfo, rec: RaceRecord) -> dict[str, Any]:
         """What the ``end`` event says of the verdict (nothing when verdicts are off, nor for
-        a tournament's deal: others may not have played it yet)."""
-        if info.kind == "arena":
+        a tournament's deal or match: others may not have played it yet)."""
+        if info.kind in ("arena", "knockout"):
             return {}
         known = known_verdict(rec.meta)
         if known is not None:
@@ -99,7 +99,7 @@ class VerdictService:
 
     async def on_finished(self, info: RaceInfo, rec: RaceRecord,
                           standings: list[dict[str, Any]]) -> None:
-        if info.kind == "arena":
+        if info.kind in ("arena", "knockout"):
             return
         known = known_verdict(rec.meta)
         if known is not None:  # stored, and emitted for the record (the end carried it)

@@ -30,11 +30,13 @@ from solrace.server.fanout.hub import Hub, HubBase
 from solrace.server.fanout.hub_sharded import ShardedHub
 from solrace.server.fanout.spectate import Masks
 from solrace.server.fanout.standings import StandingsFeed
+from solrace.server.game import knockout_view
 from solrace.server.game.analysis import AnalysisService
 from solrace.server.game.arena import ArenaService
 from solrace.server.game.bots import BotService
 from solrace.server.game.daily import DailyService
 from solrace.server.game.hints import HintService
+from solrace.server.game.knockout import KnockoutService
 from solrace.server.game.pool import PoolService
 from solrace.server.game.races import RaceService
 from solrace.server.game.results import Results
@@ -79,6 +81,7 @@ class Context:
     arenas: ArenaService
     analyses: AnalysisService
     standings: StandingsFeed
+    knockouts: KnockoutService
     spectators: dict[str, set[str]] = field(default_factory=dict)  # race -> local members
     masks: Masks = field(default_factory=Masks)  # spectator forms of locally watched races
     trophies: TrophyService | None = None  # podiums and best arena scores (profiles)
@@ -181,14 +184,17 @@ class Server:
         arenas = ArenaService(store, races, fairplay)
         fairplay.on_decided.append(arenas.decided)
         moderation.on_ban.append(arenas.ban)
+        knockouts = KnockoutService(store, races, int(cfg.knockout_show * 1000), fairplay)
+        fairplay.on_decided.append(knockouts.decided)
+        moderation.on_ban.append(knockouts.ban)
         trophies = TrophyService(store)
         moderation.on_ban.append(trophies.on_ban)  # after the arenas' standings are redone
-        standings = StandingsFeed(store.tournaments.version, arenas.standings)
+        standings = StandingsFeed(store.tournaments.version, knockout_view.frames(store, arenas))
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,
                            moderation, arenas,
                            AnalysisService(store, races, per_hour=cfg.analyses_per_hour),
-                           standings, trophies=trophies)
+                           standings, knockouts, trophies=trophies)
         if cfg.daily_prepare >= 0:
             # certify upcoming dailies ahead of time, hourly, so nobody waits for the solver
             self._preparer = asyncio.create_task(upkeep.every(
@@ -286,8 +292,9 @@ class Server:
     async def _refresh_spectators(self) -> None:
         """Every 30 s: keep this process's spectator registrations alive (they expire if it
         dies), and end races whose time is up though no process holds their timer. Every tick
-        (half of ``--bot-lease`` when that is shorter): renew this process's heartbeat, and
-        drive the bots of practice races whose driver has gone (crashed, or stopped)."""
+        (half of ``--bot-lease`` when that is shorter): renew this process's heartbeat,
+        drive the bots of practice races whose driver has gone (crashed, or stopped), and
+        advance the knockouts that need it (a start, a match's start window closing)."""
         from solrace.server.fanout.feed import SPECTATOR_TTL_MS
 
         period = SPECTATOR_TTL_MS / 3000
@@ -300,6 +307,7 @@ class Server:
             assert ctx is not None
             await upkeep.quietly("heartbeat", self._heartbeat)
             await upkeep.quietly("bot sweep", ctx.bots.sweep)
+            await upkeep.quietly("knockout sweep", ctx.knockouts.sweep)
             if loop.time() < chores_at - tick / 2:
                 continue
             chores_at = loop.time() + period

@@ -214,6 +214,10 @@ SETTINGS: tuple[Setting, ...] = (
             "<recurrence> | <deal seconds> [| event N]', e.g. 'unlimited draw=3 | every 1h at "
             ":00 for 30m | 300' (docs/tournaments.md; 'solrace-server admin schedule' stores "
             "more in Redis); empty: none"),
+    Setting("knockout_show", parse_duration,
+            "a knockout match's start window: an entrant not ready this long after the round "
+            "opened loses by walkover (docs/tournaments.md); a knockout keeps the window it "
+            "was created with"),
     Setting("trusted_proxies", parse_addresses,
             "comma-separated addresses of reverse proxies: for a connection from one of them "
             "the client address (login limits) is the last X-Forwarded-For entry; empty: the "
@@ -267,6 +271,7 @@ class Config:
     fair_play_budget: int = 20_000
     trusted_proxies: tuple[str, ...] = ()
     arenas: tuple[ArenaSpec, ...] = ()
+    knockout_show: float = 60.0
     #: None: the listener's own URL (:func:`listener_url`); "": advertise nothing.
     advertise_url: str | None = None
     wait_replicas: int = 0
@@ -309,6 +314,8 @@ class Config:
             problems.append("spectator delays must not be negative")
         if self.daily_budget < 0 or self.daily_prepare < -1:
             problems.append("daily_budget must be >= 0 and daily_prepare >= -1")
+        if not 1 <= self.knockout_show <= 3600:
+            problems.append("knockout_show must be 1 s to 1 h")
         if not (0 <= self.bot_delay < float("inf") and 0.1 <= self.bot_lease < float("inf")):
             problems.append("bot_delay must be finite and >= 0, bot_lease finite and >= 0.1 s")
         if min(self.pool_size, self.pool_budget, self.verdict_budget,

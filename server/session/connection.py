@@ -58,7 +58,7 @@ log = logging.getLogger("solrace.connection")
 HELLO_TIMEOUT = 10.0
 ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.Login,
                 P.Profile, P.Analysis, P.TournamentList, P.TournamentInfo,
-                P.TournamentStandings)
+                P.TournamentStandings, P.TournamentBracket)
 #: Frames received and waiting for the in-order worker; one more is refused (``rate_limited``)
 #: instead of making the reader wait (docs/protocol.md section 4: the safe pipelining depth).
 PIPELINE_DEPTH = 64

@@ -20,7 +20,8 @@ from __future__ import annotations
 #: ENTER: KEYS meta, entrants, rank, stat, watchers; ARGV pid, name, now, score, tiebreak (an
 #: entrant with no result yet, by the format's rules). Returns the entrant's joined number
 #: (1, 2, …; the same on a repeat) or an error string: ``missing``, ``closed``, ``watched``
-#: (the player watched a deal of this tournament: see WATCH).
+#: (the player watched a deal of this tournament: see WATCH), ``full`` (a knockout's ``max``
+#: entrants are in).
 ENTER = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
 local have = redis.call('HGET', KEYS[2], ARGV[1])
@@ -29,6 +30,8 @@ if redis.call('SISMEMBER', KEYS[5], ARGV[1]) == 1 then return 'watched' end
 local now = tonumber(ARGV[3])
 local cutoff = tonumber(redis.call('HGET', KEYS[1], 'cutoff'))
 if now >= cutoff then return 'closed' end
+local most = tonumber(redis.call('HGET', KEYS[1], 'max') or '0')
+if most > 0 and redis.call('HLEN', KEYS[2]) >= most then return 'full' end
 local joined = redis.call('HINCRBY', KEYS[1], 'entrants', 1)
 redis.call('HSET', KEYS[2], ARGV[1], joined .. '|' .. ARGV[2])
 redis.call('ZADD', KEYS[3], tonumber(ARGV[4]),
@@ -151,6 +154,29 @@ end
 return out
 """
 
+#: KO_SAVE: KEYS meta, bracket; ARGV expected version, the bracket (JSON), its state, ends_at
+#: ("" to keep). A knockout's bracket replaced whole if its version is still the one the
+#: caller read (compare-and-set: two processes deciding the same match write once), the
+#: tournament's state and standings version moved with it: ``ok``, ``stale``, ``missing``.
+KO_SAVE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+local v = tonumber(redis.call('HGET', KEYS[1], 'ko_v') or '0')
+if v ~= tonumber(ARGV[1]) then return 'stale' end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], 'ko_v', v + 1, 'ko_state', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'ends_at', ARGV[4]) end
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+local at = redis.call('PEXPIRETIME', KEYS[1])
+if at > 0 then redis.call('PEXPIREAT', KEYS[2], at) end
+return 'ok'
+"""
+
+#: KO_UNLOCK: KEYS lock; ARGV token. Releases a knockout's race-creation lock if this caller
+#: still holds it (a lock that expired and was taken by another process is left alone).
+KO_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 #: WATCH: KEYS meta, entrants, watchers; ARGV pid. A player may watch a running tournament's
 #: deals only if not an entrant, and is remembered as a watcher so that they can never enter
 #: it (ENTER): one script, so a watch and an entry of the same player cannot cross. Returns

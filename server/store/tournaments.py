@@ -11,6 +11,11 @@ Keys (``sr:t:{t:<id>}`` and its suffixes; RETENTION after the end):
   ``…:stat`` (hash) pid -> ``points|won|played|fire|tiebreak|extra|rev``; ``…:cur`` (hash)
   pid -> ``rid|k|started_at|berserk``; ``…:d:<pid>`` (list) the entrant's results, msgpack;
   ``…:watchers`` (set) the players who watched its deals while it ran (they may not enter);
+* a knockout's ``…:ko`` (string) — its bracket, JSON (shared/tournaments/bracket.py), with
+  its version ``ko_v`` and state ``ko_state`` in the hash; ``…:lock`` (string, 10 s) — held
+  by the process creating a round's races;
+* ``sr:knockouts`` (zset, its own slot) — running knockouts scored by when they next need a
+  look (a start, a start window closing): the upkeep sweep of any process takes them;
 * ``sr:player:{<pid>}:tournaments`` (set) — the tournaments a player entered (a ban reaches
   them all);
 * ``sr:tournaments`` (zset, its own slot) — tournament ids scored by ``starts_at``, public
@@ -23,6 +28,7 @@ The scripts are :mod:`.tournament_lua`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -36,6 +42,8 @@ from solrace.server.store.records import _s
 from solrace.server.store.trophies import PENDING_KEY
 
 LIST_KEY = "sr:tournaments"
+KNOCKOUTS_KEY = "sr:knockouts"
+LOCK_MS = 10_000
 SCHEDULES_KEY = "sr:schedules"
 
 
@@ -92,6 +100,8 @@ class TournamentStore:
         self._deal = script(tl.DEAL)
         self._result = script(tl.RESULT)
         self._standings = script(tl.STANDINGS)
+        self._ko_save = script(tl.KO_SAVE)
+        self._ko_unlock = script(tl.KO_UNLOCK)
         self._watch = script(tl.WATCH)
 
     async def create(self, tid: str, meta: dict[str, Any], public: bool) -> bool:
@@ -279,3 +289,57 @@ class TournamentStore:
         self._count()
         raw = await self.redis.hget(_base(tid), "v")
         return int(raw or 0)
+
+    async def entrants(self, tid: str) -> list[tuple[str, int, str]]:
+        """Every entrant: (pid, joined number, name), in entry order."""
+        self._count()
+        raw = await self.redis.hgetall(keys(tid)[1])
+        out = []
+        for pid, entry in raw.items():
+            joined, name = _s(entry).split("|", 1)
+            out.append((_s(pid), int(joined), name))
+        return sorted(out, key=lambda e: e[1])
+
+    # ------------------------------------------------------------------ knockouts
+
+    async def bracket(self, tid: str) -> tuple[dict[str, Any] | None, int]:
+        """A knockout's bracket (None: not started) and the version it was read at. The
+        version is read first: a bracket newer than it only makes the save ``stale``."""
+        self._count()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(_base(tid), "ko_v")
+            pipe.get(f"{_base(tid)}:ko")
+            v, raw = await pipe.execute()
+        return (json.loads(raw) if raw else None), int(v or 0)
+
+    async def save_bracket(self, tid: str, v: int, bracket: dict[str, Any], state: str,
+                           ends_at: int | None) -> str:
+        """Replace the bracket read at version ``v``: ``ok``, ``stale`` or ``missing``."""
+        self._count()
+        res = await self.batcher.call(
+            self._ko_save, keys=[_base(tid), f"{_base(tid)}:ko"],
+            args=[v, json.dumps(bracket, separators=(",", ":")), state,
+                  "" if ends_at is None else ends_at])
+        return _s(res)
+
+    async def knockout_due(self, tid: str, at: int | None) -> None:
+        """When knockout ``tid`` next needs a look (None: never again: it is over)."""
+        self._count()
+        if at is None:
+            await self.redis.zrem(KNOCKOUTS_KEY, tid)
+        else:
+            await self.redis.zadd(KNOCKOUTS_KEY, {tid: at})
+
+    async def knockouts_due(self, now: int, limit: int) -> list[str]:
+        self._count()
+        raw = await self.redis.zrangebyscore(KNOCKOUTS_KEY, 0, now, start=0, num=limit)
+        return [_s(r) for r in raw]
+
+    async def lock(self, tid: str, token: str) -> bool:
+        """Take knockout ``tid``'s race-creation lock for :data:`LOCK_MS` (False: held)."""
+        self._count()
+        return bool(await self.redis.set(f"{_base(tid)}:lock", token, nx=True, px=LOCK_MS))
+
+    async def unlock(self, tid: str, token: str) -> None:
+        self._count()
+        await self.batcher.call(self._ko_unlock, keys=[f"{_base(tid)}:lock"], args=[token])

@@ -117,6 +117,7 @@ from solrace.shared.protocol.requests import (
 from solrace.shared.protocol.shapes import ABSENT, ShapeError
 from solrace.shared.protocol.tournaments import (
     TOURNAMENT_REQUESTS,
+    TournamentBracket,
     TournamentCreate,
     TournamentInfo,
     TournamentJoin,
@@ -219,6 +220,7 @@ __all__ = [
     "Sessions",
     "ShapeError",
     "Sync",
+    "TournamentBracket",
     "TournamentCreate",
     "TournamentInfo",
     "TournamentJoin",

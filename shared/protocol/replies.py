@@ -434,6 +434,22 @@ class TournamentReply(Shape):
     tournament: dict
 
 
+@message("bracket")
+class BracketReply(Shape):
+    """The reply to ``tournament.bracket`` and the frame its followers get."""
+
+    tournament: str
+    v: int
+    state: str
+    round: int
+    rounds: int
+    entrants: list
+    matches: list
+    my_match: dict | None
+    podium: dict = ABSENT
+    disqualified: list = ABSENT
+
+
 @message("standings")
 class Standings(Shape):
     """The reply to ``tournament.standings`` and the frame its followers get."""

@@ -1,4 +1,5 @@
-"""The tournament requests (sans-I/O): list, create, join, play the next deal, standings.
+"""The tournament requests (sans-I/O): list, create, join, play the next deal or match,
+standings, a knockout's bracket.
 docs/protocol.md section 22 is their contract; docs/tournaments.md the rules."""
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ class TournamentList(Request):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentCreate(Request):
-    """A new private tournament (an invite code): an arena, or a scheduled event of
-    ``deals`` deals (its window is their time; ``minutes`` is then not used)."""
+    """A new private tournament (an invite code): an arena, a scheduled event of ``deals``
+    deals (its window is their time; ``minutes`` is then not used), or a knockout of up to
+    ``max_entrants`` (its rounds follow each other from ``starts_in``)."""
 
     TYPE: ClassVar[str] = "tournament.create"
     name: str
@@ -46,6 +48,7 @@ class TournamentCreate(Request):
     starts_in: int = 0  # seconds from now
     minutes: int = 30
     deal_seconds: int = 300
+    max_entrants: int = 64  # a knockout's
 
     def __post_init__(self) -> None:
         Request.__post_init__(self)
@@ -59,8 +62,10 @@ class TournamentCreate(Request):
         check_int(self.TYPE, "minutes", self.minutes, 10, 120, "bad_option")
         check_int(self.TYPE, "deal_seconds", self.deal_seconds, 30, 1800, "bad_option")
         check_int(self.TYPE, "deals", self.deals, 1, 5, "bad_option")
-        if self.format not in ("arena", "event"):
-            raise ProtocolError("bad_option", "tournament.create: format is arena or event")
+        check_int(self.TYPE, "max_entrants", self.max_entrants, 8, 64, "bad_option")
+        if self.format not in ("arena", "event", "knockout"):
+            raise ProtocolError("bad_option", "tournament.create: format is arena, event or "
+                                "knockout")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,5 +120,19 @@ class TournamentStandings(Request):
         _check_ref(self.TYPE, self.tournament)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentBracket(Request):
+    """A knockout's bracket now; ``follow``: and a ``bracket`` frame whenever it changes, at
+    most once a second, until the connection closes or asks again without it."""
+
+    TYPE: ClassVar[str] = "tournament.bracket"
+    tournament: str
+    follow: bool = False
+
+    def __post_init__(self) -> None:
+        Request.__post_init__(self)
+        _check_ref(self.TYPE, self.tournament)
+
+
 TOURNAMENT_REQUESTS = (TournamentList, TournamentCreate, TournamentInfo, TournamentJoin,
-                       TournamentPlay, TournamentStandings)
+                       TournamentPlay, TournamentStandings, TournamentBracket)

@@ -73,6 +73,8 @@ ERROR_CODES = (
     "entries_closed",  # tournament.join after the arena's late-entry cut-off
     "watched",  # tournament.join by a player who watched its deals while it ran
     "deal_not_ready",  # the next arena deal after a resignation, too soon (retry_after)
+    "tournament_full",  # tournament.join of a knockout whose max_entrants are in
+    "no_match",  # tournament.play in a knockout with no match to play now (out, or waiting)
     "unavailable",  # the server cannot reach its store right now; retry
     "internal",  # a bug: reported, the connection survives
 )

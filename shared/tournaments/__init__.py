@@ -5,6 +5,8 @@ anyone to check (docs/tournaments.md is their statement for players).
 * :mod:`.arena` — an arena's points per deal, streaks, berserk, standings and tie-breaks;
 * :mod:`.event` — a scheduled event's ranking;
 * :mod:`.knockout` — seeding a bracket, byes, walkovers, who advances;
+* :mod:`.bracket` — a knockout's bracket over time: rounds opening, matches decided, bans,
+  the podium;
 * :mod:`.machine` — a tournament's states and transitions as one table;
 * :mod:`.schedule` — recurring tournaments ("every hour at :00 for 30 minutes").
 """

@@ -49,6 +49,63 @@ async def test_create_join_play_and_standings(redis_url: str, tmp_path: Path) ->
         assert code == 1 and "tournament_not_found" in err
 
 
+async def test_a_knockout_created_joined_played_and_its_bracket(redis_url: str,
+                                                                tmp_path: Path) -> None:
+    """zoe creates and enters a knockout from the CLI, seven library clients enter too (all
+    rated below zoe's unrated 1500: she is seed 1); ``bracket`` shows round 1; zoe plays her
+    match on the terminal and resigns, and so does her opponent: a tie, zoe advances."""
+    import asyncio
+
+    from solrace.server.store.keys import Keys
+
+    async with harness.running_server(redis_url) as server:
+        url = harness.ws_url(server)
+        base = ("--server", url)
+        code, out, err = await run_cli(tmp_path, "register", "zoe", *base, stdin=PW + "\n")
+        assert code == 0, err
+        code, out, err = await run_cli(
+            tmp_path, "tournament", "create", "Cup", "seven-by-five", "--option", "cells=5",
+            "--option", "empty_fill=any", "--format", "knockout", "--max-entrants", "8",
+            "--starts-in", "600", "--deal-seconds", "60", *base)
+        assert code == 0, err
+        assert "Cup · knockout · seven-by-five" in out and "open" in out
+        invite = re.search(r"solrace tournament join ([A-F0-9]{8})", out).group(1)
+        code, out, err = await run_cli(tmp_path, "tournament", "join", invite, *base)
+        assert code == 0 and "1 entered" in out, err
+        names = [f"kc{i}" for i in range(1, 8)]
+        async with harness.accounts(url, *names) as others:
+            r = harness.redis_client(redis_url)
+            try:
+                for i, c in enumerate(others):
+                    await r.hset(Keys.rating(c.player), "seven-by-five",
+                                 f"{1400 - 40 * i},80.0,0.06,9")
+                    await c.tournament_join(invite)
+                code, out, err = await run_cli(tmp_path, "tournament", "bracket", invite,
+                                               *base)
+                assert code == 0 and "bracket · open" in out and "8 entered" in out, err
+                tid = (await others[0].request("tournament.info", tournament=invite)
+                       )["tournament"]["tournament"]
+                now = int((await r.time())[0]) * 1000
+                await r.hset(f"sr:t:{{t:{tid}}}", mapping={"starts_at": now - 1,
+                                                           "cutoff": now - 1})
+            finally:
+                await r.aclose()
+            code, out, err = await run_cli(tmp_path, "tournament", "bracket", invite, *base)
+            assert code == 0, err
+            assert "round 1 of 3" in out and re.search(r"\(1\) zoe v \(8\) kc7 .*◀ you", out)
+
+            async def rival() -> None:
+                c = others[-1]
+                reply = await c.tournament_play(invite)
+                await c.wait_running(reply["race"]["race"], timeout=30)
+                await c.resign(reply["race"]["race"])
+
+            (code, out, err), _ = await asyncio.gather(
+                run_cli(tmp_path, "tournament", "play", invite, *base, stdin="resign\n"),
+                rival())
+            assert code == 0, err
+            assert "round 1 of Cup: against kc7" in out
+            assert re.search(r"\(1\) zoe v \(8\) kc7\s+→ zoe \(a tie: the higher seed\)", out)
 async def test_a_spectator_watches_the_leaders_deal_then_may_not_enter(
         redis_url: str, tmp_path: Path) -> None:
     """``solrace tournament watch --leader`` watches the leader's live deal until it ends;

@@ -116,13 +116,16 @@ FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
     "tournament.create": {"id": ("id", False), "name": ("str", True), "variant": ("str", True),
                           "options": ("map", False), "starts_in": ("int", False),
                           "minutes": ("int", False), "deal_seconds": ("int", False),
-                          "format": ("str", False), "deals": ("int", False)},
+                          "format": ("str", False), "deals": ("int", False),
+                          "max_entrants": ("int", False)},
     "tournament.join": {"id": ("id", False), "tournament": ("str", True)},
     "tournament.info": {"id": ("id", False), "tournament": ("str", True)},
     "tournament.play": {"id": ("id", False), "tournament": ("str", True),
                         "berserk": ("bool", False)},
     "tournament.standings": {"id": ("id", False), "tournament": ("str", True),
                              "follow": ("bool", False)},
+    "tournament.bracket": {"id": ("id", False), "tournament": ("str", True),
+                           "follow": ("bool", False)},
 }
 
 # A valid map per request type, every field set to a value that passes validation.
@@ -189,13 +192,16 @@ VALID: dict[str, dict[str, Any]] = {
                  "player": "0ed985d4543f201b"},
     "tournament.create": {"t": "tournament.create", "id": 51, "name": "Friday arena",
                           "variant": "unlimited", "options": {"draw": "3"}, "starts_in": 60,
-                          "minutes": 30, "deal_seconds": 300, "format": "event", "deals": 3},
+                          "minutes": 30, "deal_seconds": 300, "format": "event", "deals": 3,
+                          "max_entrants": 16},
     "tournament.join": {"t": "tournament.join", "id": 52, "tournament": "AB12CD34"},
     "tournament.info": {"t": "tournament.info", "id": 55, "tournament": "AB12CD34"},
     "tournament.play": {"t": "tournament.play", "id": 53, "tournament": "0123456789abcdef",
                         "berserk": True},
     "tournament.standings": {"t": "tournament.standings", "id": 54,
                              "tournament": "0123456789abcdef", "follow": True},
+    "tournament.bracket": {"t": "tournament.bracket", "id": 57,
+                           "tournament": "0123456789abcdef", "follow": True},
 }
 
 # Values of the wrong type for each kind (bools are not ints and ints are not bools).

@@ -424,7 +424,7 @@ class RacePage {
         rated ? h("td", { text: r.rating ? `${Math.round(r.rating.before)} → ${Math.round(r.rating.after)} (${r.rating.after >= r.rating.before ? "+" : ""}${Math.round(r.rating.after - r.rating.before)})` : "" }) : null,
         canReport ? h("td", {}, r.player !== this.conn.player && !r.title ? reportButton(this.conn, r.name, this.rid) : null) : null))));
     const check = h("p", { class: "verify", text: s.end.seed !== undefined ? "Checking the deal in your browser…"
-      : s.kind === "arena" ? "This deal's seed is revealed with the tournament's master seed when the tournament is over."
+      : s.kind === "arena" || s.kind === "knockout" ? "This deal's seed is revealed with the tournament's master seed when the tournament is over."
         : "This deal's seed is revealed tomorrow (daily)." });
     const seed = s.end.seed !== undefined ? h("p", {}, "Seed ", h("code", { text: String(s.end.seed) }), " · commitment ", h("code", { class: "hash", text: s.end.commitment })) : null;
     if (s.end.seed !== undefined) {
@@ -448,11 +448,11 @@ class RacePage {
           if (r) location.hash = `#/race/${r.race.race}`;
         }, { class: "primary" }) : null,
         s.kind === "race" ? h("a", { class: "button", href: `#/replay/${this.rid}`, text: "Replay" }) : null,
-        s.tournament ? button("Next deal", async () => {
+        s.kind === "arena" ? button("Next deal", async () => {
           const r = await this.request("tournament.play", { tournament: s.tournament });
           if (r) location.hash = `#/race/${r.race.race}`;
         }, { class: "primary" }) : null,
-        s.tournament ? h("a", { class: "button", href: `#/tournament/${s.tournament}`, text: "Standings" }) : null,
+        s.tournament ? h("a", { class: "button", href: `#/tournament/${s.tournament}`, text: s.kind === "knockout" ? "Bracket" : "Standings" }) : null,
         h("a", { class: "button", href: "#/", text: "Lobby" }))));
   }
 }

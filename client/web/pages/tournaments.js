@@ -1,9 +1,11 @@
 // Tournaments: the list (#/tournaments: upcoming with a countdown, live, finished) with a form
-// to create a private arena, and one tournament (#/tournament/ID-OR-CODE): its window, entry,
-// the next deal (berserk or not), the live standings, and once it is over the master seed
-// checked against its commitment in this browser. The rules: docs/tournaments.md.
+// to create a private arena, event or knockout, and one tournament (#/tournament/ID-OR-CODE):
+// its window, entry, the next deal (berserk or not), the live standings, and once it is over
+// the master seed checked against its commitment in this browser (a knockout's page is
+// knockout.js). The rules: docs/tournaments.md.
 import { commitment } from "../deals.js";
 import { button, clock, h, optionsText, section, toast, variants } from "../dom.js";
+import { KnockoutPage } from "./knockout.js";
 
 function when(ms) {
   return new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
@@ -43,7 +45,8 @@ export async function mountList(app, conn) {
   };
   app.append(h("div", { class: "hero" }, h("h1", { text: "Tournaments" }),
     h("p", {}, "Arenas: everyone plays the same deals, one after another, for points. ",
-      "A win scores 4, +1 if fast, +1 if berserk; three wins in a row score double; a deal not won scores 0–2 for the cards you brought home.")),
+      "A win scores 4, +1 if fast, +1 if berserk; three wins in a row score double; a deal not won scores 0–2 for the cards you brought home."),
+    h("p", {}, "Knockouts: 8 to 64 players seeded by rating, head-to-head races on a fresh deal each round; the winner advances.")),
   await createForm(conn), lists);
   await show();
   const timer = setInterval(() => show().catch(() => {}), 5000);
@@ -60,14 +63,18 @@ async function createForm(conn) {
   const minutes = h("input", { id: "t-minutes", type: "number", min: "10", max: "120", value: "30" });
   const deal = h("input", { id: "t-deal", type: "number", min: "30", max: "1800", value: "300" });
   const format = h("select", { id: "t-format" }, h("option", { value: "arena", text: "Arena: deal after deal for points" }),
-    h("option", { value: "event", text: "Event: a few deals, everyone starting together" }));
+    h("option", { value: "event", text: "Event: a few deals, everyone starting together" }),
+    h("option", { value: "knockout", text: "Knockout: a bracket of head-to-head races" }));
   const deals = h("input", { id: "t-deals", type: "number", min: "1", max: "5", value: "3" });
+  const most = h("input", { id: "t-max", type: "number", min: "8", max: "64", value: "16" });
+  const startsIn = h("input", { id: "t-starts", type: "number", min: "1", max: "10080", value: "10" });
   const create = async () => {
     try {
       const r = await conn.request("tournament.create", {
         name: name.value, variant: variant.value, minutes: Number(minutes.value),
         deal_seconds: Number(deal.value), format: format.value, deals: Number(deals.value),
-        starts_in: format.value === "event" ? 60 : 0,
+        max_entrants: Number(most.value),
+        starts_in: format.value === "event" ? 60 : format.value === "knockout" ? 60 * Number(startsIn.value) : 0,
         options: variant.value === "seven-by-five" ? { cells: "5", empty_fill: "any" } : {},
       });
       location.hash = `#/tournament/${r.tournament.tournament}`;
@@ -78,6 +85,8 @@ async function createForm(conn) {
       h("label", { for: "t-name", text: "Name " }), name,
       h("label", { for: "t-format", text: "Format " }), format,
       h("label", { for: "t-deals", text: "Deals (event) " }), deals,
+      h("label", { for: "t-max", text: "Most entrants (knockout) " }), most,
+      h("label", { for: "t-starts", text: "Knockout starts after (min) " }), startsIn,
       h("label", { for: "t-variant", text: "Game " }), variant,
       h("label", { for: "t-minutes", text: "Minutes " }), minutes,
       h("label", { for: "t-deal", text: "Seconds per deal " }), deal),
@@ -85,7 +94,8 @@ async function createForm(conn) {
 }
 
 export async function mount(app, conn, ref) {
-  const page = new TournamentPage(app, conn, ref);
+  const info = (await conn.request("tournament.info", { tournament: ref })).tournament;
+  const page = info.format === "knockout" ? new KnockoutPage(app, conn, info) : new TournamentPage(app, conn, ref);
   await page.start();
   return () => page.stop();
 }

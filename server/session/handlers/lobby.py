@@ -75,7 +75,10 @@ async def on_race_create(conn: Session, svc: Services, req: P.CreateRace) -> dic
 async def on_race_join(conn: Session, svc: Services, req: P.JoinRace) -> dict[str, Any]:
     races = svc.races
     rid = req.race if req.race is not None else await races.code_to_race(req.code or "")
-    if (await races.info(rid)).rated:
+    info = await races.info(rid)
+    if info.kind == "knockout":  # its two seats are the match's: tournament.play sits them
+        raise ProtocolError("race_full", "a knockout match is its two entrants'")
+    if info.rated:
         require_account(conn, "a rated race")
         require_human(conn, "a rated race")
     v = await races.join(conn.me, rid)

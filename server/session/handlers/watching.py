@@ -28,6 +28,8 @@ async def on_watch(conn: Session, svc: Services, req: P.Watch) -> None:
     if info.kind == ARENA:  # a tournament's deal: by the tournament's rules
         pid = conn.me.pid if conn.player is not None else None
         await svc.arenas.may_watch(rec.meta["tournament"], pid, live)  # live: masked (below)
+    elif info.kind == "knockout":  # its round's other matches may be playing that deal
+        raise ProtocolError("not_watchable", "a knockout's matches are never watched")
     elif info.kind != "race":
         raise ProtocolError("not_watchable", "daily and practice games are private")
     if live and rid in feed.races and rid not in feed.watching:

@@ -1,0 +1,66 @@
+"""A knockout's bracket as its followers and ``tournament.bracket`` see it (docs/protocol.md
+section 22.6), and the frame a follower of any tournament gets: separate from
+:mod:`.knockout`, which runs the bracket, because showing it is read-only and needs nothing of
+the races."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from solrace.server.game.arena import ArenaService
+from solrace.server.store import Store
+from solrace.shared import protocol as P
+from solrace.shared.protocol import ProtocolError
+from solrace.shared.tournaments import bracket as B
+from solrace.shared.tournaments.machine import Format
+from solrace.shared.tournaments.machine import TournamentState as S
+
+
+def frames(store: Store, arenas: ArenaService
+           ) -> Callable[[str, str | None], Awaitable[dict[str, Any]]]:
+    """What a follower of a tournament gets (server/fanout/standings.py): a ``bracket``
+    frame for a knockout, the ``standings`` of an arena or an event."""
+    async def read(tid: str, pid: str | None) -> dict[str, Any]:
+        meta = await store.tournaments.meta(tid)
+        if meta is not None and meta.get("format") == Format.KNOCKOUT:
+            return P.push("bracket", **await view(store, tid, pid))
+        return P.push("standings", **await arenas.standings(tid, pid))
+    return read
+
+
+async def view(store: Store, tid: str, pid: str | None) -> dict[str, Any]:
+    """The bracket now, with ``pid``'s match of the round being played."""
+    ts = store.tournaments
+    meta = await ts.meta(tid)
+    if meta is None:
+        raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
+    if meta.get("format") != Format.KNOCKOUT:
+        raise ProtocolError("bad_option", "only a knockout has a bracket")
+    raw, _ = await ts.bracket(tid)
+    out: dict[str, Any] = {"tournament": tid, "v": int(meta.get("v", 0)),
+                           "state": meta.get("ko_state", S.OPEN.value)}
+    if raw is None:
+        people = await ts.entrants(tid)
+        out.update(round=0, rounds=0, matches=[], my_match=None, entrants=[
+            {"seed": None, "player": p, "name": n, "rating": None} for p, _, n in people])
+        return out
+    b = B.Bracket.from_wire(raw)
+    out["state"] = b.state.value
+    gone = B.disqualified(b)
+    out["round"], out["rounds"] = b.round, b.rounds
+    out["entrants"] = [{"seed": e.seed, "player": e.player, "name": e.name,
+                        "rating": e.rating} | ({"banned": True} if e.player in b.banned
+                                               else {}) for e in b.entrants]
+    out["matches"] = [
+        {"round": m.round, "index": m.index, "high": m.high, "low": m.low,
+         "show_by": m.show_by, "winner": m.winner,
+         "how": m.how.value if m.how else None, "review": m.review}
+        for m in b.matches]
+    mine = b.match_of(pid) if pid else None
+    out["my_match"] = {"round": mine.round, "index": mine.index} if mine else None
+    if b.state in (S.FINISHED, S.FINAL):
+        out["podium"] = B.podium(b)
+    if gone:
+        out["disqualified"] = sorted(gone)
+    return out
