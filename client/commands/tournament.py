@@ -72,7 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--follow", action="store_true", help="live, until Ctrl-C")
         if action == "watch":
             p.add_argument("--leader", action="store_true",
-                           help="watch the deal the leader is playing, until it ends")
+                           help="watch the deal the leader (a knockout: the best seed still "
+                           "playing) is playing, until it ends")
     for p in [parser, *sub.choices.values()]:
         if p is not parser:
             add_server_arguments(p)
@@ -133,10 +134,13 @@ HOW = {"race": "won the race", "tie": "a tie: the higher seed", "walkover": "wal
        "no_show": "neither came: the higher seed", "bye": "bye", "forfeit": "forfeit"}
 
 
-def bracket_lines(b: Mapping[str, Any], *, color: bool = False) -> list[str]:
+def bracket_lines(b: Mapping[str, Any], *, color: bool = False, me: str | None = None
+                  ) -> list[str]:
     """A knockout's bracket as text: every round's matches, who won and how, your match
-    marked, then the podium."""
+    marked (``me``: the caller's player id; a non-entrant is shown the matches it may
+    watch), then the podium."""
     people = {e["player"]: e for e in b["entrants"]}
+    entered = me is not None and me in people
 
     def who(pid: str | None) -> str:
         if pid is None:
@@ -164,6 +168,8 @@ def bracket_lines(b: Mapping[str, Any], *, color: bool = False) -> list[str]:
                 text += f"  · to play, start window closes {when(int(m['show_by']))[11:]}"
             if (m["round"], m["index"]) == (mine.get("round"), mine.get("index")):
                 text += "  ◀ you"
+            elif m.get("race") and not entered:  # being played: a spectator may watch it
+                text += f"  · solrace watch {m['race']}"
             lines.append(text)
     podium = b.get("podium")
     if podium:
@@ -237,15 +243,25 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
         return 0
     if args.action == "watch":
         info = (await client.request("tournament.info", tournament=args.ref))["tournament"]
-        if info["format"] != "knockout":  # a knockout's matches are never watched
+        if info["format"] != "knockout":
             return await _watch(client, url, args, color)
+        if args.leader:  # the match of the best seed still playing one
+            b = await client.tournament_bracket(args.ref)
+            seeds = {e["player"]: e["seed"] for e in b["entrants"]}
+            live = sorted((m for m in b["matches"] if m.get("race")),
+                          key=lambda m: seeds.get(m["high"]) or 99)
+            if not live:
+                raise CommandError("no match is being played right now")
+            print(f"watching round {live[0]['round']}'s match of seed "
+                  f"{seeds.get(live[0]['high'])} (a watcher may not enter)", flush=True)
+            return await watch_race(client, url, {"race": live[0]["race"]}, color)
     if args.action in ("bracket", "watch"):
         follow = args.action == "watch" or args.follow
         b = await client.tournament_bracket(args.ref, follow=follow)
-        print("\n".join(bracket_lines(b, color=color)), flush=True)
+        print("\n".join(bracket_lines(b, color=color, me=client.player)), flush=True)
         while follow and b["state"] in ("open", "running"):
             b = await client.next_event(t="bracket", timeout=3600)
-            print("\n".join(["", *bracket_lines(b, color=color)]), flush=True)
+            print("\n".join(["", *bracket_lines(b, color=color, me=client.player)]), flush=True)
         return 0
     t = await client.request("tournament.info", tournament=args.ref)
     t = t["tournament"]
@@ -272,7 +288,8 @@ async def _act(client: Client, url: str, args: argparse.Namespace, color: bool) 
 
     code = await term.run(enter)
     if knockout:
-        print("\n".join(bracket_lines(await client.tournament_bracket(args.ref), color=color)))
+        print("\n".join(bracket_lines(await client.tournament_bracket(args.ref), color=color,
+                                       me=client.player)))
         return code
     s = await client.tournament_standings(args.ref)
     print("\n".join(standings_lines(s, color=color)))

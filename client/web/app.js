@@ -36,24 +36,37 @@ const ROUTES = [
 ];
 
 let unmount = null;
+let generation = 0;  // the latest route(): an older one still mounting gives way to it
+
+function stopPage(stop) {
+  if (stop) { try { stop(); } catch (e) { /* the page is gone anyway */ } }
+}
 
 async function route() {
-  if (unmount) { try { unmount(); } catch (e) { /* the page is gone anyway */ } }
+  const gen = ++generation;
+  stopPage(unmount);
   unmount = null;
   const app = document.getElementById("app");
   app.replaceChildren(h("p", { class: "loading", text: "Loading…" }));
   await conn.ready;
+  if (gen !== generation) return;  // the hash changed meanwhile: the newer route draws
   if (offlineShown) return;  // the offline page stays until the connection is back
   const path = location.hash.replace(/^#\/?/, "").split("?")[0];
   for (const [re, mount] of ROUTES) {
     const m = path.match(re);
     if (!m) continue;
-    app.replaceChildren();
+    // each page draws into a box of its own: a page still mounting when the hash changes
+    // draws into a box no longer shown, instead of beside the next page
+    const box = h("div", { class: "page" });
+    app.replaceChildren(box);
+    let stop = null;
     try {
-      unmount = (await mount(app, conn, ...m.slice(1))) || null;
+      stop = (await mount(box, conn, ...m.slice(1))) || null;
     } catch (err) {
-      app.append(h("p", { class: "error", text: err.message }));
+      box.append(h("p", { class: "error", text: err.message }));
     }
+    if (gen !== generation) stopPage(stop);  // replaced while it mounted
+    else unmount = stop;
     return;
   }
   app.replaceChildren(h("p", { class: "error", text: "No such page." }));

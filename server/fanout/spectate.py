@@ -13,9 +13,9 @@ up. The masked form of version ``v`` depends on versions 1..v only, so each proc
 :class:`RaceMask` per watched race, folded once in version order, and every spectator
 connection of that process takes the forms from it (live, delayed, caught up or resumed).
 
-A tournament's deal (kind ``arena``) is masked as if one more racer had not moved yet — an
-entrant still to play it: only the cards it deals face up are ever shown, the ``end``'s boards
-included (``Masker(absent=True)``; who may watch is server/game/arena.py's ``may_watch``).
+A tournament's deal (kind ``arena`` or ``knockout``) is masked as if one more racer had not
+moved yet — an entrant still to play it: only the cards it deals face up are ever shown, the
+``end``'s boards included (``Masker(absent=True)``; who may watch: arena.py's ``may_watch``).
 
 For rated races (and tournament deals) spectators also run ``delay`` seconds behind (by the
 Redis clock stamped on each event as ``at``): counts, timing and the tempo of play still pass
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from solrace.server.game.races import RaceInfo
     from solrace.server.store import Store
 
-TOURNAMENT_KINDS = frozenset({"arena"})  # race kinds that are a tournament's deals
+TOURNAMENT_KINDS = frozenset({"arena", "knockout"})  # race kinds that are a tournament's deals
 MASK_PAGE = 1000  # events read from the stream per step while folding a mask
 
 

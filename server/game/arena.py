@@ -360,8 +360,8 @@ class ArenaService:
             raise ProtocolError("not_watchable", "a finished deal is shown once the tournament "
                                 "is over")
         if pid is None:
-            raise ProtocolError("not_watchable", "say hello with a name to watch a running "
-                                "tournament's deals")
+            raise ProtocolError("not_watchable", "watching a running tournament's deals "
+                                "needs a name: play as a guest or log in first")
         if await self.ts.watch(tid, pid) == "entrant":
             raise ProtocolError("not_watchable", "an entrant cannot watch the tournament's "
                                 "deals while it runs")

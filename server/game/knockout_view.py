@@ -56,6 +56,8 @@ async def view(store: Store, tid: str, pid: str | None) -> dict[str, Any]:
         {"round": m.round, "index": m.index, "high": m.high, "low": m.low,
          "show_by": m.show_by, "winner": m.winner,
          "how": m.how.value if m.how else None, "review": m.review}
+        # a match being played names its race: spectators watch it (protocol.md 13.4)
+        | ({"race": m.race} if m.race and not m.winner and b.state is S.RUNNING else {})
         for m in b.matches]
     mine = b.match_of(pid) if pid else None
     out["my_match"] = {"round": mine.round, "index": mine.index} if mine else None

@@ -110,9 +110,20 @@ async def test_a_knockout_from_seeding_to_podium(redis_url: str) -> None:
         starts = {n: await by_name[n].wait_running(p["race"]["race"])
                   for n, p in plays.items()}
         assert len({str(s["view"]) for s in starts.values()}) == 1
-        with pytest.raises(ClientError) as err:  # nobody watches a match, entrants least
+        with pytest.raises(ClientError) as err:  # no entrant watches a match
             await ko[3].request("watch", race=plays["ko1"]["race"]["race"])
         assert err.value.code == "not_watchable"
+        # a non-entrant finds the matches being played in the bracket and watches one,
+        # masked: no card but those the deal dealt face up (Seven by Five: all of them)
+        live = {m["race"] for m in (await out.tournament_bracket(tid))["matches"]
+                if "race" in m}
+        assert plays["ko1"]["race"]["race"] in live and len(live) == 4
+        rid1 = plays["ko1"]["race"]["race"]
+        watching = await out.request("watch", race=rid1)
+        assert watching["race"]["race"] == rid1 and watching["delay"] > 0  # as rated races
+        mask = server.ctx.masks.get(rid1)
+        assert mask is not None and mask.masker.absent  # as if an entrant had not moved
+        await out.request("unwatch", race=rid1)
         with pytest.raises(ClientError) as err:  # nor takes a seat in it
             await out.join(race=plays["ko1"]["race"]["race"])
         assert err.value.code == "race_full"

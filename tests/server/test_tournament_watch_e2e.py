@@ -60,7 +60,7 @@ async def test_a_spectator_sees_the_leaders_deals_masked(redis_url: str) -> None
             await anon.connect()
             with pytest.raises(ClientError) as err:
                 await anon.request("watch", race=rid)
-            assert err.value.code == "not_watchable" and "name" in err.value.reason
+            assert err.value.code == "not_watchable" and "needs a name" in err.value.reason
             await other.connect()
             with pytest.raises(ClientError) as err:
                 await other.request("watch", race=rid)

@@ -4,7 +4,8 @@ bracket appears on ann's page by itself (the upkeep sweep starts it; a `bracket`
 it). ann plays her match on the page — the board mounted under the bracket — and wins deal 1
 with typed moves; the other matches end with both resigning (ties: the higher seed). The
 next rounds open by themselves; ann resigns her semi-final and her final on the page (ties:
-she is the higher seed), and the podium and the master seed's check appear."""
+she is the higher seed), and the podium and the master seed's check appear. A spectator's
+browser watches ann's match from the bracket's link."""
 
 from __future__ import annotations
 
@@ -126,6 +127,17 @@ async def test_a_knockout_from_the_tournaments_page(browser: Any, web_server: st
         game = Game(VARIANT, OPTIONS, seed)
         await ann.wait_board(view_of(game).wire(), timeout=20)
         assert page.url.endswith(f"#/tournament/{tid}")  # never left the page
+        # a spectator (not entered) watches ann's match from the bracket, masked and delayed
+        viv = await new_player(browser, web_server, "viv")
+        await register(viv)  # a named player: an anonymous page may not watch (13.4)
+        await viv.page.goto(f"{web_server}#/tournament/{tid}")
+        await viv.page.get_by_role("table", name="Round 1").wait_for()  # one page, not two
+        await viv.page.get_by_role("link", name="Watch (1) ann against (8) kb7").click()
+        await viv.page.wait_for_url(re.compile(f"#/watch/{rid}$"))
+        await viv.page.get_by_text("Watching Seven by Five").wait_for()
+        await viv.shot(shots, "knockout-watch")
+        assert not viv.errors, viv.errors
+        await viv.page.close()
         others = [m for m in opponents(await kb7.tournament_bracket(tid), 1) if "ann" not in m]
         ties = asyncio.gather(*(resign_both(by_name[a], by_name[b], tid) for a, b in others))
         result = await asyncio.to_thread(solve, (VARIANT, OPTIONS, seed), Budget(200_000))

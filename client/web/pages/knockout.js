@@ -100,6 +100,7 @@ export class KnockoutPage {
   roundTable(r) {
     const b = this.b;
     const me = this.conn.player;
+    const entered = b.entrants.some((e) => e.player === me);
     const label = r === b.rounds ? "Final" : r === b.rounds - 1 ? "Semi-finals" : `Round ${r}`;
     const rows = b.matches.filter((m) => m.round === r).sort((x, y) => x.index - y.index).map((m) => {
       const how = m.winner ? HOW[m.how] + (m.review === "held" ? " · under review" : "")
@@ -107,7 +108,10 @@ export class KnockoutPage {
       return h("tr", { class: m.high === me || m.low === me ? "me" : "" },
         h("td", { text: String(m.index + 1) }), h("td", { text: this.name(m.high) }),
         h("td", { text: m.low ? this.name(m.low) : "— (bye)" }),
-        h("td", { text: m.winner ? this.name(m.winner) : "—" }), h("td", { class: "ko-how", text: how }));
+        h("td", { text: m.winner ? this.name(m.winner) : "—" }),
+        h("td", { class: "ko-how" }, how, m.race && !entered
+          // a match being played: a spectator (never an entrant) may watch it, masked
+          ? h("a", { href: `#/watch/${m.race}`, "aria-label": `Watch ${this.name(m.high)} against ${this.name(m.low)}`, text: " · watch" }) : null));
     });
     return h("table", { class: "standings bracket", "aria-label": label },
       h("caption", { text: label }),

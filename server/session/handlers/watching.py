@@ -6,8 +6,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.fanout.feed import SPECTATOR_TTL_MS
-from solrace.server.fanout.spectate import DelayLine, final_boards, fold_boards
-from solrace.server.game.arena import KIND as ARENA
+from solrace.server.fanout.spectate import (
+    TOURNAMENT_KINDS,
+    DelayLine,
+    final_boards,
+    fold_boards,
+)
 from solrace.server.game.lifecycle import is_over
 from solrace.server.game.races import parse_options
 from solrace.server.session.handlers.base import handles
@@ -25,11 +29,9 @@ async def on_watch(conn: Session, svc: Services, req: P.Watch) -> None:
     rec = await svc.races.record(rid)
     info = svc.races.infos[rid]
     live = not is_over(rec.state)
-    if info.kind == ARENA:  # a tournament's deal: by the tournament's rules
+    if info.kind in TOURNAMENT_KINDS:  # a tournament's deal: by the tournament's rules
         pid = conn.me.pid if conn.player is not None else None
         await svc.arenas.may_watch(rec.meta["tournament"], pid, live)  # live: masked (below)
-    elif info.kind == "knockout":  # its round's other matches may be playing that deal
-        raise ProtocolError("not_watchable", "a knockout's matches are never watched")
     elif info.kind != "race":
         raise ProtocolError("not_watchable", "daily and practice games are private")
     if live and rid in feed.races and rid not in feed.watching:
@@ -38,7 +40,7 @@ async def on_watch(conn: Session, svc: Services, req: P.Watch) -> None:
     if rid in feed.races:  # after the checks: a refused watch must not detach a racer
         await feed.detach(rid)
     cfg = svc.config
-    delay = cfg.spectator_delay if info.rated or info.kind == ARENA \
+    delay = cfg.spectator_delay if info.rated or info.kind in TOURNAMENT_KINDS \
         else cfg.casual_spectator_delay
     delay_ms = int(delay * 1000) if live else 0
     mask = svc.masks.acquire(info) if live else None
