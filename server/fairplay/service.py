@@ -118,7 +118,7 @@ class FairPlayService:
     async def screen_tournament(self, info: RaceInfo, rec: RaceRecord,
                                 row: dict[str, Any]) -> str:
         """Score one won tournament deal; ``clear`` or ``held`` (its points wait for a
-        moderator: server/game/arena.py counts a held deal as nothing until cleared)."""
+        moderator: server/game/arenarules.py counts a held deal as nothing until cleared)."""
         return await self._screen(info, rec, row, info.kind, None, False)
 
     async def screen_race(self, info: RaceInfo, rec: RaceRecord,

@@ -5,10 +5,12 @@ scoring is :mod:`solrace.shared.tournaments.arena`).
 The tournament's record, entrants, results and standings live in Redis
 (:mod:`solrace.server.store.tournaments`), so any process serves any entrant. A deal's race is
 an ordinary race with one racer: the same move path, clock, resume and durability. When it
-ends, :meth:`ArenaService.on_finished` records its result (screened by fair play first) and
-the entrant's new totals in one script; :meth:`ArenaService.play` records it too if that hook
-never ran (the process died), so no finished deal is lost. Deal races are never watchable and
-their ``end`` never carries the seed: others may not have played that deal yet.
+ends, :mod:`.arenaresults` records its result and the entrant's new totals;
+:meth:`ArenaService.play` records it too if that hook never ran (the process died), so no
+finished deal is lost. The rules the store's rows follow (state, totals, rank keys) are
+:mod:`.arenarules`. Deal races are watched only by non-entrants, masked
+(:meth:`ArenaService.may_watch`), and their ``end`` never carries the seed: others may not
+have played that deal yet.
 """
 
 from __future__ import annotations
@@ -18,13 +20,25 @@ import secrets
 from typing import Any
 
 from solrace.server.fairplay.service import FairPlayService
+from solrace.server.game.arenaresults import ArenaResults
+from solrace.server.game.arenarules import (
+    AROUND,
+    HOME_MAX,
+    KIND,
+    MAX_DEAL_S,
+    MAX_LEAD_MS,
+    MIN_DEAL_S,
+    TOP,
+    deal_result,
+    new_id,
+    state_at,
+    totals,
+)
 from solrace.server.game.lifecycle import is_over
-from solrace.server.game.racemodel import Player, dealt_home, standings
-from solrace.server.game.races import RaceInfo, RaceService
-from solrace.server.store import RaceRecord, Store
+from solrace.server.game.racemodel import Player
+from solrace.server.game.races import RaceService
+from solrace.server.store import Store
 from solrace.server.store.keys import RETENTION
-from solrace.server.store.tournaments import Totals
-from solrace.shared.engine import Game
 from solrace.shared.prng import commitment
 from solrace.shared.protocol import ProtocolError
 from solrace.shared.rules import options_text
@@ -35,85 +49,22 @@ from solrace.shared.tournaments.seeds import deal_seed
 from solrace.shared.variants import VARIANTS, resolve
 
 log = logging.getLogger("solrace.arena")
-
-KIND = "arena"
-BANNED_LAST = 10**13 - 1  # the largest tiebreak the standings' 13 digits hold: ranked last
-HOME_MAX = 999_999  # an event's tiebreak is HOME_MAX − cards home: more cards first
-EVENT_WON_WEIGHT = 2**40  # an event's score: −won × this + total time (ms), exact in a double
-EVENT_GRACE_MS = 5_000  # after an event's end, for its last deals' ends to be recorded
-TOP = 10  # rows of the top of the standings every entrant sees
-AROUND = 2  # rows either side of the entrant's own
-MIN_DEAL_S, MAX_DEAL_S = 30, 1800
-MAX_LEAD_MS = 7 * 24 * 3600 * 1000  # a tournament starts within a week of its creation
 F, S = machine.Format, machine.TournamentState
 
-
-def new_id() -> str:
-    return secrets.token_hex(8)
-
-
-def state_at(meta: dict[str, str], now: int) -> machine.TournamentState:
-    """The tournament's state at ``now``: open before its start; then running — an arena
-    until every deal started before its end has run out of time, an event until its end (its
-    deals end with it), a knockout until its final is decided — then finished (a knockout
-    with too few entrants: cancelled), and final once its podium is cleared
-    (server/game/trophies.py)."""
-    if meta.get("final") == "1":
-        return S.FINAL
-    if meta["format"] == F.KNOCKOUT:  # its bracket says (server/game/knockout.py)
-        state = S(meta.get("ko_state", S.OPEN.value))
-        return S.RUNNING if state is S.OPEN and now >= int(meta["starts_at"]) else state
-    if now < int(meta["starts_at"]):
-        return S.OPEN
-    tail = int(meta["deal_ms"]) if meta["format"] == F.ARENA else EVENT_GRACE_MS
-    if now < int(meta["ends_at"]) + tail:
-        return S.RUNNING
-    return S.FINISHED
-
-
-def deal_result(stored: dict[str, Any]) -> scoring.DealResult:
-    """A stored result as the scoring sees it: a held deal counts as nothing (no points, no
-    win) until a moderator clears it, and so does every deal of a banned entrant."""
-    held = stored.get("review", "clear") != "clear" or bool(stored.get("banned"))
-    won = bool(stored["won"]) and not held
-    return scoring.DealResult(
-        int(stored["k"]), won, int(stored["elapsed"]), int(stored["limit"]),
-        int(stored["dealt_home"]) if held else int(stored["best_home"]),
-        int(stored["dealt_home"]), int(stored["total"]), bool(stored["berserk"]),
-        bool(stored["resigned"]), int(stored["ended_at"]))
-
-
-def totals(stored: list[dict[str, Any]], meta: dict[str, str] | None = None) -> Totals:
-    """An entrant's totals and rank key from their results in order, by the tournament's
-    format (``meta``; none: an arena)."""
-    results = [deal_result(r) for r in stored]
-    banned = any(r.get("banned") for r in stored)
-    if meta is not None and meta["format"] == F.EVENT:
-        deals, limit = int(meta["deals"]), int(meta["deal_ms"])
-        counted = results[:deals]
-        won = sum(1 for r in counted if r.won)
-        time_ms = event.total_time(counted, deals, limit)
-        home = sum(r.best_home - r.dealt_home for r in counted)
-        tiebreak = BANNED_LAST if banned else HOME_MAX - home
-        return Totals(won, won, len(results), False, tiebreak, time_ms,
-                      -won * EVENT_WON_WEIGHT + time_ms)
-    points = scoring.deal_points(results)
-    reached = max((r.ended_at for r, p in zip(results, points) if p > 0), default=0)
-    if banned:
-        reached = BANNED_LAST  # after every entrant with as many points (none)
-    won = sum(1 for r in results if r.won)
-    return Totals(sum(points), won, len(results), scoring.on_fire(results), reached, 0,
-                  -(sum(points) * 4096 + won))
-
-
 class ArenaService:
-    """Create, list, enter and play arenas; record each deal's result."""
+    """Create, list, enter, play and watch arenas and events; their standings. Recording the
+    deals' results is :class:`ArenaResults`'s job (``self.results``)."""
 
     def __init__(self, store: Store, races: RaceService,
                  fairplay: FairPlayService | None = None) -> None:
         self.store = store
         self.races = races
-        self.fairplay = fairplay
+        self.results = ArenaResults(store, races, fairplay)
+        # the results' jobs, named here for the hooks and handlers that hold this service
+        self.on_finished = self.results.on_finished
+        self.settle = self.results.settle
+        self.decided = self.results.decided
+        self.ban = self.results.ban
         races.on_finished.append(self.on_finished)
 
     @property
@@ -311,7 +262,7 @@ class ArenaService:
             if rec is not None and not is_over(rec.state):
                 return rid, k
             if rec is not None:
-                await self._record_race(rid, rec)
+                await self.results.record_race(rid, rec)
             stored, _ = await self.ts.results(tid, player.pid)
             if len(stored) < k:  # the race is gone without a result: should not happen
                 raise ProtocolError("unavailable", "your last deal's result is not recorded")
@@ -366,114 +317,6 @@ class ArenaService:
             raise ProtocolError("not_watchable", "an entrant cannot watch the tournament's "
                                 "deals while it runs")
         return True
-
-    # ------------------------------------------------------------------ results
-
-    async def on_finished(self, info: RaceInfo, rec: RaceRecord,
-                          standings: list[dict[str, Any]]) -> None:
-        if info.kind != KIND or not standings:
-            return
-        await self._record(info, rec, standings[0])
-
-    async def settle(self, tid: str, pid: str) -> None:
-        """Record the entrant's current deal if it is over and not recorded yet: its race's
-        end hook runs concurrently with the entrant's next request, and an entrant who asks
-        for the standings right after their deal must find it counted."""
-        cur = await self.ts.current(tid, pid)
-        if cur is None:
-            return
-        rid, k, _, _ = cur
-        stored, _ = await self.ts.results(tid, pid)
-        if len(stored) >= k:
-            return
-        rec = await self.store.read_race(rid)
-        if rec is not None and is_over(rec.state):
-            await self._record_race(rid, rec)
-
-    async def _record_race(self, rid: str, rec: RaceRecord) -> None:
-        """Record a finished deal race whose hook may not have run (idempotent)."""
-        info = await self.races.info(rid)
-        rows = standings(rec, dealt_home(info))
-        if rows:
-            await self._record(info, rec, rows[0])
-
-    async def _record(self, info: RaceInfo, rec: RaceRecord, row: dict[str, Any]) -> None:
-        tid, k, pid = rec.meta["tournament"], int(rec.meta["deal"]), row["player"]
-        stored, _ = await self.ts.results(tid, pid)
-        if len(stored) >= k:
-            return
-        game = Game(info.variant, info.options, info.seed)
-        dealt = best = game.cards_home
-        for text in await self.store.read_log(info.rid, pid):
-            game.push(text)
-            best = max(best, game.cards_home)
-        review = "clear"
-        if self.fairplay is not None and row["result"] == "won":
-            try:
-                review = await self.fairplay.screen_tournament(info, rec, row)
-            except Exception:  # a screening fault must not lose the entrant's result
-                log.exception("fair-play screening failed for arena deal %s", info.rid)
-        elapsed = int(row["elapsed"])
-        result = {
-            "k": k, "race": info.rid, "won": row["result"] == "won", "elapsed": elapsed,
-            "limit": info.time_limit * 1000, "best_home": best if row["result"] != "won"
-            else game.total_cards, "dealt_home": dealt, "total": game.total_cards,
-            "berserk": rec.meta.get("berserk") == "1", "resigned": row["result"] == "resigned",
-            "ended_at": rec.num("started_at") + elapsed, "review": review,
-        }
-        meta = await self._meta(tid)
-        for _ in range(10):
-            stored, rev = await self.ts.results(tid, pid)
-            if len(stored) >= k:
-                return
-            status = await self.ts.record(tid, pid, k, result, totals([*stored, result], meta),
-                                          rev, "append")
-            if status != "stale":
-                if status not in ("ok", "dup"):
-                    log.warning("arena %s deal %d of %s not recorded: %s", tid, k, pid, status)
-                return
-        log.warning("arena %s deal %d of %s: results kept changing", tid, k, pid)
-
-    async def decided(self, case: dict[str, Any]) -> None:
-        """A moderator decided a held arena deal: its result counts (clear) or stays at
-        nothing (removed), and the entrant's totals are recomputed."""
-        if case.get("kind") != KIND:
-            return
-        rec = await self.store.read_race(case["race"])
-        if rec is None or "tournament" not in rec.meta:
-            return
-        tid, k, pid = rec.meta["tournament"], int(rec.meta["deal"]), case["player"]
-        meta = await self._meta(tid)
-        for _ in range(10):
-            stored, rev = await self.ts.results(tid, pid)
-            if len(stored) < k:
-                return
-            stored[k - 1] = {**stored[k - 1], "review": case["status"]}
-            status = await self.ts.record(tid, pid, k, stored[k - 1], totals(stored, meta),
-                                          rev, "set")
-            if status != "stale":
-                return
-
-    async def ban(self, pid: str, banned: bool) -> int:
-        """A ban takes every point of the player in every tournament they entered (their
-        deals stay recorded, counting nothing); an unban gives them back. Returns how many
-        tournaments changed."""
-        changed = 0
-        for tid in await self.ts.entered(pid):
-            meta = await self.ts.meta(tid)
-            if meta is None:
-                continue
-            for _ in range(10):
-                stored, rev = await self.ts.results(tid, pid)
-                if not stored:
-                    break
-                every = [{**r, "banned": banned} for r in stored]
-                status = await self.ts.record(tid, pid, len(every), every[-1],
-                                              totals(every, meta), rev, "all", every)
-                if status != "stale":
-                    changed += status == "ok"
-                    break
-        return changed
 
     # ------------------------------------------------------------------ standings
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from solrace.server.fairplay.service import FairPlayService
-from solrace.server.game.arena import MAX_DEAL_S, MAX_LEAD_MS, MIN_DEAL_S, new_id
+from solrace.server.game.arenarules import MAX_DEAL_S, MAX_LEAD_MS, MIN_DEAL_S, new_id
 from solrace.server.game.lifecycle import RaceState
 from solrace.server.game.racemodel import Player, dealt_home, standings
 from solrace.server.game.races import RaceInfo, RaceService

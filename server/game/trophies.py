@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from solrace.server.game.arena import deal_result, state_at, totals
+from solrace.server.game.arenarules import deal_result, state_at, totals
 from solrace.server.store import Store
 from solrace.server.store.trophies import Trophy
 from solrace.shared.tournaments import machine

@@ -38,7 +38,7 @@ class Moderation:
         self.fairplay = fairplay
         self.results = results
         # called with (player, banned) on a ban and an unban: tournaments take the player's
-        # points away or give them back (server/game/arena.py); each returns how many changed
+        # points away or give them back (server/game/arenaresults.py); each returns how many changed
         self.on_ban: list[Callable[[str, bool], Awaitable[int]]] = []
 
     async def _audit(self, by: str, action: str, target: str, reason: str,

@@ -9,7 +9,7 @@ tiebreak|extra|rev``), ``…:cur`` (hash pid -> the entrant's current deal
 then, where named, ``…:d:<pid>`` (list: the entrant's deal results, msgpack, in order).
 
 The rank zset orders the standings by itself: the score and the tiebreak come from the
-format's rules (server/game/arena.py: an arena's score is −(points × 4096 + won), its tiebreak
+format's rules (server/game/arenarules.py: an arena's score is −(points × 4096 + won), its tiebreak
 the time its points were reached; an event's score −won × 2^40 + total time, its tiebreak
 999 999 − cards home), the member is ``<tiebreak, 13 digits>|<joined, 6 digits>|<pid>``;
 members of equal score sort by their bytes, so ``ZRANK`` is the rank of docs/tournaments.md.

@@ -13,7 +13,7 @@ from typing import Any
 import harness
 import pytest
 from solrace.client.library import ClientError
-from solrace.server.game.arena import totals
+from solrace.server.game.arenarules import totals
 from solrace.server.store import Store
 from solrace.shared.prng import commitment
 from solrace.shared.solver import Budget, solve
@@ -218,7 +218,7 @@ async def test_the_stored_standings_are_the_rules_standings(redis_url: str) -> N
                                    "append") == "dup"  # once only
             entrants[pid].append(res)
         _, n, _, rows = await ts.standings(tid, None, 12, 0)
-        from solrace.server.game.arena import deal_result
+        from solrace.server.game.arenarules import deal_result
         want = scoring.standings(
             (pid, int(pid[1:]) + 1, [deal_result(r) for r in results])
             for pid, results in entrants.items())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import harness
-from solrace.server.game.arena import totals
+from solrace.server.game.arenarules import totals
 from test_arena_e2e import _result
 
 VARIANT, OPTIONS = "seven-by-five", {"cells": "5", "empty_fill": "any"}
