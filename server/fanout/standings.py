@@ -1,10 +1,13 @@
 """Live tournament standings for the connections of this process that follow a tournament:
 at most one frame per connection per second — ``standings`` for an arena or an event,
-``bracket`` for a knockout (``read`` builds it) — and only when the tournament's version
-moved, so the frames grow with the number of followers, never with followers × moves.
+``bracket`` for a knockout — and only when the tournament's version moved, so the frames grow
+with the number of followers, never with followers × moves.
 
 Once a second, per followed tournament, one read of its standings' version; when it moved,
-one standings read per following connection (the top, and that entrant's neighbourhood).
+one read of the tournament (``snapshot``: the whole ranking, or the bracket), from which each
+following connection's frame is cut without I/O (``frame``: the top, and that entrant's
+neighbourhood). One read per tournament, not per follower: a thousand followers read one by
+one kept the frames seconds behind (docs/tournaments.md, "Measured").
 Nothing here is state that matters: a process that dies loses only who followed what, and
 a client that reconnects follows again.
 """
@@ -30,9 +33,11 @@ class StandingsFeed:
     """Who follows which tournament here, and the ticker that sends them the standings."""
 
     def __init__(self, version: Callable[[str], Awaitable[int]],
-                 read: Callable[[str, str | None], Awaitable[dict[str, Any]]]) -> None:
+                 snapshot: Callable[[str], Awaitable[Any]],
+                 frame: Callable[[Any, str | None], dict[str, Any]]) -> None:
         self._version = version
-        self._read = read
+        self._snapshot = snapshot
+        self._frame = frame
         # tid -> follower -> (the version it has, its player id: whose neighbourhood)
         self._followers: dict[str, dict[Follower, tuple[int, str | None]]] = {}
         self._task: asyncio.Task[None] | None = None
@@ -69,11 +74,13 @@ class StandingsFeed:
         if not group:
             return
         v = await self._version(tid)
-        for who, (sent, pid) in list(group.items()):
-            if sent >= v:
-                continue
-            out = await self._read(tid, pid)
+        behind = [(who, pid) for who, (sent, pid) in group.items() if sent < v]
+        if not behind:
+            return
+        snap = await self._snapshot(tid)
+        for who, pid in behind:
             if tid in self._followers and who in self._followers[tid]:
+                out = self._frame(snap, pid)
                 self._followers[tid][who] = (out["v"], pid)
                 who.send(out)
 

@@ -20,10 +20,9 @@ import secrets
 from typing import Any
 
 from solrace.server.fairplay.service import FairPlayService
+from solrace.server.game import arenastandings
 from solrace.server.game.arenaresults import ArenaResults
 from solrace.server.game.arenarules import (
-    AROUND,
-    HOME_MAX,
     KIND,
     MAX_DEAL_S,
     MAX_LEAD_MS,
@@ -325,26 +324,4 @@ class ArenaService:
         meta = await self._meta(tid)
         if meta["format"] == F.KNOCKOUT:
             raise ProtocolError("bad_option", "a knockout has a bracket: tournament.bracket")
-        v, n, mine, rows = await self.ts.standings(tid, pid, TOP, AROUND)
-        is_event = meta["format"] == F.EVENT
-        out = []
-        now = await self.store.server_time_ms()
-        playing = {}  # the leaders' deals still on their clock: spectators may watch them
-        if state_at(meta, now) is S.RUNNING:
-            top = [who for rank, who, _, _ in rows if rank <= TOP]
-            for who, (rid, k, started, berserk) in (await self.ts.currents(tid, top)).items():
-                limit = int(meta["deal_ms"]) // (2 if berserk else 1)
-                if now < started + limit:
-                    playing[who] = (rid, k)
-        for rank, who, name, stat in rows:
-            points, won, played, fire, tiebreak, extra, _rev = (int(x) for x in stat.split("|"))
-            row = {"rank": rank, "player": who, "name": name, "points": points, "won": won,
-                   "played": played, "fire": bool(fire)}
-            if is_event:  # before a result, an entrant's time is every deal's whole limit
-                row["time"] = extra if played else int(meta["deals"]) * int(meta["deal_ms"])
-                row["home"] = HOME_MAX - tiebreak if 0 < tiebreak <= HOME_MAX else 0
-            if who in playing:
-                row["race"], row["deal"] = playing[who]
-            out.append(row)
-        return {"tournament": tid, "v": v, "entrants": n, "my_rank": mine or None,
-                "rows": out}
+        return arenastandings.frame(await arenastandings.read(self.store, tid, meta, pid), pid)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from solrace.server.game.arena import ArenaService
+from solrace.server.game import arenastandings
 from solrace.server.store import Store
 from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
@@ -17,33 +17,54 @@ from solrace.shared.tournaments.machine import Format
 from solrace.shared.tournaments.machine import TournamentState as S
 
 
-def frames(store: Store, arenas: ArenaService
-           ) -> Callable[[str, str | None], Awaitable[dict[str, Any]]]:
-    """What a follower of a tournament gets (server/fanout/standings.py): a ``bracket``
-    frame for a knockout, the ``standings`` of an arena or an event."""
-    async def read(tid: str, pid: str | None) -> dict[str, Any]:
+def feed(store: Store) -> tuple[Callable[[str], Awaitable[Any]],
+                                 Callable[[Any, str | None], dict[str, Any]]]:
+    """What a follower of a tournament gets (server/fanout/standings.py): ``snapshot(tid)``,
+    one read per tick, and ``frame(snapshot, pid)``, each follower's frame without I/O — a
+    ``bracket`` frame for a knockout, the ``standings`` of an arena or an event."""
+    async def snapshot(tid: str) -> tuple[str, Any]:
         meta = await store.tournaments.meta(tid)
-        if meta is not None and meta.get("format") == Format.KNOCKOUT:
-            return P.push("bracket", **await view(store, tid, pid))
-        return P.push("standings", **await arenas.standings(tid, pid))
-    return read
+        if meta is None:
+            raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
+        if meta.get("format") == Format.KNOCKOUT:
+            return "bracket", await _read(store, tid, meta)
+        return "standings", await arenastandings.read(store, tid, meta, whole=True)
+
+    def frame(snap: tuple[str, Any], pid: str | None) -> dict[str, Any]:
+        kind, data = snap
+        if kind == "bracket":
+            return P.push("bracket", **_render(data["tid"], data, pid))
+        return P.push("standings", **arenastandings.frame(data, pid))
+
+    return snapshot, frame
+
+
+async def _read(store: Store, tid: str, meta: dict[str, str]) -> dict[str, Any]:
+    """One read of a knockout's bracket (or, before its start, its entrants)."""
+    raw, _ = await store.tournaments.bracket(tid)
+    people = await store.tournaments.entrants(tid) if raw is None else []
+    return {"tid": tid, "meta": meta, "raw": raw, "people": people}
 
 
 async def view(store: Store, tid: str, pid: str | None) -> dict[str, Any]:
     """The bracket now, with ``pid``'s match of the round being played."""
-    ts = store.tournaments
-    meta = await ts.meta(tid)
+    meta = await store.tournaments.meta(tid)
     if meta is None:
         raise ProtocolError("tournament_not_found", f"no tournament {tid!r}")
     if meta.get("format") != Format.KNOCKOUT:
         raise ProtocolError("bad_option", "only a knockout has a bracket")
-    raw, _ = await ts.bracket(tid)
+    return _render(tid, await _read(store, tid, meta), pid)
+
+
+def _render(tid: str, data: dict[str, Any], pid: str | None) -> dict[str, Any]:
+    """``pid``'s view of one read of the bracket (no I/O: the feed renders it per follower)."""
+    meta, raw = data["meta"], data["raw"]
     out: dict[str, Any] = {"tournament": tid, "v": int(meta.get("v", 0)),
                            "state": meta.get("ko_state", S.OPEN.value)}
     if raw is None:
-        people = await ts.entrants(tid)
         out.update(round=0, rounds=0, matches=[], my_match=None, entrants=[
-            {"seed": None, "player": p, "name": n, "rating": None} for p, _, n in people])
+            {"seed": None, "player": p, "name": n, "rating": None}
+            for p, _, n in data["people"]])
         return out
     b = B.Bracket.from_wire(raw)
     out["state"] = b.state.value

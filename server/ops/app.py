@@ -189,7 +189,7 @@ class Server:
         moderation.on_ban.append(knockouts.ban)
         trophies = TrophyService(store)
         moderation.on_ban.append(trophies.on_ban)  # after the arenas' standings are redone
-        standings = StandingsFeed(store.tournaments.version, knockout_view.frames(store, arenas))
+        standings = StandingsFeed(store.tournaments.version, *knockout_view.feed(store))
         self.ctx = Context(cfg, store, hub, races, cfg.send_queue, cfg.quick_time_limit, daily,
                            hints, bots, accounts, pool, verdicts, fairplay,
                            moderation, arenas,
