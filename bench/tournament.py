@@ -14,7 +14,10 @@ player its own connection from this process:
 * **arena**: every player is an account entered in one arena and plays deal after deal
   (``tournament.play``), following the standings (``tournament.standings`` with ``follow``).
 
-``--pace human`` waits 0.5–1.5 s (uniform) between a player's moves; ``full`` sends the next
+Without ``--stagger`` every entrant starts deal 1 at the same moment, so with the same clock
+their deals end together: a burst of deal ends, an event's worst case. ``--stagger`` spreads
+the first deals over one deal's time, as entrants of an arena arrive. ``--pace human`` waits
+0.5–1.5 s (uniform) between a player's moves; ``full`` sends the next
 move as soon as the ack is in. Every game — an arena deal or a practice game — has the same
 time limit (``--deal-seconds``, default 30, the shortest the server allows) and is played until
 it ends or its clock runs out, then the next one starts: results are recorded during the
@@ -101,7 +104,8 @@ class Player:
             r = await self.client.practice_start(VARIANT, OPTIONS, time_limit=self.deal_s)
             await self.play_game(r["race"], until)
 
-    async def arena(self, tid: str, until: float) -> None:
+    async def arena(self, tid: str, until: float, stagger: float) -> None:
+        await asyncio.sleep(self.rng.uniform(0, stagger))  # entrants arrive over time
         while time.monotonic() < until:
             try:
                 r = await self.client.tournament_play(tid)
@@ -143,7 +147,7 @@ def servers_cpu(pids: list[int]) -> float:
 
 
 async def window(kind: str, players: list[Player], server_pids: list[int], redis_url: str,
-                 seconds: float, tid: str | None) -> dict[str, Any]:
+                 seconds: float, tid: str | None, stagger: float = 0.0) -> dict[str, Any]:
     cmd0, cpu0, me0 = (await redis_commands(redis_url), servers_cpu(server_pids),
                        time.process_time())
     t0 = time.monotonic()
@@ -152,7 +156,7 @@ async def window(kind: str, players: list[Player], server_pids: list[int], redis
         assert tid is not None
         for p in players:
             await p.client.tournament_standings(tid, follow=True)
-        jobs = [p.arena(tid, until) for p in players]
+        jobs = [p.arena(tid, until, stagger) for p in players]
     else:
         jobs = [p.plain(until) for p in players]
     await asyncio.gather(*jobs)
@@ -210,12 +214,13 @@ async def run(args: argparse.Namespace, urls: list[str], server_pids: list[int],
     for p in players:
         await p.client.tournament_join(t["tournament"])
     children.progress("arena window")
+    stagger = args.deal_seconds if args.stagger else 0.0
     results.append(await window("arena", players, server_pids, redis_url, args.seconds,
-                                t["tournament"]))
+                                t["tournament"], stagger))
     for p in players:
         await p.client.close()
     print(f"\n{args.entrants} players on {len(urls)} server process(es), pace {args.pace}, "
-          f"{args.seconds:g} s windows, "
+          f"{'staggered starts, ' if args.stagger else ''}{args.seconds:g} s windows, "
           f"{VARIANT} deals of {args.deal_seconds} s (arena)\n")
     print("| window | moves | moves/s | ack p50 ms | ack p99 ms | server CPU µs/move | "
           "Redis cmds/move | standings frames/entrant/s | staleness p50 / p99 s "
@@ -237,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rng", type=int, default=1)
     parser.add_argument("--servers", type=int, default=1,
                         help="server processes sharing the one Redis")
+    parser.add_argument("--stagger", action="store_true",
+                        help="each entrant starts their first deal after a random wait of up to "
+                        "one deal's time (entrants arriving over time) instead of all at once")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="solrace-bench-") as tmp:
         redis = RedisProcess(data_dir=Path(tmp) / "redis", appendonly=True)
