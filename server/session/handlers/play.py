@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from solrace.server.game import moveservice
@@ -16,7 +17,6 @@ from solrace.shared import protocol as P
 from solrace.shared.protocol import ProtocolError
 
 if TYPE_CHECKING:
-    from solrace.server.game.hints import HintJob
     from solrace.server.session.handlers.base import Services, Session
 
 log = logging.getLogger("solrace.play")
@@ -75,6 +75,25 @@ async def on_sync(conn: Session, svc: Services, req: P.Sync) -> None:
             feed.on_spectators(req.race, await svc.store.spectator_count(req.race))
 
 
+async def _answer_later(conn: Session, req_id: Any, kind: str, work: Awaitable[dict[str, Any]],
+                        busy: str, what: str) -> None:
+    """Send the ``kind`` reply to request ``req_id`` once ``work`` (a search in a worker
+    process) is done — a refusal as the client's error, any other failure as a server fault —
+    then clear the connection's ``busy`` flag (one such request at a time) and let its close
+    timer look again (its idle time counts from this answer)."""
+    try:
+        conn.send(P.reply(req_id, kind, **await work))
+    except ProtocolError as exc:
+        conn.send(P.error(req_id, exc.code, exc.reason, **exc.extra))
+    except Exception:  # the worker died or the pool is shut down: a server fault
+        metrics.ERRORS.labels("internal").inc()
+        log.exception("%s failed", what)
+        conn.send(P.error(req_id, "internal", f"the {what} could not be computed"))
+    finally:
+        setattr(conn, busy, False)
+        conn.background_done()
+
+
 @handles(P.Hint)
 async def on_hint(conn: Session, svc: Services, req: P.Hint) -> None:
     """Checked here, searched in the background: the reply follows when the worker process is
@@ -83,19 +102,8 @@ async def on_hint(conn: Session, svc: Services, req: P.Hint) -> None:
         raise ProtocolError("rate_limited", "a hint is already being computed; wait for it")
     job = await svc.hints.prepare(conn.me, req.race)
     conn.hinting = True
-    conn.spawn(_hint(conn, svc, req.id, job))
-
-
-async def _hint(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None:
-    try:
-        conn.send(P.reply(req_id, "hint", **await svc.hints.compute(job)))
-    except Exception:  # the worker died or the pool is shut down: a server fault
-        metrics.ERRORS.labels("internal").inc()
-        log.exception("hint for race %s failed", job.race)
-        conn.send(P.error(req_id, "internal", "the hint could not be computed"))
-    finally:
-        conn.hinting = False
-        conn.background_done()
+    conn.spawn(_answer_later(conn, req.id, "hint", svc.hints.compute(job), "hinting",
+                             f"hint for race {job.race}"))
 
 
 @handles(P.Winnable)
@@ -108,19 +116,8 @@ async def on_winnable(conn: Session, svc: Services, req: P.Winnable) -> None:
     job = await svc.hints.prepare(conn.me, req.race,
                                   what='the "still winnable?" indicator is')
     conn.checking = True
-    conn.spawn(_winnable(conn, svc, req.id, job))
-
-
-async def _winnable(conn: Session, svc: Services, req_id: Any, job: HintJob) -> None:
-    try:
-        conn.send(P.reply(req_id, "winnable", **await svc.hints.winnable(job)))
-    except Exception:  # the worker died or the pool is shut down: a server fault
-        metrics.ERRORS.labels("internal").inc()
-        log.exception("winnable check for race %s failed", job.race)
-        conn.send(P.error(req_id, "internal", "the check could not be computed"))
-    finally:
-        conn.checking = False
-        conn.background_done()
+    conn.spawn(_answer_later(conn, req.id, "winnable", svc.hints.winnable(job), "checking",
+                             f"winnable check for race {job.race}"))
 
 
 @handles(P.Analysis)
@@ -130,21 +127,8 @@ async def on_analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
     if conn.analysing:
         raise ProtocolError("rate_limited", "an analysis is already being computed; wait for it")
     conn.analysing = True
-    conn.spawn(_analysis(conn, svc, req))
-
-
-async def _analysis(conn: Session, svc: Services, req: P.Analysis) -> None:
-    try:
-        me = conn.player.pid if conn.player is not None else ""
-        who = me or f"addr:{address(conn, svc)}"  # an anonymous connection: by its address
-        out = await svc.analyses.analysis(me, req.race, req.player, counted_as=who)
-        conn.send(P.reply(req.id, "analysis", **out))
-    except ProtocolError as exc:
-        conn.send(P.error(req.id, exc.code, exc.reason, **exc.extra))
-    except Exception:  # the worker died or the pool is shut down: a server fault
-        metrics.ERRORS.labels("internal").inc()
-        log.exception("analysis of race %s failed", req.race)
-        conn.send(P.error(req.id, "internal", "the analysis could not be computed"))
-    finally:
-        conn.analysing = False
-        conn.background_done()
+    me = conn.player.pid if conn.player is not None else ""
+    who = me or f"addr:{address(conn, svc)}"  # an anonymous connection: by its address
+    conn.spawn(_answer_later(conn, req.id, "analysis",
+                             svc.analyses.analysis(me, req.race, req.player, counted_as=who),
+                             "analysing", f"analysis of race {req.race}"))
