@@ -25,6 +25,7 @@ export class Connection extends EventTarget {
     this.ws = null;
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, reject}
+    this.inFlight = new Map(); // "t fields" -> promise of a shared read (see shared())
     this.logs = new Map(); // race id -> Map(version -> event)
     this.resumeHooks = new Set();
     this.presence = new Map(); // race id -> Map(player -> online), from `presence` frames (7.3)
@@ -247,6 +248,19 @@ export class Connection extends EventTarget {
       this.pending.set(id, { resolve, reject });
       ws.send(JSON.stringify({ t, id, ...fields }));
     });
+  }
+
+  /** An idempotent read (e.g. `daily`): while the same request is in flight it is shared, not
+   * sent again — a page opened twice while the server certifies a deal must not spend the
+   * connection's few concurrent requests on copies (docs/protocol.md section 4). */
+  shared(t, fields = {}) {
+    const key = `${t} ${JSON.stringify(fields)}`;
+    let p = this.inFlight.get(key);
+    if (!p) {
+      p = this.request(t, fields).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, p);
+    }
+    return p;
   }
 
   /** `sync` a race from `since`, following pages; logs the events and returns the last reply. */

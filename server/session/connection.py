@@ -64,7 +64,8 @@ ANONYMOUS_OK = (P.Hello, P.Ping, P.Watch, P.Unwatch, P.LiveRaces, P.Register, P.
 PIPELINE_DEPTH = 64
 #: Requests that may wait on a solver run beside the in-order queue, at most this many at once.
 CONCURRENT = (P.DailyInfo, P.DailyStart)
-MAX_CONCURRENT = 4
+#: Enough for every daily of a day at once (five variants, three difficulties) and a start.
+MAX_CONCURRENT = 16
 #: The messages counter's series per request type, looked up once.
 _MESSAGES: dict[str, Any] = {}
 

@@ -485,6 +485,35 @@ async def test_one_ranked_attempt_then_practice_only(redis_url: str) -> None:
                 await c2.close()
 
 
+async def test_requests_waiting_for_a_certification_run_beside_the_queue_up_to_the_limit(
+        redis_url: str) -> None:
+    """While another process certifies today's deal, every daily of a day (five variants,
+    three difficulties) may be asked at once on one connection: sixteen wait beside the
+    in-order queue (which keeps answering), a seventeenth is refused at once, and the waiting
+    ones are answered when the record appears."""
+    async with open_store(redis_url) as store:
+        day = await redis_today(store)
+        assert await store.lock_daily(day, WIN_VARIANT, "another-process")
+    limit = 16
+    async with (
+        harness.running_server(redis_url, **FAST) as server,
+        harness.accounts(harness.ws_url(server), "hana") as (c,),
+    ):
+        waiting = [asyncio.ensure_future(c.request("daily", variant=WIN_VARIANT))
+                   for _ in range(limit)]
+        await asyncio.sleep(0.3)
+        with pytest.raises(ClientError) as err:
+            await c.request("daily", variant=WIN_VARIANT)
+        assert err.value.code == "rate_limited" and "16" in err.value.reason
+        assert (await c.request("ping"))["t"] == "pong"  # the queue is not held
+        assert not any(w.done() for w in waiting)
+        await store_daily(redis_url, day=day)  # the other process's record
+        replies = await asyncio.wait_for(asyncio.gather(*waiting), 30)
+        assert {r["commitment"] for r in replies} == {sha(WIN_SEED)}
+        # the slots are free again
+        assert (await c.request("daily", variant=WIN_VARIANT))["date"] == day
+
+
 async def test_concurrent_starts_claim_one_attempt(redis_url: str) -> None:
     await store_daily(redis_url)
     async with (

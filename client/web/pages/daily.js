@@ -22,7 +22,7 @@ export async function mount(app, conn, variant = "unlimited") {
     tabs, you, h("div", { class: "dailies" }, LEVELS.map((level) => cards[level])));
   let first;
   try {
-    first = await conn.request("daily", { variant: v.name });  // the day's first daily, as ever
+    first = await conn.shared("daily", { variant: v.name });  // the day's first daily, as ever
   } catch (err) {
     cards.medium.replaceChildren(h("h3", { text: v.title }), h("p", { class: "error", text: err.message }));
     return null;
@@ -32,7 +32,7 @@ export async function mount(app, conn, variant = "unlimited") {
   fillDaily(cards[own], conn, v, first, null);
   await Promise.all(LEVELS.filter((level) => level !== own).map(async (level) => {
     try {
-      fillDaily(cards[level], conn, v, await conn.request("daily", { variant: v.name, difficulty: level }), level);
+      fillDaily(cards[level], conn, v, await conn.shared("daily", { variant: v.name, difficulty: level }), level);
     } catch (err) {
       cards[level].replaceChildren(h("h3", {}, v.title, " ", levelBadge(level)), h("p", { class: "error", text: err.message }));
     }

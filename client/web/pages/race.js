@@ -402,7 +402,7 @@ class RacePage {
     for (const wait of [400, 1500]) {
       await new Promise((ok) => setTimeout(ok, wait));
       let d;
-      try { d = await this.conn.request("daily", { variant, ...(difficulty ? { difficulty } : {}) }); } catch { return; }
+      try { d = await this.conn.shared("daily", { variant, ...(difficulty ? { difficulty } : {}) }); } catch { return; }
       const review = d.attempt_review && d.attempt_review !== "clear";
       node.replaceChildren(...[review ? h("p", { class: "muted", text: "Your streak and badge count this result once the fair-play check clears it." }) : null, youNode(d.you)].filter(Boolean));
     }
