@@ -187,6 +187,8 @@ class KnockoutService:
                                                cur, m.round, m.index, who, how, now, review))
                     if b is None:
                         return None
+                    if how in (B.How.WALKOVER, B.How.NO_SHOW):
+                        await self._empty_lobby(m.race)
             b = await self._open_races(tid, meta, b)
             if b is None or b == before:
                 break
@@ -209,15 +211,24 @@ class KnockoutService:
             return await self._from_race(b, m, rec), None
         if rec.state in (RaceState.LOBBY, RaceState.CLOSED):  # closed: both left the lobby
             if now >= m.show_by:
+                # the lobby is emptied only once the decision is in the bracket
+                # (:meth:`_empty_lobby`): a process that looked at it in between would
+                # read both as gone and call a walkover a no-show
                 ready = rec.ready if rec.state == RaceState.LOBBY else set()
                 who, how = B.no_show_winner(b, m, ready)
-                for pid in list(rec.order):  # nobody waits in a lobby that will never start
-                    with contextlib.suppress(ProtocolError):
-                        await self.races.leave(Player(pid, rec.names.get(pid, "?")), m.race)
                 return (who, how, "clear"), None
             return None, m.show_by
         ends = rec.num("ends_at") or (now + int(rec.meta["time_limit"]) * 1000)
         return None, ends + RECHECK_MS
+
+    async def _empty_lobby(self, rid: str) -> None:
+        """Nobody waits in the lobby of a match decided by its start window."""
+        rec = await self.store.read_race(rid)
+        if rec is None or rec.state != RaceState.LOBBY:
+            return
+        for pid in list(rec.order):
+            with contextlib.suppress(ProtocolError):
+                await self.races.leave(Player(pid, rec.names.get(pid, "?")), rid)
 
     async def _from_race(self, b: B.Bracket, m: B.MatchState, rec: RaceRecord
                          ) -> tuple[str, B.How, str]:
