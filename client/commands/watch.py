@@ -321,7 +321,7 @@ class Watcher:
             reply = await self.client.request("watch", **target)
         except ClientError as exc:
             if exc.code == "not_watchable" and self.client.player is None \
-                    and "needs a name" in exc.reason:
+                    and exc.extra.get("detail") == "needs_name":
                 raise NamedOnly(exc.reason) from None
             raise CommandError(f"{exc.code}: {exc.reason}") from None
         self.view = RaceView(reply)

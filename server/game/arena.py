@@ -308,13 +308,14 @@ class ArenaService:
             return False
         if not live:
             raise ProtocolError("not_watchable", "a finished deal is shown once the tournament "
-                                "is over")
+                                "is over", detail="not_live")
         if pid is None:
             raise ProtocolError("not_watchable", "watching a running tournament's deals "
-                                "needs a name: play as a guest or log in first")
+                                "needs a name: play as a guest or log in first",
+                                detail="needs_name")
         if await self.ts.watch(tid, pid) == "entrant":
             raise ProtocolError("not_watchable", "an entrant cannot watch the tournament's "
-                                "deals while it runs")
+                                "deals while it runs", detail="entrant")
         return True
 
     # ------------------------------------------------------------------ standings

@@ -293,6 +293,15 @@ def redis_client(redis_url: str, decode: bool = False) -> Any:
     return aredis.Redis.from_url(redis_url, decode_responses=decode)
 
 
+async def tournament_meta(redis_url: str, tid: str) -> dict[str, str]:
+    """A tournament's stored record (its hash in Redis), as the server wrote it."""
+    r = redis_client(redis_url, decode=True)
+    try:
+        return await r.hgetall(f"sr:t:{{t:{tid}}}")
+    finally:
+        await r.aclose()
+
+
 async def channel_subscribers(redis_url: str, channel: str) -> int:
     """Subscribers of a race or player channel: ``PUBSUB NUMSUB`` on one Redis, ``PUBSUB
     SHARDNUMSUB`` on the master owning the channel's slot in a cluster (sharded pub/sub)."""

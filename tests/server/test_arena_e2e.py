@@ -25,14 +25,6 @@ VARIANT, OPTIONS = "seven-by-five", {"cells": "5", "empty_fill": "any"}
 FAST: dict[str, Any] = {"rate": 1000.0, "burst": 1000}
 
 
-async def _meta(redis_url: str, tid: str) -> dict[str, str]:
-    r = harness.redis_client(redis_url, decode=True)
-    try:
-        return await r.hgetall(f"sr:t:{{t:{tid}}}")
-    finally:
-        await r.aclose()
-
-
 #: A master seed whose deal 1 the solver wins at once (a random master's deal 1 is lost or out
 #: of the budget about one time in ten: the tests that play a win pin this one).
 PINNED_MASTER = 1
@@ -101,7 +93,7 @@ async def test_an_arena_from_creation_to_standings(redis_url: str) -> None:
         assert follow["entrants"] == 2 and follow["my_rank"] in (1, 2)
 
         # alice wins deal 1 fast; bob resigns his
-        meta = await _meta(redis_url, tid)
+        meta = await harness.tournament_meta(redis_url, tid)
         seed = deal_seed(int(meta["master"]), 1)
         result = await solved(seed)
         assert result.won
@@ -165,7 +157,7 @@ async def test_entries_close_at_the_cut_off_and_a_finished_arena_reveals_its_see
         assert err.value.code == "tournament_not_found"
         standings = await carol.request("tournament.standings", tournament=tid)
         assert standings["entrants"] == 0 and standings["my_rank"] is None
-        meta = await _meta(redis_url, tid)
+        meta = await harness.tournament_meta(redis_url, tid)
         summary = (await carol.request("tournaments"))  # private ones are not listed
         assert all(x["tournament"] != tid for x in summary["finished"])
         # a finished tournament's summary reveals the master seed, which checks out
@@ -307,7 +299,7 @@ async def test_a_process_killed_mid_arena_loses_no_move_and_no_point(
             first = await alice.tournament_play(tid)
             rid = first["race"]["race"]
             await alice.wait_running(rid)
-            meta = await _meta(redis_url, tid)
+            meta = await harness.tournament_meta(redis_url, tid)
             line = [m.text() for m in (await solved(deal_seed(int(meta["master"]), 1))).moves]
             await _play_line(alice, rid, line[:7])
             one.kill()
@@ -343,7 +335,7 @@ async def test_a_ban_takes_an_entrants_points_and_an_unban_gives_them_back(
             await c.tournament_join(tid)
         rid = (await erin.tournament_play(tid))["race"]["race"]
         await erin.wait_running(rid)
-        meta = await _meta(redis_url, tid)
+        meta = await harness.tournament_meta(redis_url, tid)
         line = await solved(deal_seed(int(meta["master"]), 1))
         await _play_line(erin, rid, [m.text() for m in line.moves])
         await erin.next_event(race=rid, k="end")
@@ -397,7 +389,7 @@ async def test_a_scheduled_event_ranks_by_deals_won_then_time(redis_url: str) ->
         assert err.value.code == "entries_closed"
         await late.close()
 
-        meta = await _meta(redis_url, tid)
+        meta = await harness.tournament_meta(redis_url, tid)
         d1 = await gia.tournament_play(tid)
         with pytest.raises(ClientError) as err:
             await gia.tournament_play(tid, berserk=True)

@@ -129,7 +129,7 @@ async def test_a_knockout_from_seeding_to_podium(redis_url: str) -> None:
         assert err.value.code == "race_full"
 
         # ko8 wins deal 1 (an upset); the other matches end with both resigning: a tie
-        meta = await _meta(redis_url, tid)
+        meta = await harness.tournament_meta(redis_url, tid)
         seed1 = deal_seed(int(meta["master"]), 1)
         line = await solved(seed1)
         r1 = plays["ko8"]["race"]["race"]
@@ -182,14 +182,6 @@ async def test_a_knockout_from_seeding_to_podium(redis_url: str) -> None:
         dealt = view_of(Game(VARIANT, OPTIONS, deal_seed(summary["master_seed"], 1))).wire()
         assert starts["ko1"]["view"] == dealt
         assert summary["ends_at"] <= await server.ctx.store.server_time_ms()
-
-
-async def _meta(redis_url: str, tid: str) -> dict[str, str]:
-    r = harness.redis_client(redis_url, decode=True)
-    try:
-        return await r.hgetall(f"sr:t:{{t:{tid}}}")
-    finally:
-        await r.aclose()
 
 
 async def test_walkovers_no_shows_and_a_ban_when_the_window_closes(redis_url: str) -> None:
