@@ -262,7 +262,8 @@ async def bot_moves(redis_url: str, rid: str, pid: str) -> int:
 async def test_a_driver_that_loses_its_lease_stops_and_the_race_is_picked_up_again(
         redis_url: str) -> None:
     variant, seed = QUICK
-    async with running_server(redis_url, bot_delay=0.05, bot_lease=1.0) as server:
+    # a short bot delay: after alice resigns, the race ends when the bot's game does
+    async with running_server(redis_url, bot_delay=0.005, bot_lease=1.0) as server:
         assert server.ctx is not None
         async with clients(ws_url(server), "alice") as (alice,):
             summary = await alice.practice_start(variant, bots=["medium"], seed=seed)
@@ -376,7 +377,8 @@ async def _start_server(redis_url: str, **overrides: Any) -> Any:
 async def test_sigkill_of_the_driving_process_the_bots_play_on_elsewhere(
         redis_url: str, tmp_path: Path) -> None:
     variant, seed = QUICK
-    async with two_processes(redis_url, tmp_path, "--bot-delay", "0.05", "--bot-lease", "1"
+    # a short bot delay: after alice resigns, the race ends when the bot's game does
+    async with two_processes(redis_url, tmp_path, "--bot-delay", "0.005", "--bot-lease", "1"
                              ) as (one, two):
         alice = RecordingClient(one.url, name="alice")
         await alice.connect()

@@ -29,7 +29,7 @@ def bot_line(variant: str, options: dict | None, seed: int, cap: int = 300) -> l
     return out
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2, 5])
 def test_bisection_agrees_with_solving_every_position(seed: int) -> None:
     variant, options = OPEN
     moves = bot_line(variant, options, seed)
