@@ -95,7 +95,7 @@ key (type) — holds — TTL
 * ``sr:fp:scores:{<pid>}`` (list) — the player's last 20 ranked-game suspicion totals — no TTL
 * ``sr:fp:queue`` (zset) — held cases ``<rid>:<pid>`` by suspicion total: the review queue
 * ``sr:fp:audit`` (stream) — the append-only audit log of moderator actions — no TTL
-  (:mod:`.fairplay`; a daily result's entry carries ``review``, see ``lua.LB_REVIEW``)
+  (:mod:`.fairplay`; a daily result's entry carries ``review``, see ``stats_lua.LB_REVIEW``)
 
 The race, session and player keys are owned by this module alone.
 

@@ -17,7 +17,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from solrace.server.ops import metrics
-from solrace.server.store import lua
+from solrace.server.store import coord_lua, lua
 from solrace.server.store.accounts import AccountStore
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.deals import DealStore
@@ -37,7 +37,7 @@ class StoreCore:
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
         # the owner-checked unlock, shared by the daily lock and the bot lease
-        self._unlock = self._script(lua.UNLOCK)
+        self._unlock = self._script(coord_lua.UNLOCK)
         self._register_scripts()
         self.batcher = ScriptBatcher(redis)
         self.replication = Replication(self) if wait_replicas > 0 else None

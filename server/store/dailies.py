@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgpack
-from solrace.server.store import lua
+from solrace.server.store import coord_lua, stats_lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import DAILY_TTL, Keys
 from solrace.server.store.records import _s, decode_map
@@ -22,9 +22,9 @@ class DailiesMixin(StoreCore):
 
     def _register_scripts(self) -> None:
         super()._register_scripts()
-        self._lb_record = self._script(lua.LB_RECORD)
-        self._lb_review = self._script(lua.LB_REVIEW)
-        self._renew = self._script(lua.RENEW)
+        self._lb_record = self._script(stats_lua.LB_RECORD)
+        self._lb_review = self._script(stats_lua.LB_REVIEW)
+        self._renew = self._script(coord_lua.RENEW)
 
     async def daily(self, day: str, variant: str) -> dict[str, str] | None:
         self._count()

@@ -18,7 +18,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from solrace.server.store import deal_lua, lua
+from solrace.server.store import coord_lua, deal_lua
 from solrace.server.store.batch import ScriptBatcher
 from solrace.server.store.keys import Keys
 from solrace.server.store.records import ScriptResult, _s
@@ -37,8 +37,8 @@ class DealStore:
         self._add = script(deal_lua.POOL_ADD)
         self._verdict = script(deal_lua.VERDICT)
         self._take = script(deal_lua.VERDICT_TAKE)
-        self._unlock = script(lua.UNLOCK)
-        self._renew = script(lua.RENEW)
+        self._unlock = script(coord_lua.UNLOCK)
+        self._renew = script(coord_lua.RENEW)
 
     # ------------------------------------------------------------------ pool
 

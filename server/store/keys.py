@@ -205,7 +205,7 @@ class Keys:
         """(hash) counted ranked results per ``<variant>|<options>``: ``…:played``, ``:won``,
         ``:home`` (cards home, summed), ``:best`` (ms), ``:run``, ``:best_run``, and
         ``:t<seconds>`` (won games by whole seconds, for the median) — no TTL; the player's
-        tag, so :data:`.lua.GAME_STATS` writes it with :meth:`player_days` in one slot."""
+        tag, so :data:`.stats_lua.GAME_STATS` writes it with :meth:`player_days` in one slot."""
         return f"sr:gstats:{{{pid}}}"
 
     @staticmethod

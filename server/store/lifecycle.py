@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from solrace.server.game.lifecycle import INITIAL
-from solrace.server.store import lua
+from solrace.server.store import lua, stats_lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import CODE_TTL, RETENTION, Keys
 from solrace.server.store.records import RaceRecord, ScriptResult, _s, decode_map
@@ -34,7 +34,7 @@ class RaceLifecycleMixin(StoreCore):
         self._start = self._script(lua.START)
         self._resign = self._script(lua.RESIGN)
         self._finish = self._script(lua.FINISH)
-        self._analysis_quota = self._script(lua.ANALYSIS_QUOTA)
+        self._analysis_quota = self._script(stats_lua.ANALYSIS_QUOTA)
 
     async def create_race(self, rid: str, code: str, meta: dict[str, Any]) -> bool:
         """Store a new race under an invite code; False when the code is taken."""

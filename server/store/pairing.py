@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgpack
-from solrace.server.store import lua
+from solrace.server.store import coord_lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import QUICK_TTL, Keys
 from solrace.server.store.records import ScriptResult, _s
@@ -23,9 +23,9 @@ class PairingMixin(StoreCore):
 
     def _register_scripts(self) -> None:
         super()._register_scripts()
-        self._quick = self._script(lua.QUICK)
-        self._quick_cancel = self._script(lua.QUICK_CANCEL)
-        self._quick_pair = self._script(lua.QUICK_PAIR)
+        self._quick = self._script(coord_lua.QUICK)
+        self._quick_cancel = self._script(coord_lua.QUICK_CANCEL)
+        self._quick_pair = self._script(coord_lua.QUICK_PAIR)
 
     async def quick_waiting(self, queue: str) -> list[str]:
         """The entries waiting in ``queue``, oldest first."""

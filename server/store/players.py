@@ -2,7 +2,7 @@
 
 Why apart: these keys are tagged by the player (``{<pid>}``) and have no TTL (the profile name
 a year), unlike a race's keys; a race's end updates them one player at a time, each in the
-player's own slot. A rating is written compare-and-set (:data:`.lua.RATING_CAS`), so two races
+player's own slot. A rating is written compare-and-set (:data:`.stats_lua.RATING_CAS`), so two races
 ending at once cannot lose an update.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from solrace.server.store import lua
+from solrace.server.store import stats_lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import PROFILE_TTL, Keys
 from solrace.server.store.records import _s, decode_map
@@ -21,10 +21,10 @@ class PlayersMixin(StoreCore):
 
     def _register_scripts(self) -> None:
         super()._register_scripts()
-        self._daily_stats = self._script(lua.DAILY_STATS)
-        self._win_stats = self._script(lua.WIN_STATS)
-        self._rating_cas = self._script(lua.RATING_CAS)
-        self._game_stats = self._script(lua.GAME_STATS)
+        self._daily_stats = self._script(stats_lua.DAILY_STATS)
+        self._win_stats = self._script(stats_lua.WIN_STATS)
+        self._rating_cas = self._script(stats_lua.RATING_CAS)
+        self._game_stats = self._script(stats_lua.GAME_STATS)
 
     async def daily_stats(self, pid: str, variant: str, day: str, yesterday: str,
                           won: bool) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from solrace.server.store import lua
+from solrace.server.store import coord_lua
 from solrace.server.store.core import StoreCore
 from solrace.server.store.keys import Keys
 from solrace.server.store.records import _s
@@ -21,8 +21,8 @@ class SweepsMixin(StoreCore):
 
     def _register_scripts(self) -> None:
         super()._register_scripts()
-        self._lease_take = self._script(lua.LEASE_TAKE)
-        self._lease_renew = self._script(lua.LEASE_RENEW)
+        self._lease_take = self._script(coord_lua.LEASE_TAKE)
+        self._lease_renew = self._script(coord_lua.LEASE_RENEW)
 
     async def set_deadline(self, rid: str, ends_at: int) -> None:
         self._count()

@@ -21,7 +21,16 @@ from typing import Any
 
 import pytest
 from redis.crc import key_slot
-from solrace.server.store import Store, account_lua, deal_lua, lua, tournament_lua, trophies
+from solrace.server.store import (
+    Store,
+    account_lua,
+    coord_lua,
+    deal_lua,
+    lua,
+    stats_lua,
+    tournament_lua,
+    trophies,
+)
 
 MULTI_KEY = {"delete", "unlink", "exists", "mget", "mset", "rename", "smove", "lmove",
              "rpoplpush", "sunionstore", "sinterstore", "zunionstore", "zinterstore", "touch"}
@@ -32,7 +41,8 @@ class FakeScript:
         self.rec = rec
         self.script = source
         self.sha = f"sha{len(rec.scripts)}"
-        self.name = next((n for module in (lua, account_lua, deal_lua, tournament_lua)
+        self.name = next((n for module in (lua, account_lua, coord_lua, deal_lua, stats_lua,
+                                                tournament_lua)
                           for n, v in vars(module).items() if v == source), "?")
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
@@ -194,11 +204,11 @@ async def test_every_registered_script_is_exercised() -> None:
 
 
 def test_every_lua_script_is_registered_by_the_store() -> None:
-    """A script in lua.py that the Store does not register would escape the slot check."""
+    """A script in the lua modules that the Store does not register would escape the slot check."""
     rec = Recorder()
     Store(rec)  # type: ignore[arg-type]
     registered = {s.script for s in rec.scripts}
-    scripts = {(n, v) for module in (lua, deal_lua, trophies)
+    scripts = {(n, v) for module in (lua, coord_lua, deal_lua, stats_lua, trophies)
                for n, v in vars(module).items()
                if isinstance(v, str) and "redis.call" in v and n.isupper()
                and not n.endswith("PRELUDE")}
@@ -207,11 +217,13 @@ def test_every_lua_script_is_registered_by_the_store() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(f"{m.__name__.rsplit('.', 1)[1]}.{n}"
-                                        for m in (lua, deal_lua) for n, v in vars(m).items()
+                                        for m in (lua, coord_lua, deal_lua, stats_lua)
+                                        for n, v in vars(m).items()
                                         if isinstance(v, str) and "redis.call" in v))
 def test_sharded_scripts_publish_only_with_spublish(name: str) -> None:
     module, _, attr = name.partition(".")
-    plain = getattr({"lua": lua, "deal_lua": deal_lua}[module], attr)
+    plain = getattr({"lua": lua, "coord_lua": coord_lua, "deal_lua": deal_lua,
+                     "stats_lua": stats_lua}[module], attr)
     source = lua.sharded(plain)
     assert "'PUBLISH'" not in source and '"PUBLISH"' not in source
     if "PUBLISH" in plain:
