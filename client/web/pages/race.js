@@ -3,13 +3,11 @@
 // the rivals' progress, the clock, and at the end the standings, the seed checked in this
 // browser and a rematch. The board is whatever the server last said: a sync, then acks.
 import { renderBoard } from "../board.js";
-import { verify } from "../deals.js";
-import { button, clock, h, nameTag, optionsText, section, seconds, toast, variantTitle } from "../dom.js";
+import { button, clock, h, nameTag, optionsText, section, toast, variantTitle } from "../dom.js";
 import { Announcer, BoardKeys, displayControls, helpDialog } from "../keyboard.js";
 import { sound } from "../sound.js";
-import { reportButton } from "../report.js";
-import { youNode } from "../stats.js";
-import { applyDelta, fold, verdictText } from "./racestate.js";
+import { endLine, renderEnding } from "./raceend.js";
+import { applyDelta, fold } from "./racestate.js";
 import { Rivals } from "./rivals.js";
 import { StillWinnable } from "./winnable.js";
 
@@ -142,7 +140,7 @@ class RacePage {
     this.head(s);
     this.lobby(s);
     this.rivals(s);
-    this.ending(s);
+    renderEnding(this, s);
     this.tick();
   }
 
@@ -395,92 +393,6 @@ class RacePage {
       if (input) { input.focus(); }
     }
   }
-
-  /** The end of a ranked daily: the streak and month's badge it earned (counted just after the
-   * end, so asked twice), or why it does not count yet (a result under review). */
-  async dailyYou(node, variant, difficulty) {
-    for (const wait of [400, 1500]) {
-      await new Promise((ok) => setTimeout(ok, wait));
-      let d;
-      try { d = await this.conn.shared("daily", { variant, ...(difficulty ? { difficulty } : {}) }); } catch { return; }
-      const review = d.attempt_review && d.attempt_review !== "clear";
-      node.replaceChildren(...[review ? h("p", { class: "muted", text: "Your streak and badge count this result once the fair-play check clears it." }) : null, youNode(d.you)].filter(Boolean));
-    }
-  }
-
-  ending(s) {
-    const n = this.nodes.end;
-    if (!s.end) { n.replaceChildren(); return; }
-    const shown = `${s.end.v}|${s.verdict ? s.verdict.outcome : ""}`;
-    if (n.dataset.v === shown) return;
-    n.dataset.v = shown;
-    const rated = s.end.standings.some((r) => r.rating);
-    const canReport = this.conn.account && s.kind === "race" && s.end.standings.length > 1;
-    const table = h("table", { class: "standings" },
-      h("thead", {}, h("tr", {}, ["#", "racer", "result", "home", "moves", "time", rated ? "rating" : null, canReport ? "" : null].filter((x) => x !== null).map((t) => h("th", { text: t })))),
-      h("tbody", {}, s.end.standings.map((r) => h("tr", { class: r.player === this.conn.player ? "me" : "" },
-        h("td", { text: String(r.rank) }), h("td", {}, nameTag(r.name, r.title)), h("td", { text: r.result }),
-        h("td", { text: String(r.home) }), h("td", { text: String(r.moves) }), h("td", { text: seconds(r.elapsed) }),
-        rated ? h("td", { text: r.rating ? `${Math.round(r.rating.before)} → ${Math.round(r.rating.after)} (${r.rating.after >= r.rating.before ? "+" : ""}${Math.round(r.rating.after - r.rating.before)})` : "" }) : null,
-        canReport ? h("td", {}, r.player !== this.conn.player && !r.title ? reportButton(this.conn, r.name, this.rid) : null) : null))));
-    const check = h("p", { class: "verify", text: s.end.seed !== undefined ? "Checking the deal in your browser…"
-      : s.kind === "arena" || s.kind === "knockout" ? "This deal's seed is revealed with the tournament's master seed when the tournament is over."
-        : "This deal's seed is revealed tomorrow (daily)." });
-    const seed = s.end.seed !== undefined ? h("p", {}, "Seed ", h("code", { text: String(s.end.seed) }), " · commitment ", h("code", { class: "hash", text: s.end.commitment })) : null;
-    if (s.end.seed !== undefined) {
-      verify(String(s.end.seed), s.end.commitment || s.commitment, s.start).then(({ commitmentOk, dealOk }) => {
-        check.textContent = `${commitmentOk ? "✓" : "✗"} sha256(seed) ${commitmentOk ? "matches" : "does NOT match"} the commitment published before the start · ${dealOk === null ? "deal not checked" : dealOk ? "✓ the deal recomputed in your browser matches the one you played" : "✗ the recomputed deal differs"}`;
-        check.classList.add(commitmentOk && dealOk !== false ? "ok" : "error");
-      });
-    }
-    const winner = s.end.standings[0];
-    const you = s.kind === "daily" && s.end.standings.some((r) => r.player === this.conn.player) ? h("div", { class: "daily-you", "aria-live": "polite" }) : null;
-    if (you) this.dailyYou(you, s.variant, s.difficulty);
-    n.replaceChildren(section("Race over",
-      h("p", { class: "result-line", text: endLine(s.end, this.conn.player) }),
-      table,
-      h("p", { class: "muted small order", text: "Order: who won, by time; then more cards home, then who got those cards home first, then more moves." }),
-      s.verdict ? h("p", { class: `verdict verdict-${s.verdict.outcome}`, "aria-live": "polite", text: verdictText(s.verdict) }) : null,
-      you, seed, check,
-      h("div", { class: "actions" },
-        s.kind === "race" ? button("Rematch", async () => {
-          const r = await this.request("race.rematch", { race: this.rid });
-          if (r) location.hash = `#/race/${r.race.race}`;
-        }, { class: "primary" }) : null,
-        s.kind === "race" ? h("a", { class: "button", href: `#/replay/${this.rid}`, text: "Replay" }) : null,
-        s.kind === "arena" ? button("Next deal", async () => {
-          const r = await this.request("tournament.play", { tournament: s.tournament });
-          if (r) location.hash = `#/race/${r.race.race}`;
-        }, { class: "primary" }) : null,
-        s.tournament ? h("a", { class: "button", href: `#/tournament/${s.tournament}`, text: s.kind === "knockout" ? "Bracket" : "Standings" }) : null,
-        h("a", { class: "button", href: "#/", text: "Lobby" }))));
-  }
 }
 
-/** How the race ended, in a player's words ("alice wins in 31.2 s", "time is up", …). */
-export function endLine(end, me) {
-  const rows = end.standings || [];
-  const winner = rows[0];
-  if (winner && winner.result === "won") return `${winner.name} wins in ${seconds(winner.elapsed)}${winner.player === me ? " — well played!" : ""}`;
-  if (end.reason === "time") return "Time is up: nobody won; the order is by cards home.";
-  if (rows.length && rows.every((r) => r.result === "resigned")) return rows.length > 1 ? "Everyone resigned: nobody won; the order is by cards home." : "You resigned.";
-  return "Every game is over and nobody won; the order is by cards home.";
-}
-
-/** Another racer asked for a rematch: offer to join it (one click). */
-export function offerRematch(conn, msg) {
-  const old = document.querySelector(".rematch-offer");
-  if (old) old.remove();
-  const by = msg.by || "A rival";
-  const node = h("div", { class: "rematch-offer", role: "dialog", "aria-label": "rematch offer" },
-    h("span", { text: `${by} offers a rematch` }),
-    button("Join rematch", async () => {
-      node.remove();
-      try {
-        const r = await conn.request("race.join", { race: msg.race.race });
-        location.hash = `#/race/${r.race.race}`;
-      } catch (err) { toast(err.message, "error"); }
-    }, { class: "primary" }),
-    button("No thanks", () => node.remove()));
-  document.body.append(node);
-}
+export { offerRematch } from "./raceend.js";
