@@ -3,37 +3,53 @@
     python bench/tournament.py                       # 100 entrants, human pace, 30 s windows
     python bench/tournament.py --entrants 300 --pace full --seconds 20
     python bench/tournament.py --entrants 1000 --servers 2   # two processes, one Redis
+    python bench/tournament.py --entrants 1000 --cluster     # a 3-master Redis Cluster
+    python bench/tournament.py --entrants 1000 --cluster --replicas 1 --servers 2
+    python bench/tournament.py --entrants 3000 --generators 3 --pace slow --stagger
 
-Starts a private Redis and ``--servers`` processes of ``python -m solrace.server`` sharing it
-(as bench/server.py does; players are spread over them in turn, and the standings of one arena
-are followed from every process), then runs two windows with the same number of players, each
-player its own connection from this process:
+Starts a private Redis (or, with ``--cluster``, a private Redis Cluster of 3 masters with
+``--replicas`` replicas each, 0 by default) and ``--servers`` processes of
+``python -m solrace.server`` sharing it (as bench/server.py and bench/cluster.py do; players are
+spread over the processes in turn, and the standings of one arena are followed from every
+process), then runs two windows with the same number of players, each player its own
+connection:
 
 * **plain**: every player plays practice games with no bots (a solo race: the same move path
   as any race) — a move, its ack, the next move; a new game when one ends;
 * **arena**: every player is an account entered in one arena and plays deal after deal
   (``tournament.play``), following the standings (``tournament.standings`` with ``follow``).
 
+The players are driven by ``--generators`` load-generator processes (bench/tournament_gen.py,
+default 1): one drives about a thousand players here before its own CPU sets the pace, so
+2,000–5,000 entrants need several. Each owns a slice of the players; all start a window at the
+same moment, and the arena window only once every player of every slice has joined.
+
 Without ``--stagger`` every entrant starts deal 1 at the same moment, so with the same clock
 their deals end together: a burst of deal ends, an event's worst case. ``--stagger`` spreads
 the first deals over one deal's time, as entrants of an arena arrive. ``--pace human`` waits
-0.5–1.5 s (uniform) between a player's moves; ``full`` sends the next
+0.5–1.5 s (uniform) between a player's moves; ``slow`` waits 3–7 s, a thinking player, so that
+thousands of connected entrants fit on 2 cores (the load per entrant is then mostly the
+connection, the standings frames and the deal results, not the moves); ``full`` sends the next
 move as soon as the ack is in. Every game — an arena deal or a practice game — has the same
 time limit (``--deal-seconds``, default 30, the shortest the server allows) and is played until
 it ends or its clock runs out, then the next one starts: results are recorded during the
-window at the same rate in both.
+window at the same rate in both. A pause or a staggered arrival that would run past the
+window's end is cut there: no move is sent after it. At a human or slow pace a deal mostly ends
+by its clock, so the staleness needs windows longer than ``--deal-seconds``.
 
 Per window: moves and moves/s, ack p50/p99 (ms), server CPU µs per move (``/proc``), Redis
-commands per move (``INFO``: commands inside scripts count), standings frames per entrant per
-second, and the standings' staleness: from the moment a player's deal ended (the ack or
-resign reply that ended it) to the first ``standings`` frame showing that deal, p50/p99.
-On 2 cores the load generator (this process) competes with the server: its CPU is printed too.
+commands per move (``INFO``: commands inside scripts count; on a cluster, summed over every
+master — the replicas only replay them), standings frames per entrant per second, and the
+standings' staleness: from the moment a player's deal ended (the ack or resign reply that ended
+it) to the first ``standings`` frame showing that deal, p50/p99. On 2 cores the load generators
+compete with the servers and Redis: their summed CPU is printed too, and the busiest one's below
+the table (near the window's length, a generator was the limit).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import multiprocessing as mp
 import random
 import sys
 import tempfile
@@ -42,88 +58,113 @@ from pathlib import Path
 from typing import Any
 
 import children  # bench/children.py: this script's directory is on sys.path
-from solrace.client.library import Client, ClientError
+import redis
+import tournament_gen
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test support
+from rediscluster import RedisClusterProcess
 from solrace.server.ops.redisproc import RedisProcess
 
-VARIANT, OPTIONS = "unlimited", {"draw": "1"}
-PASSWORD = "bench-password-0123456789"
+
+class Backend:
+    """The Redis the servers share: one process, or a 3-master cluster (as bench/cluster.py
+    starts it). :meth:`commands` counts on every master only: a replica replays its master's
+    writes, which is not what a move costs the cluster's masters."""
+
+    def __init__(self, work: Path, cluster: bool, replicas: int) -> None:
+        self.cluster: RedisClusterProcess | None = None
+        self.single: RedisProcess | None = None
+        if cluster:
+            # a generous node timeout: on a busy 2-core machine a starved node must not be
+            # voted down (a failover mid-window would measure the fault, not the path)
+            self.cluster = RedisClusterProcess(masters=3, replicas=replicas,
+                                               data_dir=work / "cluster", node_timeout_ms=15000)
+            self.label = f"a Redis Cluster of 3 masters, {replicas} replica(s) each"
+        else:
+            self.single = RedisProcess(data_dir=work / "redis", appendonly=True)
+            self.label = "one Redis"
+
+    def start(self) -> None:
+        if self.cluster is not None:
+            children.progress("starting a 3-master Redis Cluster")
+            self.cluster.start()
+        else:
+            assert self.single is not None
+            self.single.start()
+
+    @property
+    def url(self) -> str:
+        """``redis://`` or ``redis+cluster://`` (every node a seed): the servers' --redis-url."""
+        if self.cluster is not None:
+            return self.cluster.url
+        assert self.single is not None
+        return self.single.url
+
+    def master_ports(self) -> list[int]:
+        if self.cluster is not None:  # asked each time: a failover would move the masters
+            return [i.port for i in self.cluster.topology() if i.master and i.slots]
+        assert self.single is not None
+        return [self.single.port]
+
+    def commands(self) -> int:
+        total = 0
+        for port in self.master_ports():
+            with redis.Redis(host="127.0.0.1", port=port) as r:
+                total += int(r.info("stats")["total_commands_processed"])
+        return total
+
+    def stop(self) -> None:
+        if self.cluster is not None:
+            self.cluster.stop()
+        if self.single is not None:
+            self.single.stop()
 
 
-class BenchClient(Client):
-    """A client that hands ``standings`` frames to its player as they arrive (not queued with
-    the race events the player waits for)."""
+class Generators:
+    """The load-generator processes (``tournament_gen.main``), driven in lockstep over pipes."""
 
-    on_standings: Any = None
+    def __init__(self, specs: list[dict[str, Any]]) -> None:
+        ctx = mp.get_context("spawn")  # this process holds threads (the servers' readers)
+        self.pipes, self.procs = [], []
+        for spec in specs:
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=tournament_gen.main, args=(child, spec), daemon=True)
+            proc.start()
+            child.close()
+            self.pipes.append(parent)
+            self.procs.append(proc)
 
-    async def _on_message(self, msg: dict[str, Any]) -> None:
-        if msg.get("t") == "standings" and self.on_standings is not None:
-            self.on_standings(msg)
-            return
-        await super()._on_message(msg)
+    def send(self, message: tuple[Any, ...]) -> None:
+        for pipe in self.pipes:
+            pipe.send(message)
 
+    def expect(self, tag: str) -> list[Any]:
+        """Each generator's next message, which must be ``tag``. No deadline: registering
+        thousands of players takes minutes; a generator that dies is noticed within a second."""
+        out = []
+        for pipe, proc in zip(self.pipes, self.procs):
+            while not pipe.poll(1.0):
+                if not proc.is_alive():
+                    raise RuntimeError(f"load generator {proc.pid} exited ({proc.exitcode}) "
+                                       f"before sending {tag!r}")
+            kind, payload = pipe.recv()
+            if kind == "error":
+                raise RuntimeError(f"load generator {proc.pid} failed:\n{payload}")
+            if kind != tag:
+                raise RuntimeError(f"load generator {proc.pid}: expected {tag!r}, got {kind!r}")
+            out.append(payload)
+        return out
 
-class Player:
-    def __init__(self, url: str, name: str, pace: str, rng: random.Random) -> None:
-        self.client = BenchClient(url, name=name, timeout=60.0)
-        self.client.on_standings = self.standings
-        self.pace, self.rng = pace, rng
-        self.deal_s = 30
-        self.acks: list[float] = []
-        self.moves = 0
-        self.ended: dict[int, float] = {}  # deal number -> when it ended (monotonic)
-        self.seen: dict[int, float] = {}  # deal number -> first standings frame showing it
-        self.frames = 0
-
-    async def pause(self) -> None:
-        if self.pace == "human":
-            await asyncio.sleep(self.rng.uniform(0.5, 1.5))
-
-    async def play_game(self, rid: str, until: float) -> bool:
-        """Random legal moves until the game ends (won, lost, or its clock ran out: the move
-        is refused) or ``until``; True when the game ended."""
-        board = await self.client.wait_running(rid, timeout=30)
-        legal = list(board.get("legal") or self.client.boards[rid].get("legal") or [])
-        while time.monotonic() < until:
-            await self.pause()
-            if not legal:
-                return True
-            t = time.perf_counter()
-            try:
-                ack = await self.client.move(rid, self.rng.choice(legal))
-            except ClientError:
-                return True  # its clock ran out
-            self.acks.append(time.perf_counter() - t)
-            self.moves += 1
-            if ack.get("status") in ("won", "lost"):
-                return True
-            legal = list(ack.get("legal") or [])
-        return False
-
-    async def plain(self, until: float) -> None:
-        while time.monotonic() < until:
-            r = await self.client.practice_start(VARIANT, OPTIONS, time_limit=self.deal_s)
-            await self.play_game(r["race"], until)
-
-    async def arena(self, tid: str, until: float, stagger: float) -> None:
-        await asyncio.sleep(self.rng.uniform(0, stagger))  # entrants arrive over time
-        while time.monotonic() < until:
-            try:
-                r = await self.client.tournament_play(tid)
-            except ClientError as exc:
-                if exc.code != "deal_not_ready":
-                    raise
-                await asyncio.sleep(min(float(exc.extra.get("retry_after", 1)),
-                                        max(0.0, until - time.monotonic())))
-                continue
-            if await self.play_game(r["race"]["race"], until):
-                self.ended[int(r["deal"])] = time.monotonic()
-
-    def standings(self, msg: dict[str, Any]) -> None:
-        self.frames += 1
-        mine = next((r for r in msg["rows"] if r["player"] == self.client.player), None)
-        if mine is not None:
-            for k in range(1, int(mine["played"]) + 1):
-                self.seen.setdefault(k, time.monotonic())
+    def close(self) -> None:
+        """Close the pipes (a generator still waiting for the parent, after a failure, then
+        stops), then wait for each generator to close its players' connections."""
+        for pipe in self.pipes:
+            pipe.close()
+        for proc in self.procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
 
 
 def pct(values: list[float], q: float) -> float:
@@ -133,48 +174,32 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-async def redis_commands(url: str) -> int:
-    from redis.asyncio import Redis
-    r = Redis.from_url(url)
-    try:
-        return int((await r.info("stats"))["total_commands_processed"])
-    finally:
-        await r.aclose()
-
-
 def servers_cpu(pids: list[int]) -> float:
     return sum(children.cpu_seconds(pid) for pid in pids)
 
 
-async def window(kind: str, players: list[Player], server_pids: list[int], redis_url: str,
-                 seconds: float, tid: str | None, stagger: float = 0.0) -> dict[str, Any]:
-    cmd0, cpu0, me0 = (await redis_commands(redis_url), servers_cpu(server_pids),
-                       time.process_time())
-    t0 = time.monotonic()
-    until = t0 + seconds
-    if kind == "arena":
-        assert tid is not None
-        for p in players:
-            await p.client.tournament_standings(tid, follow=True)
-        jobs = [p.arena(tid, until, stagger) for p in players]
-    else:
-        jobs = [p.plain(until) for p in players]
-    await asyncio.gather(*jobs)
-    await asyncio.sleep(2.5)  # the last standings frames (at most one a second)
-    elapsed = time.monotonic() - t0
-    moves = sum(p.moves for p in players)
-    acks = [a for p in players for a in p.acks]
-    stale = [p.seen[k] - t for p in players for k, t in p.ended.items() if k in p.seen]
-    ended = sum(len(p.ended) for p in players)
+def window(kind: str, gens: Generators, backend: Backend, server_pids: list[int],
+           entrants: int, seconds: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One window played by every generator from the same moment; the merged row and each
+    generator's raw figures."""
+    cmd0, cpu0 = backend.commands(), servers_cpu(server_pids)
+    gens.send((kind, time.time() + 0.5))  # a moment every generator gets the message before
+    raw = gens.expect(kind)
+    moves = sum(r["moves"] for r in raw)
+    acks = [a for r in raw for a in r["acks"]]
+    stale = [s for r in raw for s in r["stale"]]
+    elapsed = sum(r["elapsed"] for r in raw) / len(raw)
     return {
         "kind": kind, "moves": moves, "rate": moves / seconds,
         "p50": 1000 * pct(acks, 0.5), "p99": 1000 * pct(acks, 0.99),
         "cpu_us": 1e6 * (servers_cpu(server_pids) - cpu0) / max(1, moves),
-        "redis": (await redis_commands(redis_url) - cmd0) / max(1, moves),
-        "frames": sum(p.frames for p in players) / len(players) / elapsed,
+        "redis": (backend.commands() - cmd0) / max(1, moves),
+        "frames": sum(r["frames"] for r in raw) / entrants / elapsed,
         "stale50": pct(stale, 0.5), "stale99": pct(stale, 0.99),
-        "deals": ended, "shown": len(stale), "gen_cpu": time.process_time() - me0,
-    }
+        "deals": sum(r["deals"] for r in raw), "shown": len(stale),
+        "gen_cpu": sum(r["cpu"] for r in raw), "gen_max": max(r["cpu"] for r in raw),
+        "elapsed": elapsed,
+    }, raw
 
 
 def row(r: dict[str, Any]) -> str:
@@ -186,79 +211,79 @@ def row(r: dict[str, Any]) -> str:
             f"{r['gen_cpu']:.1f} |")
 
 
-async def run(args: argparse.Namespace, urls: list[str], server_pids: list[int],
-              redis_url: str) -> None:
+def run(args: argparse.Namespace, backend: Backend, urls: list[str],
+        server_pids: list[int]) -> None:
+    n, k = args.entrants, args.generators
     rng = random.Random(args.rng)
-    children.progress(f"{args.entrants} players connecting and registering")
-    players = [Player(urls[i % len(urls)], f"bench{i:04d}", args.pace,
-                      random.Random(rng.random())) for i in range(args.entrants)]
-    for p in players:
-        p.deal_s = args.deal_seconds
-    gate = asyncio.Semaphore(8)  # registrations hash passwords (scrypt) on the servers
-
-    async def join(p: Player) -> None:
-        async with gate:
-            await p.client.connect()
-            await p.client.register(PASSWORD)
-
-    await asyncio.gather(*(join(p) for p in players))
-    results = []
-    children.progress("plain window")
-    results.append(await window("plain", players, server_pids, redis_url, args.seconds, None))
-    for p in players:
-        p.acks.clear()
-        p.moves = 0
-    host = players[0].client
-    t = await host.tournament_create("bench arena", VARIANT, OPTIONS, minutes=10,
-                                     deal_seconds=args.deal_seconds)
-    for p in players:
-        await p.client.tournament_join(t["tournament"])
-    children.progress("arena window")
-    stagger = args.deal_seconds if args.stagger else 0.0
-    results.append(await window("arena", players, server_pids, redis_url, args.seconds,
-                                t["tournament"], stagger))
-    for p in players:
-        await p.client.close()
-    print(f"\n{args.entrants} players on {len(urls)} server process(es), pace {args.pace}, "
+    players = [(urls[i % len(urls)], f"bench{i:04d}", rng.random()) for i in range(n)]
+    specs = [{"players": players[g * n // k:(g + 1) * n // k], "pace": args.pace,
+              "deal_seconds": args.deal_seconds, "seconds": args.seconds,
+              "stagger": args.deal_seconds if args.stagger else 0.0, "create": g == 0}
+             for g in range(k)]
+    children.progress(f"{n} players connecting and registering ({k} load generator(s))")
+    gens = Generators(specs)
+    try:
+        gens.expect("ready")
+        children.progress("plain window")
+        plain, raw = window("plain", gens, backend, server_pids, n, args.seconds)
+        gens.send(("join", raw[0]["tid"]))  # generator 0 created the arena after the window
+        gens.expect("joined")
+        children.progress("arena window")
+        arena, _ = window("arena", gens, backend, server_pids, n, args.seconds)
+    finally:
+        gens.close()
+    print(f"\n{n} players on {len(urls)} server process(es) and {backend.label}, "
+          f"{k} load-generator process(es), pace {args.pace}, "
           f"{'staggered starts, ' if args.stagger else ''}{args.seconds:g} s windows, "
-          f"{VARIANT} deals of {args.deal_seconds} s (arena)\n")
+          f"{tournament_gen.VARIANT} deals of {args.deal_seconds} s (arena)\n")
     print("| window | moves | moves/s | ack p50 ms | ack p99 ms | server CPU µs/move | "
           "Redis cmds/move | standings frames/entrant/s | staleness p50 / p99 s "
           "(deals shown of ended) | load generator CPU s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in results:
+    for r in (plain, arena):
         print(row(r))
-    plain, arena = results
     print(f"\narena/plain: server CPU per move {arena['cpu_us'] / plain['cpu_us']:.2f}×, "
           f"ack p99 {arena['p99'] / plain['p99']:.2f}×")
+    print(f"busiest load generator: {plain['gen_max']:.1f} CPU s of a {plain['elapsed']:.1f} s "
+          f"plain window, {arena['gen_max']:.1f} of {arena['elapsed']:.1f} s arena")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entrants", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--pace", choices=("human", "full"), default="human")
+    parser.add_argument("--pace", choices=("human", "slow", "full"), default="human",
+                        help="between a player's moves: 0.5–1.5 s, 3–7 s, or none")
     parser.add_argument("--deal-seconds", type=int, default=30)
     parser.add_argument("--rng", type=int, default=1)
     parser.add_argument("--servers", type=int, default=1,
-                        help="server processes sharing the one Redis")
+                        help="server processes sharing the one Redis (or cluster)")
+    parser.add_argument("--cluster", action="store_true",
+                        help="a private Redis Cluster of 3 masters instead of one Redis")
+    parser.add_argument("--replicas", type=int, default=0,
+                        help="with --cluster: replicas per master")
+    parser.add_argument("--generators", type=int, default=1,
+                        help="load-generator processes, each driving a slice of the players")
     parser.add_argument("--stagger", action="store_true",
                         help="each entrant starts their first deal after a random wait of up to "
                         "one deal's time (entrants arriving over time) instead of all at once")
     args = parser.parse_args(argv)
+    if not 1 <= args.generators <= args.entrants:
+        parser.error("--generators must be between 1 and --entrants")
+    if args.replicas and not args.cluster:
+        parser.error("--replicas needs --cluster")
     with tempfile.TemporaryDirectory(prefix="solrace-bench-") as tmp:
-        redis = RedisProcess(data_dir=Path(tmp) / "redis", appendonly=True)
-        redis.start()
+        backend = Backend(Path(tmp), args.cluster, args.replicas)
         servers: list[Any] = []
         try:
+            backend.start()
             for i in range(1, args.servers + 1):
-                servers.append(children.start_solrace(redis.url, Path(tmp), i).wait())
-            asyncio.run(run(args, [s.url for s in servers], [s.pid for s in servers],
-                            redis.url))
+                servers.append(children.start_solrace(backend.url, Path(tmp), i).wait())
+            run(args, backend, [s.url for s in servers], [s.pid for s in servers])
         finally:
             for server in servers:
                 server.stop()
-            redis.stop()
+            backend.stop()
     return 0
 
 
