@@ -216,15 +216,18 @@ def start_echo(log_dir: Path, index: int = 1) -> Listening:
 
 
 class LoadGens:
-    """Forked load-generator processes (``loadgen.child_main``), driven in lockstep."""
+    """Load-generator processes (by default forked ``loadgen.child_main``; bench/tournament.py
+    spawns ``tournament_gen.main``), driven in lockstep over one pipe each."""
 
-    def __init__(self, specs: Sequence[dict[str, Any]]) -> None:
-        ctx = mp.get_context("fork")
+    def __init__(self, specs: Sequence[dict[str, Any]], target: Any = None,
+                 method: str = "fork") -> None:
+        ctx = mp.get_context(method)
         self.pipes = []
         self.procs = []
         for spec in specs:
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=loadgen.child_main, args=(child, spec), daemon=True)
+            proc = ctx.Process(target=target or loadgen.child_main, args=(child, spec),
+                               daemon=True)
             proc.start()
             child.close()
             self.pipes.append(parent)
@@ -234,12 +237,21 @@ class LoadGens:
     def pids(self) -> list[int]:
         return [p.pid for p in self.procs if p.pid is not None]
 
-    def expect(self, tag: str, timeout: float) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + timeout
+    def expect(self, tag: str, timeout: float | None = None) -> list[Any]:
+        """Each generator's next message, which must be ``tag``, within ``timeout`` seconds —
+        or, with none, however long it takes (registering thousands of players takes minutes);
+        a generator that dies is noticed within a second."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         out = []
         for pipe, proc in zip(self.pipes, self.procs):
-            if not pipe.poll(max(0.0, deadline - time.monotonic())):
-                raise RuntimeError(f"load generator {proc.pid} sent no {tag!r} in {timeout}s")
+            while not pipe.poll(1.0 if deadline is None
+                                else min(1.0, max(0.0, deadline - time.monotonic()))):
+                if not proc.is_alive():
+                    raise RuntimeError(f"load generator {proc.pid} exited ({proc.exitcode}) "
+                                       f"before sending {tag!r}")
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise RuntimeError(f"load generator {proc.pid} sent no {tag!r} in "
+                                       f"{timeout}s")
             kind, payload = pipe.recv()
             if kind == "error":
                 raise RuntimeError(f"load generator {proc.pid} failed:\n{payload}")
@@ -253,12 +265,15 @@ class LoadGens:
             pipe.send(message)
 
     def close(self) -> None:
+        """Close the pipes (a generator still waiting for the parent, after a failure, then
+        stops), then wait for each generator to finish."""
+        for pipe in self.pipes:
+            pipe.close()
         for proc in self.procs:
             proc.join(10)
             if proc.is_alive():
                 proc.kill()
                 proc.join()
-
 
 
 _T0 = time.monotonic()

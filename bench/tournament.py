@@ -49,7 +49,6 @@ the table (near the window's length, a generator was the limit).
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import random
 import sys
 import tempfile
@@ -120,51 +119,12 @@ class Backend:
             self.single.stop()
 
 
-class Generators:
-    """The load-generator processes (``tournament_gen.main``), driven in lockstep over pipes."""
+class Generators(children.LoadGens):
+    """The load-generator processes (``tournament_gen.main``), driven in lockstep over pipes;
+    spawned, not forked: this process holds threads (the servers' readers)."""
 
     def __init__(self, specs: list[dict[str, Any]]) -> None:
-        ctx = mp.get_context("spawn")  # this process holds threads (the servers' readers)
-        self.pipes, self.procs = [], []
-        for spec in specs:
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=tournament_gen.main, args=(child, spec), daemon=True)
-            proc.start()
-            child.close()
-            self.pipes.append(parent)
-            self.procs.append(proc)
-
-    def send(self, message: tuple[Any, ...]) -> None:
-        for pipe in self.pipes:
-            pipe.send(message)
-
-    def expect(self, tag: str) -> list[Any]:
-        """Each generator's next message, which must be ``tag``. No deadline: registering
-        thousands of players takes minutes; a generator that dies is noticed within a second."""
-        out = []
-        for pipe, proc in zip(self.pipes, self.procs):
-            while not pipe.poll(1.0):
-                if not proc.is_alive():
-                    raise RuntimeError(f"load generator {proc.pid} exited ({proc.exitcode}) "
-                                       f"before sending {tag!r}")
-            kind, payload = pipe.recv()
-            if kind == "error":
-                raise RuntimeError(f"load generator {proc.pid} failed:\n{payload}")
-            if kind != tag:
-                raise RuntimeError(f"load generator {proc.pid}: expected {tag!r}, got {kind!r}")
-            out.append(payload)
-        return out
-
-    def close(self) -> None:
-        """Close the pipes (a generator still waiting for the parent, after a failure, then
-        stops), then wait for each generator to close its players' connections."""
-        for pipe in self.pipes:
-            pipe.close()
-        for proc in self.procs:
-            proc.join(10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
+        super().__init__(specs, target=tournament_gen.main, method="spawn")
 
 
 def pct(values: list[float], q: float) -> float:
